@@ -1,0 +1,26 @@
+/** Fails when a file under engine/ names a registered family in a string: the engine must stay generic. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { families } from '../resources/index.ts';
+
+export function familyNamesInEngine(root = new URL('../engine', import.meta.url).pathname, names = families.map((f) => f.name)): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) {
+        const text = readFileSync(path, 'utf8');
+        for (const name of names) if (new RegExp(`['"\`]${name}['"\`]`).test(text)) found.push(`${path}: ${name}`);
+      }
+    }
+  };
+  walk(root);
+  return found;
+}
+
+if (import.meta.main) {
+  const found = familyNamesInEngine();
+  for (const line of found) process.stderr.write(`engine names a family: ${line}\n`);
+  process.exit(found.length ? 1 : 0);
+}

@@ -1,0 +1,74 @@
+/** Operator operations on users, memberships and personal access tokens. */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/sql';
+import { ApiError, notFound, validationFailed, type FieldError } from '../errors.ts';
+import { generateToken, hashToken } from '../crypto.ts';
+import { isRole } from '../plans.ts';
+import { PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
+import { MembershipEntity, OrganizationEntity, PersonalTokenEntity, UserEntity } from '../persistence/entities.ts';
+import type { Services } from '../operations/types.ts';
+import { isPlainObject } from '../validation.ts';
+
+type Body = Record<string, unknown>;
+const em = (services: Services) => services.db.em.fork() as EntityManager;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const MAX_ROLES = ['viewer', 'member', 'org_admin', 'unlimited'];
+
+function objectBody(body: unknown): Body {
+  if (!isPlainObject(body)) throw validationFailed([{ field: 'body', message: 'must be a JSON object' }]);
+  return body;
+}
+
+export async function createUser(services: Services, raw: unknown): Promise<Body> {
+  const body = objectBody(raw);
+  const errors: FieldError[] = [];
+  const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+  if (!EMAIL.test(email) || email.length > 254) errors.push({ field: 'email', message: 'must be an email address' });
+  if (body.name !== undefined && (typeof body.name !== 'string' || body.name.length > 200)) errors.push({ field: 'name', message: 'must be a string of at most 200 characters' });
+  if (errors.length) throw validationFailed(errors);
+  const manager = em(services);
+  const existing = (await manager.findOne(UserEntity, { email }, { disableIdentityMap: true })) as Body | null;
+  if (existing) throw new ApiError('conflict', 'A user with that email already exists.', { data: { id: existing.id, email } });
+  const id = randomUUID();
+  await manager.insert(UserEntity, { id, email, name: (body.name as string | undefined) ?? null, created_at: services.clock.now() });
+  return { id, email };
+}
+
+export async function putMember(services: Services, organizationId: string, userId: string, raw: unknown): Promise<Body> {
+  const body = objectBody(raw);
+  if (!isRole(body.role)) throw validationFailed([{ field: 'role', message: 'must be one of: viewer, member, org_admin' }]);
+  const manager = em(services);
+  if (!(await manager.count(OrganizationEntity, { id: organizationId }))) throw notFound('organization');
+  if (!(await manager.count(UserEntity, { id: userId }))) throw notFound('user');
+  const now = services.clock.now();
+  const updated = await manager.nativeUpdate(MembershipEntity, { organization_id: organizationId, user_id: userId }, { role: body.role, updated_at: now });
+  if (!updated) {
+    await manager.insert(MembershipEntity, { id: randomUUID(), organization_id: organizationId, user_id: userId, role: body.role, row_version: 1, created_at: now, updated_at: now });
+  }
+  return { organization_id: organizationId, user_id: userId, role: body.role };
+}
+
+export async function deleteMember(services: Services, organizationId: string, userId: string): Promise<void> {
+  const count = await em(services).nativeDelete(MembershipEntity, { organization_id: organizationId, user_id: userId });
+  if (!count) throw notFound('membership');
+}
+
+export async function createPersonalToken(services: Services, userId: string, raw: unknown): Promise<Body> {
+  const body = objectBody(raw);
+  const manager = em(services);
+  if (!(await manager.count(UserEntity, { id: userId }))) throw notFound('user');
+  const errors: FieldError[] = [];
+  if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > 200) errors.push({ field: 'name', message: 'must be a non-empty string of at most 200 characters' });
+  const orgs = body.organizations;
+  if (!Array.isArray(orgs) || orgs.length === 0 || !orgs.every((o) => typeof o === 'string')) errors.push({ field: 'organizations', message: 'must be a non-empty array of organization ids' });
+  const maxRole = body.max_role ?? 'unlimited';
+  if (typeof maxRole !== 'string' || !MAX_ROLES.includes(maxRole)) errors.push({ field: 'max_role', message: `must be one of: ${MAX_ROLES.join(', ')}` });
+  if (errors.length) throw validationFailed(errors);
+  const token = generateToken(PERSONAL_TOKEN_PREFIX);
+  const id = randomUUID();
+  await manager.insert(PersonalTokenEntity, {
+    id, user_id: userId, name: body.name, organizations: [...new Set(orgs as string[])], max_role: maxRole,
+    token_hash: hashToken(token), created_at: services.clock.now(), revoked_at: null,
+  });
+  return { id, token };
+}

@@ -1,0 +1,71 @@
+/** Bearer credentials → a Caller, with one query per request (key and organization joined). */
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../errors.ts';
+import { hashToken } from '../crypto.ts';
+import type { Database } from '../persistence/database.ts';
+import { isPlan, type Feature } from '../plans.ts';
+import type { Caller, Organization, Transport } from './caller.ts';
+import { API_KEY_PREFIX, endpointOfScopes, PERSONAL_TOKEN_PREFIX, roleOfScopes } from './credentials.ts';
+
+const ENDPOINT_NAMES = { rest: 'the configuration API (/api/v1/config)', mcp: 'the agent-tool endpoint (/api/mcp)' };
+
+function unauthorized(): ApiError {
+  return new ApiError('unauthorized', 'Send a valid credential as "Authorization: Bearer <key>"; this one is missing, unknown or revoked.', {
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
+}
+
+export function bearerToken(header: string | undefined): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) throw unauthorized();
+  return match[1]!;
+}
+
+export function organizationFromRow(row: Record<string, unknown>): Organization {
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    plan: isPlan(row.plan) ? row.plan : 'free',
+    disabled: Boolean(row.disabled),
+    features: (typeof row.features === 'string' ? JSON.parse(row.features) : (row.features ?? {})) as Record<string, boolean>,
+  };
+}
+
+export async function loadOrganization(db: Database, id: string): Promise<Organization | null> {
+  const [row] = await db.em.fork().execute('select id, name, plan, disabled, features from organizations where id = ?', [id]);
+  return row ? organizationFromRow(row) : null;
+}
+
+/** Resolves an organization API key for one endpoint; personal tokens are refused here by name. */
+export async function authenticateApiKey(db: Database, header: string | undefined, transport: Transport, endpointFeature: Feature): Promise<Caller> {
+  const token = bearerToken(header);
+  const em = db.em.fork();
+  if (token.startsWith(PERSONAL_TOKEN_PREFIX)) {
+    const [pat] = await em.execute('select id from personal_tokens where token_hash = ? and revoked_at is null', [hashToken(token)]);
+    if (!pat) throw unauthorized();
+    throw new ApiError('personal_token_not_accepted', `Personal access tokens are not accepted by ${ENDPOINT_NAMES[transport]}; use an organization API key.`);
+  }
+  if (!token.startsWith(API_KEY_PREFIX)) throw unauthorized();
+  const [row] = await em.execute(
+    `select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features
+       from api_keys k join organizations o on o.id = k.organization_id
+      where k.key_hash = ? and k.revoked_at is null`,
+    [hashToken(token)],
+  );
+  if (!row) throw unauthorized();
+  const organization = organizationFromRow(row);
+  if (organization.disabled) throw new ApiError('organization_disabled', 'This organization is disabled; its keys and tokens do not work.');
+  const scopes = (typeof row.scopes === 'string' ? JSON.parse(row.scopes) : row.scopes) as string[];
+  const keyEndpoint = endpointOfScopes(scopes);
+  if (keyEndpoint !== transport) {
+    throw new ApiError('forbidden', `This key's scopes (${scopes.join(', ')}) work only at ${ENDPOINT_NAMES[keyEndpoint ?? 'rest']}, not at ${ENDPOINT_NAMES[transport]}.`);
+  }
+  return {
+    organization,
+    credential: { kind: 'api_key', id: String(row.key_id), scopes },
+    role: roleOfScopes(scopes),
+    transport,
+    endpointFeature,
+    requestId: randomUUID(),
+  };
+}

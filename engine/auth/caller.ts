@@ -1,0 +1,30 @@
+import type { Feature, Plan, Role } from '../plans.ts';
+
+export interface Organization {
+  id: string;
+  name: string;
+  plan: Plan;
+  disabled: boolean;
+  /** per-organization feature switches set by the operator (add-ons), over the plan's table */
+  features: Record<string, boolean>;
+}
+
+export type CredentialKind = 'api_key' | 'personal_token';
+export type Transport = 'rest' | 'mcp';
+
+/** Who is calling, resolved once by the transport and handed to every operation. */
+export interface Caller {
+  organization: Organization;
+  credential: { kind: CredentialKind; id: string; userId?: string; scopes: readonly string[] };
+  /** the effective role: the scope's role for a key; for a user, the membership capped by the token's ceiling */
+  role: Role;
+  transport: Transport;
+  /** the feature the endpoint itself needs (`config_api` for REST, `mcp` for the agent-tool endpoint) */
+  endpointFeature: Feature;
+  requestId: string;
+}
+
+/** The organization as every answer shows it. */
+export function publicOrganization(org: Organization): { id: string; name: string; plan: Plan } {
+  return { id: org.id, name: org.name, plan: org.plan };
+}

@@ -1,0 +1,163 @@
+/**
+ * A family descriptor is data: TypeBox field schemas plus flags the engine reads everywhere (REST, MCP,
+ * OpenAPI, tables, audit, export). Behaviour that flags cannot express goes in a few named hooks whose
+ * timing is in their name. The engine never branches on a family's name.
+ */
+import type { TSchema } from 'typebox';
+import type { FieldError } from './errors.ts';
+import type { Feature, Role } from './plans.ts';
+import type { Caller } from './auth/caller.ts';
+import type { ServiceConfig } from './config.ts';
+
+export const OPERATIONS = ['list', 'read', 'create', 'update', 'delete'] as const;
+export type OperationName = (typeof OPERATIONS)[number];
+export type WriteOperation = 'create' | 'update' | 'delete';
+
+/** A stored row as the engine hands it to hooks: field values plus `id`, `created_at`, `updated_at`. */
+export type Row = Record<string, unknown>;
+
+export interface ProjectionContext {
+  now: Date;
+  config: ServiceConfig;
+  /** the rows of the organization that a reference field of this row names (those that exist) */
+  referenced(field: string): Row[];
+}
+
+export interface HookContext {
+  caller: Caller;
+  now: Date;
+  config: ServiceConfig;
+  /** Reads rows of any family of the same organization, inside the running transaction. */
+  lookup: RowLookup;
+}
+
+export interface RowLookup {
+  /** Rows of `family` in the caller's organization whose `field` equals `value` (all rows when omitted). */
+  rows(family: string, where?: Row): Promise<Row[]>;
+  /** The organization's singleton row of `family`, or null when none is stored. */
+  singleton(family: string): Promise<Row | null>;
+}
+
+/** A cross-field rule: a value with a description that documents itself in OpenAPI and MCP. */
+export interface Rule {
+  /** reads as "must …" */
+  description: string;
+  fields: string[];
+  check(row: Row): FieldError[];
+}
+
+export interface WriteStage {
+  op: 'create' | 'update';
+  /** the stored row, on update */
+  existing?: Row;
+  ctx: HookContext;
+}
+
+export interface FamilyHooks {
+  /**
+   * Runs after the input passed schema validation and was merged over the stored row; returns the row to
+   * store (normalization, per-key merges). Must not mutate its arguments. Runs inside the transaction.
+   */
+  prepare?(row: Row, input: Row, stage: WriteStage): Row;
+  /** Cross-row checks that need the database (inside the transaction); returns field errors. */
+  validate?(row: Row, stage: WriteStage): Promise<FieldError[]> | FieldError[];
+  /** Side effects after the transaction committed; failures are logged, never undo the write. */
+  afterCommit?(event: { op: 'create' | 'update' | 'delete' | 'action'; row: Row; ctx: HookContext }): Promise<void> | void;
+}
+
+export interface ActionDescriptor {
+  description: string;
+  input: TSchema;
+  role: Role;
+  feature?: Feature;
+  /** Returns the changes to apply to the row (state fields included); the engine persists and audits them. */
+  run(row: Row, input: Row, ctx: HookContext): Row | Promise<Row>;
+}
+
+export interface ReferenceRule {
+  family: string;
+  /** `drop`: ids that are not rows of the organization are left out and named in the answer; `refuse`: 422 */
+  unknown: 'drop' | 'refuse';
+}
+
+export interface ConditionalKey {
+  /** when the natural key holds, in words ("while the mute is in force") */
+  description: string;
+  holds(row: Row, now: Date): boolean;
+}
+
+export interface Examples {
+  /** bodies that create rows (each with a distinct natural key) */
+  valid: Row[];
+  /** bodies refused on create, with the field the refusal must name */
+  invalid: { body: Row; field: string }[];
+  /** a body that changes a row created from valid[0] (omit for families without update) */
+  update?: Row;
+}
+
+export interface FamilyDescriptor {
+  name: string;
+  /** one paragraph: what a row is, and the decisions taken where the spec is silent */
+  description: string;
+  kind: 'collection' | 'singleton';
+  fields: Record<string, TSchema>;
+  /** operations that exist; others answer 405 */
+  operations: readonly OperationName[];
+  requiredOnCreate?: readonly string[];
+  /** accepted on create, refused on update (like RequiresReplace) */
+  createOnly?: readonly string[];
+  naturalKey?: readonly string[];
+  /** a natural key that holds only under a condition: enforced by a per-organization lock, not an index */
+  naturalKeyWhile?: ConditionalKey;
+  /**
+   * How a row's id is made: a generated uuid (default), or the values of fields joined by `/`.
+   * `upsert`: an update of an id that does not exist yet creates it from the id's parts.
+   */
+  id?: { from: readonly string[]; upsert?: boolean };
+  features?: Partial<Record<OperationName, Feature>>;
+  roles?: Partial<Record<OperationName, Role>>;
+  /** presence flags answered instead of secrets or beside nullable settings: `{ api_key_set: 'api_key' }` */
+  presence?: Record<string, string>;
+  /** read-only values computed at answer time from the stored row (and the rows its references name) */
+  computed?: Record<string, (row: Row, ctx: ProjectionContext) => unknown>;
+  /** the value answered when a nullable setting is stored as null */
+  fallbacks?: Record<string, unknown>;
+  /** values minted once, when the row is first stored */
+  generated?: Record<string, () => unknown>;
+  /** singleton rows are stored on their first read (their generated values must stay stable) */
+  persistOnFirstRead?: boolean;
+  references?: Record<string, ReferenceRule>;
+  /** delete archives instead: sets this timestamp; archived rows refuse updates and leave the default list */
+  archive?: { field: string };
+  /** rows keep a public order in this read-only integer field; create appends; update accepts `move: up|down` */
+  positioned?: { field: string };
+  /** list order (default: creation order) */
+  order?: readonly { field: string; direction: 'asc' | 'desc' }[];
+  /** list cap; past it the list answers `truncated: true` (default 500) */
+  listCap?: number;
+  /** fields that only a user credential (personal token) may write */
+  userTokenFields?: readonly string[];
+  rules?: readonly Rule[];
+  hooks?: FamilyHooks;
+  actions?: Record<string, ActionDescriptor>;
+  examples: Examples;
+}
+
+export function defineFamily<const D extends FamilyDescriptor>(descriptor: D): D {
+  return descriptor;
+}
+
+export const DEFAULT_LIST_CAP = 500;
+
+export const DEFAULT_ROLES: Record<OperationName, Role> = {
+  list: 'viewer',
+  read: 'viewer',
+  create: 'member',
+  update: 'member',
+  delete: 'member',
+};
+
+/** Every operation needs the same feature, except the ones named. */
+export function featureFor(feature: Feature, except: readonly OperationName[] = []): Partial<Record<OperationName, Feature>> {
+  return Object.fromEntries(OPERATIONS.filter((op) => !except.includes(op)).map((op) => [op, feature]));
+}

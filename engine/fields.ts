@@ -1,0 +1,116 @@
+/** What the engine reads off a descriptor's fields: which are settable, secret, stored or derived. */
+import type { TSchema } from 'typebox';
+import type { FamilyDescriptor } from './descriptor.ts';
+
+/** Columns every family table has; a field of the same name answers the column. */
+export const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at'] as const;
+
+type Json = Record<string, unknown>;
+const json = (schema: TSchema): Json => schema as unknown as Json;
+
+export const isReadOnly = (schema: TSchema): boolean => json(schema).readOnly === true;
+export const isWriteOnly = (schema: TSchema): boolean => json(schema).writeOnly === true;
+
+/** The non-null member of `T | null`, and whether null is allowed. */
+export function unwrapNullable(schema: TSchema): { inner: Json; nullable: boolean } {
+  const s = json(schema);
+  const anyOf = s.anyOf as Json[] | undefined;
+  if (Array.isArray(anyOf) && anyOf.some((m) => m.type === 'null')) {
+    const rest = anyOf.filter((m) => m.type !== 'null');
+    return { inner: rest.length === 1 ? rest[0]! : { anyOf: rest }, nullable: true };
+  }
+  return { inner: s, nullable: false };
+}
+
+export interface FieldPlan {
+  /** fields a caller may send (not read-only) */
+  writable: string[];
+  /** write-only secrets: stored sealed, never answered */
+  secrets: string[];
+  /** fields with a column of their own (writable and stored read-only state) */
+  stored: string[];
+}
+
+export function planFields(d: FamilyDescriptor): FieldPlan {
+  const derived = new Set<string>([
+    ...SYSTEM_FIELDS,
+    ...Object.keys(d.computed ?? {}),
+    ...Object.keys(d.presence ?? {}),
+  ]);
+  const names = Object.keys(d.fields);
+  return {
+    writable: names.filter((n) => !isReadOnly(d.fields[n]!)),
+    secrets: names.filter((n) => isWriteOnly(d.fields[n]!)),
+    stored: names.filter((n) => !derived.has(n)),
+  };
+}
+
+/** The PostgreSQL column for a field schema. */
+export function columnFor(schema: TSchema): { type: string; columnType: string } {
+  const { inner } = unwrapNullable(schema);
+  if (isWriteOnly(schema)) return { type: 'string', columnType: 'text' };
+  switch (inner.type) {
+    case 'string':
+      return inner.format === 'date-time' ? { type: 'Date', columnType: 'timestamptz' } : { type: 'string', columnType: 'text' };
+    case 'integer':
+      return { type: 'integer', columnType: 'int' };
+    case 'number':
+      return { type: 'double', columnType: 'double precision' };
+    case 'boolean':
+      return { type: 'boolean', columnType: 'boolean' };
+    default: {
+      const members = inner.anyOf as Json[] | undefined;
+      if (Array.isArray(members) && members.every((m) => m.type === 'string')) return { type: 'string', columnType: 'text' };
+      return { type: 'json', columnType: 'jsonb' };
+    }
+  }
+}
+
+/** A sentence saying what a field accepts, built from its schema; never from a submitted value. */
+export function describeSchema(schema: TSchema): string {
+  const { inner, nullable } = unwrapNullable(schema);
+  const base = describeInner(inner);
+  return nullable ? `${base}, or null` : base;
+}
+
+function range(min: unknown, max: unknown): string {
+  if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
+  if (min !== undefined) return ` of at least ${min}`;
+  if (max !== undefined) return ` of at most ${max}`;
+  return '';
+}
+
+function describeString(s: Json): string {
+  if (s.format === 'date') return 'must be a date written YYYY-MM-DD';
+  if (s.format === 'date-time') return 'must be an ISO-8601 timestamp';
+  if (s.format === 'uri') return 'must be an absolute URL';
+  if (typeof s['x-format-description'] === 'string') return `must be ${s['x-format-description']}`;
+  if (s.minLength !== undefined && s.maxLength !== undefined) return `must be a string of ${s.minLength} to ${s.maxLength} characters`;
+  if (s.minLength === 1) return 'must be a non-empty string';
+  if (s.minLength !== undefined) return `must be a string of at least ${s.minLength} characters`;
+  if (s.maxLength !== undefined) return `must be a string of at most ${s.maxLength} characters`;
+  return 'must be a string';
+}
+
+function describeInner(s: Json): string {
+  const members = s.anyOf as Json[] | undefined;
+  if (Array.isArray(members) && members.every((m) => 'const' in m)) {
+    return `must be one of: ${members.map((m) => String(m.const)).join(', ')}`;
+  }
+  switch (s.type) {
+    case 'string':
+      return describeString(s);
+    case 'integer':
+      return `must be an integer${range(s.minimum, s.maximum)}`;
+    case 'number':
+      return `must be a number${range(s.minimum, s.maximum)}`;
+    case 'boolean':
+      return 'must be true or false';
+    case 'array':
+      return `must be an array${s.maxItems !== undefined ? ` of at most ${s.maxItems} items` : ''}`;
+    case 'object':
+      return 'must be an object';
+    default:
+      return 'has a value of the wrong type';
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The REST transport of the configuration API: authenticate, translate the path and method into an
+ * operation, translate the result back. One table maps (method, id present, kind) to an operation.
+ */
+import type { Context, Next } from 'koa';
+import { authenticateApiKey } from '../auth/authenticate.ts';
+import { publicOrganization, type Caller } from '../auth/caller.ts';
+import type { FamilyDescriptor, OperationName } from '../descriptor.ts';
+import { ApiError } from '../errors.ts';
+import { execute, type OperationResult, type Services } from '../operations/index.ts';
+import { requireRole, requireFeature } from '../operations/authorize.ts';
+import { auditView } from '../operations/audit.ts';
+import { AuditEntryEntity } from '../persistence/entities.ts';
+
+export const CONFIG_PREFIX = '/api/v1/config';
+
+/** (method, has id) → operation; a singleton is addressed without an id. */
+const ROUTES: Record<string, Partial<Record<'family' | 'row', OperationName>>> = {
+  GET: { family: 'list', row: 'read' },
+  POST: { family: 'create' },
+  PUT: { row: 'update' },
+  DELETE: { row: 'delete' },
+};
+
+function operationFor(method: string, family: FamilyDescriptor | undefined, id: string | undefined): OperationName {
+  if (family?.kind === 'singleton') {
+    if (id !== undefined) throw new ApiError('not_found', `${family.name} is one setting per organization; address it without an id.`);
+    const op = ROUTES[method]?.row ?? ROUTES[method]?.family;
+    if (op) return op === 'list' ? 'read' : op;
+  } else {
+    const op = ROUTES[method]?.[id === undefined ? 'family' : 'row'];
+    if (op) return op;
+  }
+  const allowed = Object.keys(ROUTES).filter((m) => ROUTES[m]![id === undefined ? 'family' : 'row']);
+  throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(' or ')}.`, { headers: { Allow: allowed.join(', ') }, extra: { allowed } });
+}
+
+function parsePath(path: string): { family: string; id?: string } {
+  const segments = path.slice(CONFIG_PREFIX.length).split('/').filter(Boolean);
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw new ApiError('bad_request', 'The path holds a malformed percent-encoding.');
+    }
+  };
+  return { family: decode(segments[0] ?? ''), id: segments.length > 1 ? segments.slice(1).map(decode).join('/') : undefined };
+}
+
+function render(ctx: Context, services: Services, caller: Caller, family: string, result: OperationResult): void {
+  ctx.status = result.status;
+  if (result.etag) ctx.set('ETag', result.etag);
+  if (result.status === 201 && result.id) ctx.set('Location', `${services.config.publicUrl}${CONFIG_PREFIX}/${family}/${encodeURIComponent(result.id)}`);
+  const organization = publicOrganization(caller.organization);
+  if (result.list) ctx.body = { organization, data: result.list.data, truncated: result.list.truncated };
+  else if (result.data) ctx.body = { data: result.data, organization, ...(result.notices ? { notices: result.notices } : {}) };
+}
+
+async function auditLog(ctx: Context, services: Services, caller: Caller): Promise<void> {
+  requireRole(caller, 'org_admin');
+  const limit = Math.min(Math.max(Number(ctx.query.limit ?? 200) || 200, 1), 1000);
+  const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: caller.organization.id }, { orderBy: { at: 'desc', id: 'desc' }, limit, disableIdentityMap: true });
+  ctx.body = { organization: publicOrganization(caller.organization), data: rows.map((r) => auditView(r as Record<string, unknown>)) };
+}
+
+export function configApi(services: Services) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path !== CONFIG_PREFIX && !ctx.path.startsWith(`${CONFIG_PREFIX}/`)) return next();
+    const caller = await authenticateApiKey(services.db, ctx.get('authorization'), 'rest', 'config_api');
+    const { family, id } = parsePath(ctx.path);
+    if (family === 'audit_log' && id === undefined && ctx.method === 'GET') {
+      requireFeature(caller, caller.endpointFeature);
+      return auditLog(ctx, services, caller);
+    }
+    const descriptor = services.registry.get(family);
+    const op = operationFor(ctx.method, descriptor, id);
+    const body = (ctx.request as unknown as { body?: unknown }).body;
+    const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+    const result = await execute(services, caller, {
+      family,
+      op,
+      id,
+      body: op === 'create' || op === 'update' ? (hasBody ? body : {}) : undefined,
+      ifMatch: ctx.get('if-match') || undefined,
+      includeArchived: ctx.query.include_archived === 'true',
+    });
+    render(ctx, services, caller, family, result);
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The first middleware: every failure leaves as `{ error, message, … }`. Only ApiErrors are exposed;
+ * anything else is a 500 with a fixed message, logged without the request's values.
+ */
+import type { Context, Next } from 'koa';
+import { ApiError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+
+export function sendError(ctx: Context, error: ApiError): void {
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+  ctx.body = error.toBody();
+}
+
+/** Body-parser and other HTTP-level errors carry a status; map the ones a client can cause. */
+function fromHttpError(error: { status?: number; type?: string; expose?: boolean }): ApiError | null {
+  if (error.status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
+  if (error.status === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  if (error.status === 400) return new ApiError('bad_request', 'The request body is not valid JSON (a JSON object is expected).');
+  return null;
+}
+
+export function errorMiddleware(log: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        sendError(ctx, new ApiError('not_found', `Nothing is served at ${ctx.method} ${ctx.path}.`));
+      }
+    } catch (error) {
+      if (error instanceof ApiError) return sendError(ctx, error);
+      const mapped = fromHttpError(error as { status?: number });
+      if (mapped) return sendError(ctx, mapped);
+      log.error({ err: { name: (error as Error).name, stack: (error as Error).stack }, method: ctx.method, path: ctx.path }, 'unhandled error');
+      sendError(ctx, new ApiError('internal_error', 'Something went wrong on our side; nothing you sent was at fault. Try again.'));
+    }
+  };
+}
+
+/** Writes need a JSON body; anything else is refused before parsing. */
+export async function requireJson(ctx: Context, next: Next): Promise<void> {
+  const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && Number(ctx.get('content-length') || 0) > 0;
+  if (hasBody && !ctx.is('application/json', '+json')) throw new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  await next();
+}

@@ -1,0 +1,85 @@
+/** The operator API (`/api/admin/v1`): the back office of a self-hosted deployment. */
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { ApiError } from '../errors.ts';
+import { constantTimeEqual, hashToken } from '../crypto.ts';
+import type { Services } from '../operations/types.ts';
+import { auditView } from '../operations/audit.ts';
+import { AuditEntryEntity } from '../persistence/entities.ts';
+import * as orgs from '../admin/organizations.ts';
+import * as users from '../admin/users.ts';
+import { bearerToken } from '../auth/authenticate.ts';
+
+export const OPERATOR_PREFIX = '/api/admin/v1';
+
+export function operatorApi(services: Services, operatorTokenHash: string) {
+  const router = new Router({ prefix: OPERATOR_PREFIX });
+  const body = (ctx: Context) => (ctx.request as unknown as { body?: unknown }).body ?? {};
+
+  router.use(async (ctx: Context, next: Next) => {
+    let token: string;
+    try {
+      token = bearerToken(ctx.get('authorization'));
+    } catch {
+      throw new ApiError('unauthorized', 'Send the operator token as "Authorization: Bearer <token>".');
+    }
+    if (!constantTimeEqual(hashToken(token), operatorTokenHash)) throw new ApiError('unauthorized', 'That is not the operator token.');
+    await next();
+  });
+
+  router.post('/organizations', async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await orgs.createOrganization(services, body(ctx));
+  });
+  router.get('/organizations/:id', async (ctx) => {
+    ctx.body = await orgs.organizationView(services, uuidParam(ctx.params.id));
+  });
+  router.patch('/organizations/:id', async (ctx) => {
+    ctx.body = await orgs.patchOrganization(services, uuidParam(ctx.params.id), body(ctx));
+  });
+  router.post('/organizations/:id/api_keys', async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await orgs.createApiKey(services, uuidParam(ctx.params.id), body(ctx));
+  });
+  router.delete('/organizations/:id/api_keys/:keyId', async (ctx) => {
+    await orgs.revokeApiKey(services, uuidParam(ctx.params.id), uuidParam(ctx.params.keyId));
+    ctx.status = 204;
+  });
+  router.post('/users', async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await users.createUser(services, body(ctx));
+  });
+  router.put('/organizations/:id/members/:userId', async (ctx) => {
+    ctx.body = await users.putMember(services, uuidParam(ctx.params.id), uuidParam(ctx.params.userId), body(ctx));
+  });
+  router.delete('/organizations/:id/members/:userId', async (ctx) => {
+    await users.deleteMember(services, uuidParam(ctx.params.id), uuidParam(ctx.params.userId));
+    ctx.status = 204;
+  });
+  router.post('/users/:userId/tokens', async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await users.createPersonalToken(services, uuidParam(ctx.params.userId), body(ctx));
+  });
+  router.post('/organizations/:id/webhook_token/rotate', async (ctx) => {
+    ctx.body = await orgs.rotateWebhookToken(services, uuidParam(ctx.params.id));
+  });
+  router.post('/organizations/:id/webhook_token/revoke_previous', async (ctx) => {
+    await orgs.revokePreviousWebhookToken(services, uuidParam(ctx.params.id));
+    ctx.status = 204;
+  });
+  router.get('/organizations/:id/audit_log', async (ctx) => {
+    const id = uuidParam(ctx.params.id);
+    await orgs.organizationView(services, id);
+    const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: id }, { orderBy: { at: 'desc', id: 'desc' }, limit: 1000, disableIdentityMap: true });
+    ctx.body = { data: rows.map((r) => auditView(r as Record<string, unknown>)) };
+  });
+  return router;
+}
+
+/** Ids in operator paths are uuids; anything else cannot exist (and must not reach a uuid column). */
+function uuidParam(value: string | undefined): string {
+  if (!value || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+    throw new ApiError('not_found', 'No such organization, user or key exists.');
+  }
+  return value.toLowerCase();
+}

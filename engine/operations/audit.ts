@@ -1,0 +1,63 @@
+/** One audit entry per successful write, in the write's own transaction; secrets appear only as markers. */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/sql';
+import type { Caller } from '../auth/caller.ts';
+import type { FamilyDescriptor, Row } from '../descriptor.ts';
+import { SecretBox } from '../crypto.ts';
+import { isWriteOnly, planFields } from '../fields.ts';
+import { AuditEntryEntity } from '../persistence/entities.ts';
+import { canonical } from './project.ts';
+
+export type AuditAction = 'create' | 'update' | 'delete' | 'archive' | `action:${string}`;
+
+export type Change = { before: unknown; after: unknown } | '(set)' | '(changed)' | '(cleared)';
+
+const plain = (v: unknown) => (v instanceof Date ? v.toISOString() : (v ?? null));
+
+/** The stored fields that differ between two rows, secrets as markers. */
+export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | null): Record<string, Change> {
+  const changes: Record<string, Change> = {};
+  for (const name of planFields(d).stored) {
+    const a = plain(before?.[name]);
+    const b = plain(after?.[name]);
+    if (isWriteOnly(d.fields[name]!)) {
+      const [da, db] = [a, b].map((v) => (typeof v === 'string' ? SecretBox.digestOf(v) : null));
+      if (da !== db) changes[name] = da === null ? '(set)' : db === null ? '(cleared)' : '(changed)';
+    } else if (canonical(a) !== canonical(b)) {
+      changes[name] = { before: a, after: b };
+    }
+  }
+  return changes;
+}
+
+export async function recordAudit(
+  em: EntityManager,
+  entry: { caller: Caller; family: string; rowId: string | null; action: AuditAction; changes: Record<string, Change>; at: Date },
+): Promise<void> {
+  const { caller } = entry;
+  await em.insert(AuditEntryEntity, {
+    id: randomUUID(),
+    organization_id: caller.organization.id,
+    at: entry.at,
+    actor_kind: caller.credential.kind,
+    actor_id: caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id,
+    transport: caller.transport,
+    family: entry.family,
+    row_id: entry.rowId,
+    action: entry.action,
+    changes: entry.changes,
+  });
+}
+
+export function auditView(entry: Record<string, unknown>): Row {
+  return {
+    id: entry.id,
+    at: plain(entry.at),
+    actor: { kind: entry.actor_kind, id: entry.actor_id },
+    transport: entry.transport,
+    family: entry.family,
+    row_id: entry.row_id,
+    action: entry.action,
+    changes: entry.changes,
+  };
+}

@@ -1,0 +1,61 @@
+/** Checks that run on the row about to be stored: rules, the validate hook, references, natural keys. */
+import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descriptor.ts';
+import { ApiError, validationFailed, type FieldError } from '../errors.ts';
+import type { FamilyStore } from '../persistence/store.ts';
+import type { Services } from './types.ts';
+import type { Notice } from './types.ts';
+import { project } from './project.ts';
+
+export async function checkRow(d: FamilyDescriptor, row: Row, stage: WriteStage): Promise<void> {
+  const errors: FieldError[] = [];
+  for (const rule of d.rules ?? []) errors.push(...rule.check(row));
+  if (d.hooks?.validate) errors.push(...(await d.hooks.validate(row, stage)));
+  if (errors.length) throw validationFailed(errors);
+}
+
+/**
+ * Ids of another family's rows: each must be a row of the caller's organization. Ids that are not (unknown
+ * or another organization's, treated alike) are refused, or left out and named, as the descriptor says.
+ */
+export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Row, ctx: HookContext): Promise<{ row: Row; notices: Notice[] }> {
+  const notices: Notice[] = [];
+  const errors: FieldError[] = [];
+  const next = { ...row };
+  for (const [field, ref] of Object.entries(d.references ?? {})) {
+    if (!(field in input) || input[field] === null) continue;
+    const many = Array.isArray(input[field]);
+    const ids = (many ? (input[field] as string[]) : [input[field] as string]).filter((v, i, all) => all.indexOf(v) === i);
+    const known = new Set((await ctx.lookup.rows(ref.family, { id: { $in: ids } })).map((r) => r.id));
+    const missing = ids.filter((id) => !known.has(id));
+    if (!missing.length) continue;
+    const message = `${missing.length === 1 ? 'is not a row' : 'are not rows'} of ${ref.family} in this organization: ${missing.join(', ')}`;
+    if (ref.unknown === 'refuse') {
+      errors.push({ field, message });
+    } else {
+      notices.push({ field, message: `${message}; not linked` });
+      next[field] = many ? ids.filter((id) => known.has(id)) : null;
+    }
+  }
+  if (errors.length) throw validationFailed(errors);
+  return { row: next, notices };
+}
+
+/** 409 with the existing row when another row already holds the natural key. */
+export async function checkNaturalKey(services: Services, d: FamilyDescriptor, store: FamilyStore, row: Row, ctx: HookContext): Promise<void> {
+  const key = d.naturalKey;
+  if (!key?.length) return;
+  if (d.naturalKeyWhile) await store.lockFamily(d, ctx.caller.organization.id);
+  const where = Object.fromEntries(key.map((f) => [f, row[f]]));
+  const holders = (await store.list(d, ctx.caller.organization.id, { where })).filter(
+    (other) => other.id !== row.id && (!d.naturalKeyWhile || d.naturalKeyWhile.holds(other, ctx.now)),
+  );
+  if (holders.length) throw conflict(services, d, holders[0]!, ctx.now);
+}
+
+export function conflict(services: Services, d: FamilyDescriptor, existing: Row, now: Date): ApiError {
+  const key = (d.naturalKey ?? []).join(' and ');
+  const condition = d.naturalKeyWhile ? ` ${d.naturalKeyWhile.description}` : '';
+  return new ApiError('conflict', `A row of ${d.name} with the same ${key} already exists${condition}; nothing was overwritten.`, {
+    data: project(d, existing, { now, config: services.config }),
+  });
+}

@@ -1,0 +1,34 @@
+/**
+ * The operation pipeline: the one place where rules live, so REST and MCP cannot drift.
+ *
+ * Every operation runs these phases, in this order:
+ *  1. resolve the family (unknown → 404 not_found)
+ *  2. the endpoint's plan feature (`config_api` or `mcp`) → 403 plan_required
+ *  3. the operation exists on the family → 405 method_not_allowed
+ *  4. the family's plan feature for the operation → 403 plan_required
+ *  5. the role the operation needs → 403 read_only_key / forbidden
+ *  6. fields only a user may write → 403 user_token_required
+ *  7. parse the body: unknown, read-only and create-only fields and schema violations, all collected → 422
+ *  8. in one transaction: load (404) → merge → `prepare` hook → rules and `validate` hook (422) →
+ *     references → natural-key conflict (409, existing row) → `If-Match` (412, current row) →
+ *     persist with the audit entry
+ *  9. commit, then the `afterCommit` hook
+ * 10. project the answer (readable fields only; secrets become `<name>_set`)
+ */
+import type { Caller } from '../auth/caller.ts';
+import { ApiError } from '../errors.ts';
+import { authorize } from './authorize.ts';
+import { listRows, readRow } from './read.ts';
+import type { OperationRequest, OperationResult, Services } from './types.ts';
+import { createRow, deleteRow, updateRow } from './write.ts';
+
+const HANDLERS = { list: listRows, read: readRow, create: createRow, update: updateRow, delete: deleteRow };
+
+export async function execute(services: Services, caller: Caller, request: OperationRequest): Promise<OperationResult> {
+  const family = services.registry.get(request.family);
+  if (!family) throw new ApiError('not_found', `There is no resource family named ${request.family}.`);
+  authorize(caller, family, request.op);
+  return HANDLERS[request.op](services, caller, family, request);
+}
+
+export type { OperationRequest, OperationResult, Services } from './types.ts';

@@ -1,0 +1,56 @@
+/** List and read: no transaction, except a singleton that is stored on its first read. */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Caller } from '../auth/caller.ts';
+import { DEFAULT_LIST_CAP, type FamilyDescriptor, type Row } from '../descriptor.ts';
+import { notFound } from '../errors.ts';
+import type { FamilyStore } from '../persistence/store.ts';
+import { recordAudit, diffRows } from './audit.ts';
+import { inTransaction, readStore } from './context.ts';
+import { defaultRow, etagOf, project, referenceLoader } from './project.ts';
+import type { OperationRequest, OperationResult, Services } from './types.ts';
+
+export async function listRows(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
+  const cap = d.listCap ?? DEFAULT_LIST_CAP;
+  const where = d.archive && !request.includeArchived ? { [d.archive.field]: null } : {};
+  const orderBy = Object.fromEntries((d.order ?? (d.positioned ? [{ field: d.positioned.field, direction: 'asc' }] : [])).map((o) => [o.field, o.direction]));
+  const store = readStore(services);
+  const rows = await store.list(d, caller.organization.id, { where, orderBy, limit: cap + 1 });
+  const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, rows);
+  const ctx = { now: services.clock.now(), config: services.config, referenced };
+  return { status: 200, list: { data: rows.slice(0, cap).map((r) => project(d, r, ctx)), truncated: rows.length > cap } };
+}
+
+/** The stored row, or (singletons) the defaults; a singleton that persists on first read is stored now. */
+export async function loadRow(services: Services, caller: Caller, d: FamilyDescriptor, store: FamilyStore, id: string | undefined, lock = false): Promise<Row | null> {
+  const orgId = caller.organization.id;
+  if (d.kind === 'collection') return store.get(d, orgId, id ?? '', lock);
+  return (await store.get(d, orgId, orgId, lock)) ?? { ...defaultRow(d), id: orgId };
+}
+
+async function persistFirstRead(services: Services, caller: Caller, d: FamilyDescriptor): Promise<Row> {
+  const orgId = caller.organization.id;
+  try {
+    return await inTransaction(services, async (store) => {
+      const now = services.clock.now();
+      const values: Row = { ...defaultRow(d), id: orgId };
+      for (const [field, make] of Object.entries(d.generated ?? {})) values[field] = make();
+      const row = await store.insert(d, orgId, values, now);
+      await recordAudit(store.em, { caller, family: d.name, rowId: orgId, action: 'create', changes: diffRows(d, null, row), at: now });
+      return row;
+    });
+  } catch (error) {
+    // Two first reads raced: the other one stored the row; answer what it stored.
+    if (!(error instanceof UniqueConstraintViolationException)) throw error;
+    return (await readStore(services).get(d, orgId, orgId))!;
+  }
+}
+
+export async function readRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
+  const store = readStore(services);
+  let row = await loadRow(services, caller, d, store, request.id);
+  if (!row) throw notFound(d.name);
+  if (d.kind === 'singleton' && d.persistOnFirstRead && row.created_at === null) row = await persistFirstRead(services, caller, d);
+  const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, [row]);
+  const ctx = { now: services.clock.now(), config: services.config, referenced };
+  return { status: 200, data: project(d, row, ctx), etag: etagOf(d, row), id: String(row.id) };
+}

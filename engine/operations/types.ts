@@ -1,0 +1,42 @@
+import type { Clock } from '../clock.ts';
+import type { ServiceConfig } from '../config.ts';
+import type { SecretBox } from '../crypto.ts';
+import type { OperationName, Row } from '../descriptor.ts';
+import type { FieldError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { Database } from '../persistence/database.ts';
+import type { Registry } from '../registry.ts';
+
+/** What every operation runs against; built once at start-up. */
+export interface Services {
+  db: Database;
+  registry: Registry;
+  clock: Clock;
+  config: ServiceConfig;
+  secrets: SecretBox;
+  log: Logger;
+}
+
+export interface OperationRequest {
+  family: string;
+  op: OperationName;
+  id?: string;
+  body?: unknown;
+  /** the `If-Match` header as sent */
+  ifMatch?: string;
+  /** lists: include archived rows */
+  includeArchived?: boolean;
+}
+
+/** Something the caller should know beside a successful answer (an unlinked id, a move that moved nothing). */
+export type Notice = FieldError;
+
+export interface OperationResult {
+  status: 200 | 201 | 204;
+  data?: Row;
+  list?: { data: Row[]; truncated: boolean };
+  etag?: string;
+  /** the row id, for the transport's Location header */
+  id?: string;
+  notices?: Notice[];
+}

@@ -1,0 +1,48 @@
+/**
+ * Opens the database: PostgreSQL when a URL is given, embedded PGlite otherwise (a data directory, or
+ * `memory://` for nothing kept). Committed migrations run on open.
+ */
+import { fileURLToPath } from 'node:url';
+import type { EntitySchema } from '@mikro-orm/core';
+import { Migrator } from '@mikro-orm/migrations';
+import type { MikroORM as SqlORM } from '@mikro-orm/sql';
+
+export type Database = SqlORM;
+
+export interface DatabaseOptions {
+  /** `postgres://…`; when absent, embedded PGlite */
+  databaseUrl?: string;
+  /** PGlite data directory, or `memory://` */
+  dataDir?: string;
+  entities: EntitySchema[];
+  debug?: boolean;
+}
+
+export const MIGRATIONS_PATH = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+export function migrationOptions() {
+  return { path: MIGRATIONS_PATH, pathTs: MIGRATIONS_PATH, glob: '!(*.d).ts', emit: 'ts' as const, snapshot: false, silent: true };
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const common = {
+    entities: options.entities,
+    extensions: [Migrator],
+    migrations: migrationOptions(),
+    debug: options.debug ?? false,
+    discovery: { warnWhenNoEntities: false },
+    forceUtcTimezone: true,
+  };
+  if (options.databaseUrl) {
+    const { MikroORM } = await import('@mikro-orm/postgresql');
+    return (await MikroORM.init({ ...common, clientUrl: options.databaseUrl, pool: { min: 0, max: 20 } })) as unknown as Database;
+  }
+  const { MikroORM } = await import('@mikro-orm/pglite');
+  const dataDir = options.dataDir ?? './data';
+  const location = dataDir === 'memory://' ? { dbName: 'memory://' } : { dbName: 'vigil', driverOptions: { dataDir } };
+  return (await MikroORM.init({ ...common, ...location })) as unknown as Database;
+}
+
+export async function migrate(db: Database): Promise<void> {
+  await db.migrator.up();
+}

@@ -1,0 +1,166 @@
+/**
+ * Tables. The service's own tables are declared here; every family's table is derived from its descriptor:
+ * one column per stored field, `organization_id` on every row, and a unique index for the natural key so
+ * two racing creates cannot both win.
+ */
+import { EntitySchema } from '@mikro-orm/core';
+import type { FamilyDescriptor } from '../descriptor.ts';
+import { columnFor, planFields } from '../fields.ts';
+
+const timestamp = { type: 'Date', columnType: 'timestamptz' } as const;
+const nullableTimestamp = { ...timestamp, nullable: true } as const;
+const text = { type: 'string', columnType: 'text' } as const;
+const uuid = { type: 'string', columnType: 'uuid' } as const;
+const jsonb = { type: 'json', columnType: 'jsonb' } as const;
+
+export const OrganizationEntity = new EntitySchema<any>({
+  name: 'Organization',
+  tableName: 'organizations',
+  properties: {
+    id: { ...uuid, primary: true },
+    name: text,
+    plan: text,
+    disabled: { type: 'boolean', default: false },
+    features: { ...jsonb, default: '{}' },
+    flags: { ...jsonb, default: '{}' },
+    webhook_token_sealed: text,
+    webhook_token_hash: { ...text, unique: true },
+    previous_webhook_token_hash: { ...text, nullable: true, index: true },
+    previous_valid_until: nullableTimestamp,
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+});
+
+export const ApiKeyEntity = new EntitySchema<any>({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: { ...uuid, primary: true },
+    organization_id: { ...uuid, index: true },
+    name: text,
+    scopes: jsonb,
+    key_hash: { ...text, unique: true },
+    created_at: timestamp,
+    revoked_at: nullableTimestamp,
+  },
+});
+
+export const UserEntity = new EntitySchema<any>({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: { ...uuid, primary: true },
+    email: { ...text, unique: true },
+    name: { ...text, nullable: true },
+    created_at: timestamp,
+  },
+});
+
+export const MembershipEntity = new EntitySchema<any>({
+  name: 'Membership',
+  tableName: 'memberships',
+  properties: {
+    id: { ...uuid, primary: true },
+    organization_id: { ...uuid, index: true },
+    user_id: { ...uuid, index: true },
+    role: text,
+    // the same system columns as a family table, so a descriptor can serve these rows too
+    row_version: { type: 'integer', default: 1 },
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+  uniques: [{ properties: ['organization_id', 'user_id'] }],
+});
+
+export const PersonalTokenEntity = new EntitySchema<any>({
+  name: 'PersonalToken',
+  tableName: 'personal_tokens',
+  properties: {
+    id: { ...uuid, primary: true },
+    user_id: { ...uuid, index: true },
+    name: text,
+    organizations: jsonb,
+    max_role: text,
+    token_hash: { ...text, unique: true },
+    created_at: timestamp,
+    revoked_at: nullableTimestamp,
+  },
+});
+
+export const AuditEntryEntity = new EntitySchema<any>({
+  name: 'AuditEntry',
+  tableName: 'audit_log',
+  properties: {
+    id: { ...uuid, primary: true },
+    organization_id: uuid,
+    at: timestamp,
+    actor_kind: text,
+    actor_id: text,
+    transport: text,
+    family: text,
+    row_id: { ...text, nullable: true },
+    action: text,
+    changes: jsonb,
+  },
+  indexes: [{ properties: ['organization_id', 'at'] }],
+});
+
+export const SystemSettingEntity = new EntitySchema<any>({
+  name: 'SystemSetting',
+  tableName: 'system_settings',
+  properties: {
+    key: { ...text, primary: true },
+    value: text,
+  },
+});
+
+export const CORE_ENTITIES = [OrganizationEntity, ApiKeyEntity, UserEntity, MembershipEntity, PersonalTokenEntity, AuditEntryEntity, SystemSettingEntity];
+
+export function tableName(family: FamilyDescriptor): string {
+  return `cfg_${family.name}`;
+}
+
+export function entityName(family: FamilyDescriptor): string {
+  return tableName(family).replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
+}
+
+const built = new WeakMap<FamilyDescriptor, EntitySchema>();
+
+/** The family's table, built once per descriptor. */
+export function familyEntity(family: FamilyDescriptor): EntitySchema {
+  let entity = built.get(family);
+  if (!entity) built.set(family, (entity = buildFamilyEntity(family)));
+  return entity;
+}
+
+function buildFamilyEntity(family: FamilyDescriptor): EntitySchema {
+  const properties: Record<string, object> = {
+    // ids are unique per organization (some are natural, such as a tracker kind), so the key is the pair
+    organization_id: { ...uuid, primary: true },
+    id: { ...text, primary: true },
+    row_version: { type: 'integer', default: 1 },
+    created_at: timestamp,
+    updated_at: timestamp,
+  };
+  for (const name of planFields(family).stored) {
+    if (name in properties) continue;
+    properties[name] = { ...columnFor(family.fields[name]!), nullable: !family.naturalKey?.includes(name) };
+  }
+  const uniques =
+    family.kind === 'singleton'
+      ? []
+      : family.naturalKey?.length && !family.naturalKeyWhile
+        ? [{ properties: ['organization_id', ...family.naturalKey] }]
+        : [];
+  return new EntitySchema<any>({
+    name: entityName(family),
+    tableName: tableName(family),
+    properties: properties as never,
+    uniques,
+  });
+}
+
+export function allEntities(families: readonly FamilyDescriptor[]): EntitySchema[] {
+  return [...CORE_ENTITIES, ...families.map(familyEntity)];
+}

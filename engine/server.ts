@@ -1,0 +1,98 @@
+/** Builds the Koa app from a registry and serves it. The engine knows no family: it receives them. */
+import http from 'node:http';
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import type Router from '@koa/router';
+import type { Clock } from './clock.ts';
+import type { ServiceConfig } from './config.ts';
+import { SecretBox } from './crypto.ts';
+import type { Logger } from './logger.ts';
+import { allEntities } from './persistence/entities.ts';
+import { migrate, openDatabase } from './persistence/database.ts';
+import type { Registry } from './registry.ts';
+import type { Services } from './operations/types.ts';
+import { errorMiddleware, requireJson } from './http/errors.ts';
+import { configApi } from './http/config-api.ts';
+import { operatorApi } from './http/operator-api.ts';
+import { firstOrganization, operatorToken, secretKey, type FirstOrganization } from './bootstrap.ts';
+
+export interface ServeOptions {
+  registry: Registry;
+  config: Omit<ServiceConfig, 'publicUrl'> & { publicUrl?: string };
+  clock: Clock;
+  log: Logger;
+  databaseUrl?: string;
+  dataDir?: string;
+  host?: string;
+  port?: number;
+  operatorToken?: string;
+  secretKey?: string;
+  bootstrap?: boolean;
+  /** routes of other parts (webhooks, export), mounted beside the configuration API */
+  routers?: ((services: Services) => Router)[];
+  /** `entities` creates tables straight from the descriptors (tests of families not yet in a migration) */
+  schema?: 'migrations' | 'entities';
+  /** largest JSON body accepted by the API */
+  jsonLimit?: string;
+}
+
+export interface RunningService {
+  url: string;
+  services: Services;
+  /** printed once on first start */
+  mintedOperatorToken?: string;
+  firstOrganization?: FirstOrganization | null;
+  close(): Promise<void>;
+}
+
+export async function serve(options: ServeOptions): Promise<RunningService> {
+  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, entities: allEntities(options.registry.families) });
+  if (options.schema === 'entities') await db.schema.create();
+  else await migrate(db);
+  const host = options.host ?? '127.0.0.1';
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(options.port ?? 8080, host, resolve));
+  const port = (server.address() as { port: number }).port;
+  const config: ServiceConfig = { ...options.config, publicUrl: (options.config.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '') };
+  const services: Services = {
+    db,
+    registry: options.registry,
+    clock: options.clock,
+    config,
+    secrets: new SecretBox(await secretKey(db, options.secretKey)),
+    log: options.log,
+  };
+  const operator = await operatorToken(db, options.operatorToken);
+  const first = options.bootstrap === false ? null : await firstOrganization(services);
+
+  const app = new Koa();
+  app.use(errorMiddleware(options.log));
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/healthz') {
+      await db.em.fork().execute('select 1');
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    await next();
+  });
+  app.use(requireJson);
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: options.jsonLimit ?? '1mb', encoding: 'utf-8' }));
+  app.use(configApi(services));
+  const admin = operatorApi(services, operator.hash);
+  app.use(admin.routes());
+  for (const make of options.routers ?? []) app.use(make(services).routes());
+  server.on('request', app.callback());
+
+  return {
+    url: `http://${host}:${port}`,
+    services,
+    mintedOperatorToken: operator.minted,
+    firstOrganization: first,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await db.close();
+    },
+  };
+}

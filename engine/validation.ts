@@ -1,0 +1,110 @@
+/**
+ * Turns a request body into accepted input or field errors. Every refused field is named, with a message
+ * built from its schema; no message ever repeats a submitted value.
+ */
+import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Settings } from 'typebox/system';
+import type { FieldError } from './errors.ts';
+import { describeSchema, isReadOnly } from './fields.ts';
+import type { FamilyDescriptor, Row } from './descriptor.ts';
+
+Settings.Set({ maxErrors: 1000 });
+
+type Json = Record<string, unknown>;
+type Validator = ReturnType<typeof Compile>;
+const compiled = new WeakMap<TSchema, Validator>();
+
+function validatorFor(schema: TSchema): Validator {
+  let v = compiled.get(schema);
+  if (!v) {
+    v = Compile(schema);
+    compiled.set(schema, v);
+  }
+  return v;
+}
+
+function pathOf(field: string, instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : `${acc}.${part.replace(/~1/g, '/').replace(/~0/g, '~')}`), field);
+}
+
+function resolve(schema: TSchema, schemaPath: string): TSchema {
+  let node: unknown = schema;
+  for (const part of schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean)) {
+    if (node === null || typeof node !== 'object') return schema;
+    node = (node as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return (node && typeof node === 'object' ? node : schema) as TSchema;
+}
+
+/** Field errors for one value against one field schema (empty when it is valid). */
+export function checkValue(field: string, schema: TSchema, value: unknown): FieldError[] {
+  const validator = validatorFor(schema);
+  if (validator.Check(value)) return [];
+  const byPath = new Map<string, string>();
+  const errors = [...validator.Errors(value)] as { keyword: string; schemaPath: string; instancePath: string; params: Json }[];
+  for (const error of errors) {
+    if (error.keyword === 'required') {
+      for (const name of (error.params.requiredProperties as string[] | undefined) ?? []) {
+        byPath.set(pathOf(field, `${error.instancePath}/${name}`), 'is required');
+      }
+    } else if (error.keyword === 'additionalProperties') {
+      for (const name of (error.params.additionalProperties as string[] | undefined) ?? []) {
+        byPath.set(pathOf(field, `${error.instancePath}/${name}`), 'is not an accepted key');
+      }
+    }
+  }
+  for (const error of errors) {
+    if (['required', 'additionalProperties', 'boolean'].includes(error.keyword)) continue;
+    const path = pathOf(field, error.instancePath);
+    if (byPath.has(path)) continue;
+    const union = errors.find((e) => e.keyword === 'anyOf' && e.instancePath === error.instancePath);
+    const where = (union ?? error).schemaPath;
+    byPath.set(path, describeSchema(resolve(schema, where)));
+  }
+  if (byPath.size === 0) byPath.set(field, describeSchema(schema));
+  return [...byPath].map(([f, message]) => ({ field: f, message }));
+}
+
+export function isPlainObject(value: unknown): value is Row {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export interface ParsedWrite {
+  input: Row;
+  errors: FieldError[];
+}
+
+/**
+ * Checks a create or update body against a family: unknown, read-only and (on update) create-only fields
+ * are refused by name, required fields are checked on create, and every value against its schema.
+ * `extraInputs` are accepted inputs that are not fields (such as `move` on positioned families).
+ */
+export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'update', extraInputs: Record<string, TSchema> = {}): ParsedWrite {
+  if (!isPlainObject(body)) return { input: {}, errors: [{ field: 'body', message: 'must be a JSON object' }] };
+  const errors: FieldError[] = [];
+  const input: Row = {};
+  for (const [key, value] of Object.entries(body)) {
+    const schema = d.fields[key] ?? extraInputs[key];
+    if (!schema) {
+      errors.push({ field: key, message: `is not a field of ${d.name}` });
+    } else if (isReadOnly(schema)) {
+      errors.push({ field: key, message: 'is read-only' });
+    } else if (op === 'update' && d.createOnly?.includes(key)) {
+      errors.push({ field: key, message: 'can only be set when the row is created' });
+    } else {
+      const found = value === undefined ? [] : checkValue(key, schema, value);
+      if (found.length) errors.push(...found);
+      else if (value !== undefined) input[key] = value;
+    }
+  }
+  if (op === 'create') {
+    for (const key of d.requiredOnCreate ?? []) {
+      if (!(key in body) || body[key] === undefined) errors.push({ field: key, message: 'is required' });
+    }
+  }
+  return { input, errors };
+}

@@ -1,0 +1,49 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261122002223 extends Migration {
+
+  override name = 'Migration20261122002223';
+
+  override up(): void | Promise<void> {
+    this.addSql(`create table "api_keys" ("id" uuid not null, "organization_id" uuid not null, "name" text not null, "scopes" jsonb not null, "key_hash" text not null, "created_at" timestamptz not null, "revoked_at" timestamptz null, primary key ("id"));`);
+    this.addSql(`create index "api_keys_organization_id_index" on "api_keys" ("organization_id");`);
+    this.addSql(`alter table "api_keys" add constraint "api_keys_key_hash_unique" unique ("key_hash");`);
+
+    this.addSql(`create table "audit_log" ("id" uuid not null, "organization_id" uuid not null, "at" timestamptz not null, "actor_kind" text not null, "actor_id" text not null, "transport" text not null, "family" text not null, "row_id" text null, "action" text not null, "changes" jsonb not null, primary key ("id"));`);
+    this.addSql(`create index "audit_log_organization_id_at_index" on "audit_log" ("organization_id", "at");`);
+
+    this.addSql(`create table "cfg_ai_providers" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" text not null, "provider" text null, "api_key" text null, "base_url" text null, "model" text null, "model_overrides" jsonb null, "auto_upgrade_model" boolean null, "enabled" boolean null, "priority" int null, "max_tokens" int null, "temperature" double precision null, "timeout_ms" int null, "rate_limit_rpm" int null, primary key ("organization_id", "id"));`);
+    this.addSql(`alter table "cfg_ai_providers" add constraint "cfg_ai_providers_organization_id_name_unique" unique ("organization_id", "name");`);
+
+    this.addSql(`create table "cfg_alert_mutes" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "pattern" text not null, "duration_minutes" int null, "reason" text null, "ends_at" timestamptz null, "created_by_user_id" text null, "created_via" text null, primary key ("organization_id", "id"));`);
+
+    this.addSql(`create table "cfg_organization_settings" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "timezone" text null, "alert_storm_threshold" int null, "alert_storm_window_seconds" int null, "alert_grouping_ai_enabled" boolean null, "alert_refire_cooldown_minutes" int null, "automation_approval_ttl_minutes" int null, "investigation_cooldown_minutes" int null, "investigation_paused" boolean null, "auto_open_incidents" boolean null, "auto_close_incidents" boolean null, "incident_severity_floor" text null, "monthly_ai_budget_usd" double precision null, "ai_budget_warn_percent" int null, "restrict_domain_signups" boolean null, "social_joins_enabled" boolean null, primary key ("organization_id", "id"));`);
+
+    this.addSql(`create table "cfg_slis" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" text not null, "service" text null, "indicator" text null, "latency_threshold_ms" int null, "query" text null, "description" text null, primary key ("organization_id", "id"));`);
+    this.addSql(`alter table "cfg_slis" add constraint "cfg_slis_organization_id_name_unique" unique ("organization_id", "name");`);
+
+    this.addSql(`create table "cfg_slos" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" text not null, "sli_id" text null, "target_percent" double precision null, "window_days" int null, "description" text null, "status" text null, "error_budget_remaining_percent" double precision null, "burn_rate" double precision null, primary key ("organization_id", "id"));`);
+    this.addSql(`alter table "cfg_slos" add constraint "cfg_slos_organization_id_name_unique" unique ("organization_id", "name");`);
+
+    this.addSql(`create table "cfg_status_page_components" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "display_name" text null, "description" text null, "slo_ids" jsonb null, "position" int null, "archived_at" timestamptz null, primary key ("organization_id", "id"));`);
+
+    this.addSql(`create table "memberships" ("id" uuid not null, "organization_id" uuid not null, "user_id" uuid not null, "role" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(`create index "memberships_organization_id_index" on "memberships" ("organization_id");`);
+    this.addSql(`create index "memberships_user_id_index" on "memberships" ("user_id");`);
+    this.addSql(`alter table "memberships" add constraint "memberships_organization_id_user_id_unique" unique ("organization_id", "user_id");`);
+
+    this.addSql(`create table "organizations" ("id" uuid not null, "name" text not null, "plan" text not null, "disabled" boolean not null default false, "features" jsonb not null default '{}', "flags" jsonb not null default '{}', "webhook_token_sealed" text not null, "webhook_token_hash" text not null, "previous_webhook_token_hash" text null, "previous_valid_until" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(`alter table "organizations" add constraint "organizations_webhook_token_hash_unique" unique ("webhook_token_hash");`);
+    this.addSql(`create index "organizations_previous_webhook_token_hash_index" on "organizations" ("previous_webhook_token_hash");`);
+
+    this.addSql(`create table "personal_tokens" ("id" uuid not null, "user_id" uuid not null, "name" text not null, "organizations" jsonb not null, "max_role" text not null, "token_hash" text not null, "created_at" timestamptz not null, "revoked_at" timestamptz null, primary key ("id"));`);
+    this.addSql(`create index "personal_tokens_user_id_index" on "personal_tokens" ("user_id");`);
+    this.addSql(`alter table "personal_tokens" add constraint "personal_tokens_token_hash_unique" unique ("token_hash");`);
+
+    this.addSql(`create table "system_settings" ("key" text not null, "value" text not null, primary key ("key"));`);
+
+    this.addSql(`create table "users" ("id" uuid not null, "email" text not null, "name" text null, "created_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(`alter table "users" add constraint "users_email_unique" unique ("email");`);
+  }
+
+}

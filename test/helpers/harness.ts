@@ -1,0 +1,134 @@
+/**
+ * Starts a whole Vigil on a port of its own, on embedded PGlite in memory, or (with DATABASE_URL) on a
+ * PostgreSQL database created for this run and dropped afterwards. Tests talk to it over HTTP.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { ManualClock } from '../../engine/clock.ts';
+import type { FamilyDescriptor } from '../../engine/descriptor.ts';
+import { createLogger } from '../../engine/logger.ts';
+import { createRegistry } from '../../engine/registry.ts';
+import { serve, type RunningService } from '../../engine/server.ts';
+import { families as allFamilies } from '../../resources/index.ts';
+import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
+
+export interface Answer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export type Client = ReturnType<typeof client>;
+
+export function client(base: string, token?: string) {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+    const init: RequestInit = { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${base}${path}`, init);
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+  return {
+    get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) => call('POST', path, body, headers),
+    put: (path: string, body?: unknown, headers?: Record<string, string>) => call('PUT', path, body, headers),
+    patch: (path: string, body?: unknown, headers?: Record<string, string>) => call('PATCH', path, body, headers),
+    del: (path: string, headers?: Record<string, string>) => call('DELETE', path, undefined, headers),
+    call,
+  };
+}
+
+async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return undefined;
+  const name = `vigil_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export const OPERATOR_TOKEN = 'test-operator-token';
+
+export interface Vigil {
+  url: string;
+  clock: ManualClock;
+  running: RunningService;
+  operator: Client;
+  /** an organization on `plan` with one key per scope set asked for */
+  organization(plan?: string, features?: Record<string, boolean>): Promise<Organization>;
+  close(): Promise<void>;
+}
+
+export interface Organization {
+  id: string;
+  webhookToken: string;
+  /** a client holding a new key with these scopes */
+  key(scopes?: string[]): Promise<Client & { keyId: string; token: string }>;
+}
+
+export async function startVigil(options: { families?: FamilyDescriptor[]; publicUrl?: string } = {}): Promise<Vigil> {
+  const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+  const scratch = await scratchDatabase();
+  const running = await serve({
+    registry: createRegistry(options.families ?? allFamilies),
+    config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES },
+    clock,
+    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    databaseUrl: scratch?.url,
+    dataDir: 'memory://',
+    port: 0,
+    operatorToken: OPERATOR_TOKEN,
+    secretKey: randomBytes(32).toString('base64'),
+    bootstrap: false,
+    schema: 'entities',
+  });
+  const operator = client(running.url, OPERATOR_TOKEN);
+  return {
+    url: running.url,
+    clock,
+    running,
+    operator,
+    async organization(plan = 'business', features) {
+      const created = await operator.post('/api/admin/v1/organizations', { name: `org ${randomBytes(3).toString('hex')}`, plan });
+      if (created.status !== 201) throw new Error(`organization not created: ${JSON.stringify(created.body)}`);
+      const id = created.body.id as string;
+      if (features) await operator.patch(`/api/admin/v1/organizations/${id}`, { features });
+      return {
+        id,
+        webhookToken: created.body.webhook_token,
+        async key(scopes = ['api:admin']) {
+          const made = await operator.post(`/api/admin/v1/organizations/${id}/api_keys`, { name: 'test key', scopes });
+          if (made.status !== 201) throw new Error(`key not created: ${JSON.stringify(made.body)}`);
+          return Object.assign(client(running.url, made.body.key), { keyId: made.body.id as string, token: made.body.key as string });
+        },
+      };
+    },
+    async close() {
+      await running.close();
+      await scratch?.drop();
+    },
+  };
+}
+
+export const CONFIG = '/api/v1/config';
