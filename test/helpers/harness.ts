@@ -87,11 +87,17 @@ export interface Organization {
   key(scopes?: string[]): Promise<Client & { keyId: string; token: string }>;
 }
 
-export async function startVigil(options: { families?: FamilyDescriptor[]; publicUrl?: string } = {}): Promise<Vigil> {
+/** Families served: every registered one, plus `extra` ones (a family not in resources/index.ts yet, or a throwaway). */
+export function familiesWith(extra: FamilyDescriptor[] = []): FamilyDescriptor[] {
+  const names = new Set(extra.map((f) => f.name));
+  return [...allFamilies.filter((f) => !names.has(f.name)), ...extra];
+}
+
+export async function startVigil(options: { families?: FamilyDescriptor[]; extraFamilies?: FamilyDescriptor[]; publicUrl?: string } = {}): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
   const scratch = await scratchDatabase();
   const running = await serve({
-    registry: createRegistry(options.families ?? allFamilies),
+    registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
     config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES },
     clock,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
