@@ -108,3 +108,9 @@ export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'u
   }
   return { input, errors };
 }
+
+/** Field errors for a whole body against an object schema (an action's input), named by field path. */
+export function checkBody(schema: TSchema, body: unknown): FieldError[] {
+  if (!isPlainObject(body)) return [{ field: 'body', message: 'must be a JSON object' }];
+  return checkValue('', schema, body).map((e) => ({ ...e, field: e.field.replace(/^\./, '') || 'body' }));
+}

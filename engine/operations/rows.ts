@@ -62,3 +62,9 @@ export async function applyMove(store: FamilyStore, d: FamilyDescriptor, row: Ro
   row[field] = neighbour[field];
   return true;
 }
+
+/** A row's field values without the engine's system columns (what an update writes). */
+export function stripSystem(row: Row): Row {
+  const { id: _id, organization_id: _org, row_version: _v, created_at: _c, updated_at: _u, ...values } = row;
+  return values;
+}

@@ -10,7 +10,7 @@ import { hookContext, inTransaction, readStore } from './context.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
 import { loadRow } from './read.ts';
-import { applyMove, composeId, fieldsFromId, MOVE_INPUT, nextPosition, sealSecrets } from './rows.ts';
+import { applyMove, composeId, fieldsFromId, MOVE_INPUT, nextPosition, sealSecrets, stripSystem } from './rows.ts';
 import type { Notice, OperationRequest, OperationResult, Services } from './types.ts';
 
 interface Written {
@@ -145,11 +145,6 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
   if (!written) return readUnchanged(services, caller, d, request);
   await afterCommit(services, d, 'update', written);
   return answer(services, caller, d, 200, written);
-}
-
-function stripSystem(row: Row): Row {
-  const { id: _id, organization_id: _org, row_version: _v, created_at: _c, updated_at: _u, ...values } = row;
-  return values;
 }
 
 /** An update that changes nothing writes nothing and audits nothing; it answers the row as it stands. */

@@ -4,6 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { loadOrganization } from '../../engine/auth/authenticate.ts';
+import type { Caller } from '../../engine/auth/caller.ts';
+import type { Role } from '../../engine/plans.ts';
 import { ManualClock } from '../../engine/clock.ts';
 import type { FamilyDescriptor } from '../../engine/descriptor.ts';
 import { createLogger } from '../../engine/logger.ts';
@@ -138,3 +141,14 @@ export async function startVigil(options: { families?: FamilyDescriptor[]; extra
 }
 
 export const CONFIG = '/api/v1/config';
+
+/**
+ * A caller for operation-layer tests of what has no HTTP route yet (actions reach users through the
+ * agent-tool endpoint): an mcp key of the organization with the given role.
+ */
+export async function agentCaller(vigil: Vigil, organizationId: string, role: Role = 'member'): Promise<Caller> {
+  const organization = await loadOrganization(vigil.running.services.db, organizationId);
+  if (!organization) throw new Error('no such organization');
+  const scope = { viewer: 'mcp:read', member: 'mcp:write', org_admin: 'mcp:admin' }[role];
+  return { organization, credential: { kind: 'api_key', id: 'test-key', scopes: [scope] }, role, transport: 'mcp', endpointFeature: 'mcp', requestId: 'test' };
+}

@@ -1,0 +1,58 @@
+/**
+ * Named actions (`set_deploy_freeze`, …): descriptor entries run by the same pipeline as writes —
+ * endpoint plan, the action's feature and role, input validation, one transaction with the audit entry.
+ */
+import type { Caller } from '../auth/caller.ts';
+import type { Row } from '../descriptor.ts';
+import { ApiError, notFound, validationFailed } from '../errors.ts';
+import { checkBody } from '../validation.ts';
+import { diffRows, recordAudit } from './audit.ts';
+import { requireFeature, requireRole } from './authorize.ts';
+import { hookContext, inTransaction } from './context.ts';
+import { etagOf, ifMatchHolds, project } from './project.ts';
+import { loadRow } from './read.ts';
+import { stripSystem } from './rows.ts';
+import type { OperationResult, Services } from './types.ts';
+
+export interface ActionRequest {
+  family: string;
+  action: string;
+  id?: string;
+  body?: unknown;
+  ifMatch?: string;
+}
+
+export async function executeAction(services: Services, caller: Caller, request: ActionRequest): Promise<OperationResult> {
+  const d = services.registry.get(request.family);
+  if (!d) throw new ApiError('not_found', `There is no resource family named ${request.family}.`);
+  requireFeature(caller, caller.endpointFeature);
+  const action = d.actions?.[request.action];
+  if (!action) throw new ApiError('not_found', `${d.name} has no action named ${request.action}.`);
+  const feature = action.feature ?? d.features?.update;
+  if (feature) requireFeature(caller, feature);
+  requireRole(caller, action.role);
+  const errors = checkBody(action.input, request.body ?? {});
+  if (errors.length) throw validationFailed(errors);
+  const input = (request.body ?? {}) as Row;
+
+  const written = await inTransaction(services, async (store) => {
+    const now = services.clock.now();
+    const ctx = hookContext(services, caller, store, now);
+    const existing = await loadRow(services, caller, d, store, request.id, true);
+    if (!existing || existing.created_at === null) throw notFound(d.name);
+    if (d.archive && existing[d.archive.field]) throw new ApiError('conflict', `This ${d.name} row is archived; archived rows cannot be changed.`);
+    if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) {
+      throw new ApiError('precondition_failed', 'The row changed since that ETag was read; read it again and retry. Nothing was written.', {
+        data: project(d, existing, { now, config: services.config }),
+      });
+    }
+    const next = { ...existing, ...(await action.run(existing, input, ctx)) };
+    const changes = diffRows(d, existing, next);
+    if (Object.keys(changes).length === 0) return existing;
+    const stored = await store.update(d, existing, stripSystem(next), now);
+    await recordAudit(store.em, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
+    return stored;
+  });
+  const now = services.clock.now();
+  return { status: 200, data: project(d, written, { now, config: services.config }), etag: etagOf(d, written), id: String(written.id) };
+}
