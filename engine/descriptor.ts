@@ -93,6 +93,11 @@ export interface Examples {
   invalid: { body: Row; field: string }[];
   /** a body that changes a row created from valid[0] (omit for families without update) */
   update?: Row;
+  /**
+   * Families whose rows must exist before the valid bodies can be created (a validate hook checks for them):
+   * a test first creates each collection's valid examples and applies each singleton's `update`, in this order.
+   */
+  requires?: readonly string[];
 }
 
 export interface FamilyDescriptor {

@@ -17,9 +17,9 @@ export function requireFeature(caller: Caller, feature: Feature): void {
   }
 }
 
-export function requireRole(caller: Caller, need: Role): void {
+export function requireRole(caller: Caller, need: Role, write = true): void {
   if (roleAtLeast(caller.role, need)) return;
-  if (caller.credential.kind === 'api_key' && caller.credential.scopes.every((s) => READ_ONLY_SCOPES.has(s))) {
+  if (write && caller.credential.kind === 'api_key' && caller.credential.scopes.every((s) => READ_ONLY_SCOPES.has(s))) {
     throw new ApiError('read_only_key', 'This key is read-only; use a key with a write scope for this operation.');
   }
   throw new ApiError('forbidden', `This operation needs the ${need} role; the caller has ${caller.role}.`);
@@ -38,7 +38,7 @@ export function authorize(caller: Caller, family: FamilyDescriptor, op: Operatio
   }
   const feature = family.features?.[op];
   if (feature) requireFeature(caller, feature);
-  requireRole(caller, family.roles?.[op] ?? DEFAULT_ROLES[op]);
+  requireRole(caller, family.roles?.[op] ?? DEFAULT_ROLES[op], op !== 'list' && op !== 'read');
 }
 
 /** Fields only a user credential may write (for example sign-up policies). */
