@@ -8,7 +8,9 @@ import { isFeature, isRole } from './plans.ts';
 
 const HOOKS = ['prepare', 'validate', 'afterCommit'];
 
-export class DescriptorError extends Error {}
+export class DescriptorError extends Error {
+  override name = 'DescriptorError';
+}
 
 export interface Registry {
   readonly families: readonly FamilyDescriptor[];

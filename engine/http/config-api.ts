@@ -59,7 +59,7 @@ function render(ctx: Context, services: Services, caller: Caller, family: string
 async function auditLog(ctx: Context, services: Services, caller: Caller): Promise<void> {
   requireRole(caller, 'org_admin', false);
   const limit = Math.min(Math.max(Number(ctx.query.limit ?? 200) || 200, 1), 1000);
-  const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: caller.organization.id }, { orderBy: { at: 'desc', id: 'desc' }, limit, disableIdentityMap: true });
+  const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: caller.organization.id }, { orderBy: { seq: 'desc' }, limit, disableIdentityMap: true });
   ctx.body = { organization: publicOrganization(caller.organization), data: rows.map((r) => auditView(r as Record<string, unknown>)) };
 }
 

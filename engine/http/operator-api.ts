@@ -70,7 +70,7 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
   router.get('/organizations/:id/audit_log', async (ctx) => {
     const id = uuidParam(ctx.params.id);
     await orgs.organizationView(services, id);
-    const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: id }, { orderBy: { at: 'desc', id: 'desc' }, limit: 1000, disableIdentityMap: true });
+    const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: id }, { orderBy: { seq: 'desc' }, limit: 1000, disableIdentityMap: true });
     ctx.body = { data: rows.map((r) => auditView(r as Record<string, unknown>)) };
   });
   return router;

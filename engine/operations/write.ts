@@ -132,7 +132,9 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
 
       async function persistNew(): Promise<Written> {
         const stored = await store.insert(d, orgId, row, now);
-        await recordAudit(store.em, { caller, family: d.name, rowId: String(stored.id), action: 'create', changes: diffRows(d, null, stored), at: now });
+        // a singleton always exists for its users: its first write is an update from the defaults
+        const [action, before] = d.kind === 'singleton' ? (['update', existing] as const) : (['create', null] as const);
+        await recordAudit(store.em, { caller, family: d.name, rowId: String(stored.id), action, changes: diffRows(d, before, stored), at: now });
         return { row: stored, notices, ctx };
       }
       async function persistChange(): Promise<Written> {

@@ -93,6 +93,8 @@ export const AuditEntryEntity = new EntitySchema<any>({
   tableName: 'audit_log',
   properties: {
     id: { ...uuid, primary: true },
+    // insertion order, so entries written in the same millisecond still list newest first
+    seq: { type: 'bigint', columnType: 'bigint', autoincrement: true, unique: true },
     organization_id: uuid,
     at: timestamp,
     actor_kind: text,
@@ -103,7 +105,7 @@ export const AuditEntryEntity = new EntitySchema<any>({
     action: text,
     changes: jsonb,
   },
-  indexes: [{ properties: ['organization_id', 'at'] }],
+  indexes: [{ properties: ['organization_id', 'seq'] }],
 });
 
 export const SystemSettingEntity = new EntitySchema<any>({

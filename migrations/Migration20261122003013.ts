@@ -1,16 +1,17 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122002223 extends Migration {
+export class Migration20261122003013 extends Migration {
 
-  override name = 'Migration20261122002223';
+  override name = 'Migration20261122003013';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "api_keys" ("id" uuid not null, "organization_id" uuid not null, "name" text not null, "scopes" jsonb not null, "key_hash" text not null, "created_at" timestamptz not null, "revoked_at" timestamptz null, primary key ("id"));`);
     this.addSql(`create index "api_keys_organization_id_index" on "api_keys" ("organization_id");`);
     this.addSql(`alter table "api_keys" add constraint "api_keys_key_hash_unique" unique ("key_hash");`);
 
-    this.addSql(`create table "audit_log" ("id" uuid not null, "organization_id" uuid not null, "at" timestamptz not null, "actor_kind" text not null, "actor_id" text not null, "transport" text not null, "family" text not null, "row_id" text null, "action" text not null, "changes" jsonb not null, primary key ("id"));`);
-    this.addSql(`create index "audit_log_organization_id_at_index" on "audit_log" ("organization_id", "at");`);
+    this.addSql(`create table "audit_log" ("id" uuid not null, "seq" bigserial, "organization_id" uuid not null, "at" timestamptz not null, "actor_kind" text not null, "actor_id" text not null, "transport" text not null, "family" text not null, "row_id" text null, "action" text not null, "changes" jsonb not null, primary key ("id"));`);
+    this.addSql(`alter table "audit_log" add constraint "audit_log_seq_unique" unique ("seq");`);
+    this.addSql(`create index "audit_log_organization_id_seq_index" on "audit_log" ("organization_id", "seq");`);
 
     this.addSql(`create table "cfg_ai_providers" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" text not null, "provider" text null, "api_key" text null, "base_url" text null, "model" text null, "model_overrides" jsonb null, "auto_upgrade_model" boolean null, "enabled" boolean null, "priority" int null, "max_tokens" int null, "temperature" double precision null, "timeout_ms" int null, "rate_limit_rpm" int null, primary key ("organization_id", "id"));`);
     this.addSql(`alter table "cfg_ai_providers" add constraint "cfg_ai_providers_organization_id_name_unique" unique ("organization_id", "name");`);

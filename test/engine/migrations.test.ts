@@ -1,0 +1,13 @@
+/** The committed migrations build exactly the tables the descriptors derive. */
+import t from 'tap';
+import { allEntities } from '../../engine/persistence/entities.ts';
+import { migrate, openDatabase } from '../../engine/persistence/database.ts';
+import { families } from '../../resources/index.ts';
+
+t.test('migrations match the registry (run `npm run db:migration` after changing a descriptor)', async (t) => {
+  const db = await openDatabase({ dataDir: 'memory://', entities: allEntities(families) });
+  t.teardown(() => db.close());
+  await migrate(db);
+  const pending = (await db.schema.getUpdateSchemaSQL({ wrap: false })).trim();
+  t.equal(pending, '', 'no schema change is left outside a migration');
+});
