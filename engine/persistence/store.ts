@@ -29,8 +29,12 @@ export class FamilyStore {
   }
 
   async list(family: FamilyDescriptor, organizationId: string, options: ListOptions = {}): Promise<Row[]> {
+    // creation order breaks ties, then the id, so lists are stable
+    const orderBy: Record<string, 'asc' | 'desc'> = { ...options.orderBy };
+    orderBy.created_at ??= 'asc';
+    orderBy.id ??= 'asc';
     const found = await this.em.find(familyEntity(family), { ...options.where, organization_id: organizationId } as never, {
-      orderBy: { ...options.orderBy, created_at: 'asc', id: 'asc' } as never,
+      orderBy: orderBy as never,
       limit: options.limit,
       disableIdentityMap: true,
     });
