@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122003013 extends Migration {
+export class Migration20261122003354 extends Migration {
 
-  override name = 'Migration20261122003013';
+  override name = 'Migration20261122003354';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "api_keys" ("id" uuid not null, "organization_id" uuid not null, "name" text not null, "scopes" jsonb not null, "key_hash" text not null, "created_at" timestamptz not null, "revoked_at" timestamptz null, primary key ("id"));`);
@@ -18,7 +18,12 @@ export class Migration20261122003013 extends Migration {
 
     this.addSql(`create table "cfg_alert_mutes" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "pattern" text not null, "duration_minutes" int null, "reason" text null, "ends_at" timestamptz null, "created_by_user_id" text null, "created_via" text null, primary key ("organization_id", "id"));`);
 
+    this.addSql(`create table "cfg_code_host_settings" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "installation_id" text null, "account" text null, "default_branch" text null, "fix_pr_draft" boolean null, "fix_pr_labels" jsonb null, "fix_pr_reviewers" jsonb null, "branch_prefix" text null, primary key ("organization_id", "id"));`);
+
     this.addSql(`create table "cfg_organization_settings" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "timezone" text null, "alert_storm_threshold" int null, "alert_storm_window_seconds" int null, "alert_grouping_ai_enabled" boolean null, "alert_refire_cooldown_minutes" int null, "automation_approval_ttl_minutes" int null, "investigation_cooldown_minutes" int null, "investigation_paused" boolean null, "auto_open_incidents" boolean null, "auto_close_incidents" boolean null, "incident_severity_floor" text null, "monthly_ai_budget_usd" double precision null, "ai_budget_warn_percent" int null, "restrict_domain_signups" boolean null, "social_joins_enabled" boolean null, primary key ("organization_id", "id"));`);
+
+    this.addSql(`create table "cfg_service_bindings" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "service" text not null, "environment" text not null, "account_id" text null, "region" text null, "log_groups" jsonb null, "log_filter" text null, "trace_service_names" jsonb null, "metric_selectors" jsonb null, primary key ("organization_id", "id"));`);
+    this.addSql(`alter table "cfg_service_bindings" add constraint "cfg_service_bindings_organization_id_service_environment_unique" unique ("organization_id", "service", "environment");`);
 
     this.addSql(`create table "cfg_slis" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" text not null, "service" text null, "indicator" text null, "latency_threshold_ms" int null, "query" text null, "description" text null, primary key ("organization_id", "id"));`);
     this.addSql(`alter table "cfg_slis" add constraint "cfg_slis_organization_id_name_unique" unique ("organization_id", "name");`);
@@ -27,6 +32,12 @@ export class Migration20261122003013 extends Migration {
     this.addSql(`alter table "cfg_slos" add constraint "cfg_slos_organization_id_name_unique" unique ("organization_id", "name");`);
 
     this.addSql(`create table "cfg_status_page_components" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "display_name" text null, "description" text null, "slo_ids" jsonb null, "position" int null, "archived_at" timestamptz null, primary key ("organization_id", "id"));`);
+
+    this.addSql(`create table "cfg_ticket_import_rules" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "provider" text not null, "config" jsonb null, "enabled" boolean null, "last_run_at" timestamptz null, "last_run_counts" jsonb null, primary key ("organization_id", "id"));`);
+    this.addSql(`alter table "cfg_ticket_import_rules" add constraint "cfg_ticket_import_rules_organization_id_provider_unique" unique ("organization_id", "provider");`);
+
+    this.addSql(`create table "cfg_ticket_integrations" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "provider" text not null, "base_url" text null, "account" text null, "api_token" text null, "enabled" boolean null, primary key ("organization_id", "id"));`);
+    this.addSql(`alter table "cfg_ticket_integrations" add constraint "cfg_ticket_integrations_organization_id_provider_unique" unique ("organization_id", "provider");`);
 
     this.addSql(`create table "memberships" ("id" uuid not null, "organization_id" uuid not null, "user_id" uuid not null, "role" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "memberships_organization_id_index" on "memberships" ("organization_id");`);

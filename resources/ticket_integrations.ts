@@ -1,0 +1,62 @@
+import Type from 'typebox';
+import { defineFamily, featureFor, type Rule } from '../engine/descriptor.ts';
+import { notAUrl } from '../engine/rules.ts';
+
+/** The two trackers that need credentials (neutral stand-ins, in the service's order). */
+export const TRACKERS_WITH_CREDENTIALS = ['issue_tracker', 'sprint_tracker'] as const;
+
+const httpsUrl: Rule = {
+  description: 'base_url must be an https URL',
+  fields: ['base_url'],
+  check: (row) => (typeof row.base_url === 'string' && !/^https:\/\/[^/?#\s]+/i.test(row.base_url) ? [{ field: 'base_url', message: 'must be an https URL' }] : []),
+};
+
+export default defineFamily({
+  name: 'ticket_integrations',
+  description:
+    'The credentials of one ticket tracker (`issue_tracker` or `sprint_tracker`), which its ticket import rule needs before it can be saved. ' +
+    'This is the REST view of the agent-tool operation `configure_ticket_integration`; one row per tracker, whose path id is the tracker kind ' +
+    '(a second create for the same tracker answers 409 with the existing row). ' +
+    '`base_url` is the tracker site\'s https URL, `account` the account email or user the token belongs to. ' +
+    '`api_token` is write-only: it is answered as `api_token_set`, never appears in an answer, error, audit entry or export, ' +
+    'an omitted token on update keeps the stored one, and removing it means deleting the row. ' +
+    'When `enabled` is false the credentials are kept and not used. ' +
+    'Every operation but delete needs the ticket systems feature; delete is allowed on any plan so a downgraded plan cannot trap a token. ' +
+    'Deleting the credentials leaves the tracker\'s import rule in place; it imports nothing until credentials are saved again, and ' +
+    'while it is enabled it cannot be changed (only disabled or deleted) until they are.',
+  kind: 'collection',
+  operations: ['list', 'read', 'create', 'update', 'delete'],
+  features: featureFor('ticket_systems', ['delete']),
+  id: { from: ['provider'] },
+  naturalKey: ['provider'],
+  requiredOnCreate: ['provider', 'base_url', 'account', 'api_token'],
+  createOnly: ['provider'],
+  fields: {
+    id: Type.String({ readOnly: true, description: 'the tracker kind' }),
+    provider: Type.Union(TRACKERS_WITH_CREDENTIALS.map((k) => Type.Literal(k)), { description: 'the tracker; one row each; set on create only' }),
+    base_url: Type.String({ format: 'uri', maxLength: 2048, description: 'the tracker site\'s https URL' }),
+    account: Type.String({ minLength: 1, maxLength: 200, description: 'the account email or user the token belongs to' }),
+    api_token: Type.String({ minLength: 1, maxLength: 4096, writeOnly: true, format: 'password', description: 'write-only; never returned; an omitted token keeps the stored one' }),
+    api_token_set: Type.Boolean({ readOnly: true, description: 'whether a token is stored' }),
+    enabled: Type.Boolean({ default: true, description: 'when false the credentials are kept and not used' }),
+    updated_at: Type.String({ format: 'date-time', readOnly: true }),
+  },
+  presence: { api_token_set: 'api_token' },
+  rules: [httpsUrl, notAUrl('api_token', 'base_url')],
+  examples: {
+    valid: [
+      { provider: 'issue_tracker', base_url: 'https://acme.tracker.example.com', account: 'ops@acme.example', api_token: 'tok-issue-0001' },
+      { provider: 'sprint_tracker', base_url: 'https://sprints.example.com', account: 'ops-bot', api_token: 'tok-sprint-0001', enabled: false },
+    ],
+    invalid: [
+      { body: { base_url: 'https://x.example.com', account: 'a', api_token: 't' }, field: 'provider' },
+      { body: { provider: 'code_host', base_url: 'https://x.example.com', account: 'a', api_token: 't' }, field: 'provider' },
+      { body: { provider: 'issue_tracker', base_url: 'not a url', account: 'a', api_token: 't' }, field: 'base_url' },
+      { body: { provider: 'issue_tracker', base_url: 'http://x.example.com', account: 'a', api_token: 't' }, field: 'base_url' },
+      { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', api_token: 't' }, field: 'account' },
+      { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a' }, field: 'api_token' },
+      { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a', api_token: '' }, field: 'api_token' },
+    ],
+    update: { account: 'oncall@acme.example', enabled: false },
+  },
+});
