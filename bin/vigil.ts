@@ -1,52 +1,14 @@
 #!/usr/bin/env node
-/** The composition root: hands the families, the webhook sources and the clock to the engine. */
+/** `vigil serve` runs the service; the other commands wrap the operator API for people. */
 import { Command } from 'commander';
-import { createRegistry } from '../engine/registry.ts';
-import { serve } from '../engine/server.ts';
-import { systemClock } from '../engine/clock.ts';
-import { createLogger } from '../engine/logger.ts';
-import { families } from '../resources/index.ts';
-import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
-
-export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
-  return {
-    registry: createRegistry(families),
-    config: {
-      publicUrl: env.PUBLIC_URL,
-      trustPrincipalId: env.VIGIL_TRUST_PRINCIPAL_ID ?? 'vigil-platform',
-      webhookSources: WEBHOOK_SOURCES,
-    },
-    clock: systemClock,
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: env.DATA_DIR ?? './data',
-    host: env.HOST ?? '127.0.0.1',
-    port: Number(env.PORT ?? 8080),
-    operatorToken: env.VIGIL_ADMIN_TOKEN || undefined,
-    secretKey: env.VIGIL_SECRET_KEY || undefined,
-    bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
-  };
-}
-
-async function serveCommand(): Promise<void> {
-  const log = createLogger();
-  const running = await serve({ ...serviceOptions(), log });
-  const lines = [`Vigil is serving at ${running.services.config.publicUrl}`];
-  if (running.mintedOperatorToken) lines.push('', `Operator token (shown once; set VIGIL_ADMIN_TOKEN to choose your own): ${running.mintedOperatorToken}`);
-  if (running.firstOrganization) {
-    const first = running.firstOrganization;
-    lines.push('', `First organization ${first.id} (business plan).`, `Its api:admin key (shown once): ${first.apiKey}`, 'Its webhook URLs:');
-    for (const [source, url] of Object.entries(first.webhookUrls)) lines.push(`  ${source}: ${url}`);
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-  const stop = async () => {
-    await running.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}
+import { registerOperatorCommands } from './cli/commands.ts';
 
 const program = new Command('vigil').description('Vigil: self-hostable incident-response automation');
-program.command('serve').description('serve the API, the agent-tool endpoint and the webhooks').action(serveCommand);
+program
+  .command('serve')
+  .description('serve the API, the agent-tool endpoint and the webhooks')
+  // loaded only here, so operator commands start without the engine
+  .action(async () => (await import('./serve.ts')).serveCommand());
+registerOperatorCommands(program);
 
 if (import.meta.main) await program.parseAsync(process.argv);

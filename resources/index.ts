@@ -1,8 +1,12 @@
 /** The registry of every resource family the service serves. Adding a family is adding a line here. */
 import type { FamilyDescriptor } from '../engine/descriptor.ts';
 import ai_providers from './ai_providers.ts';
+import ai_settings from './ai_settings.ts';
 import alert_mutes from './alert_mutes.ts';
+import cloud_external_id from './cloud_external_id.ts';
 import code_host_settings from './code_host_settings.ts';
+import compliance_periods from './compliance_periods.ts';
+import deploy_policies from './deploy_policies.ts';
 import organization_settings from './organization_settings.ts';
 import service_bindings from './service_bindings.ts';
 import slis from './slis.ts';
@@ -14,7 +18,11 @@ import ticket_integrations from './ticket_integrations.ts';
 export const families: FamilyDescriptor[] = [
   organization_settings,
   ai_providers,
+  ai_settings,
   alert_mutes,
+  cloud_external_id,
+  compliance_periods,
+  deploy_policies,
   service_bindings,
   slis,
   slos,

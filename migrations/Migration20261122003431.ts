@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122003354 extends Migration {
+export class Migration20261122003431 extends Migration {
 
-  override name = 'Migration20261122003354';
+  override name = 'Migration20261122003431';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "api_keys" ("id" uuid not null, "organization_id" uuid not null, "name" text not null, "scopes" jsonb not null, "key_hash" text not null, "created_at" timestamptz not null, "revoked_at" timestamptz null, primary key ("id"));`);
@@ -16,9 +16,19 @@ export class Migration20261122003354 extends Migration {
     this.addSql(`create table "cfg_ai_providers" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" text not null, "provider" text null, "api_key" text null, "base_url" text null, "model" text null, "model_overrides" jsonb null, "auto_upgrade_model" boolean null, "enabled" boolean null, "priority" int null, "max_tokens" int null, "temperature" double precision null, "timeout_ms" int null, "rate_limit_rpm" int null, primary key ("organization_id", "id"));`);
     this.addSql(`alter table "cfg_ai_providers" add constraint "cfg_ai_providers_organization_id_name_unique" unique ("organization_id", "name");`);
 
+    this.addSql(`create table "cfg_ai_settings" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "own_providers_only" boolean null, "anonymization_enabled" boolean null, "retry_budget" int null, "multi_agent_investigation" boolean null, primary key ("organization_id", "id"));`);
+
     this.addSql(`create table "cfg_alert_mutes" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "pattern" text not null, "duration_minutes" int null, "reason" text null, "ends_at" timestamptz null, "created_by_user_id" text null, "created_via" text null, primary key ("organization_id", "id"));`);
 
+    this.addSql(`create table "cfg_cloud_external_id" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "external_id" text null, primary key ("organization_id", "id"));`);
+
     this.addSql(`create table "cfg_code_host_settings" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "installation_id" text null, "account" text null, "default_branch" text null, "fix_pr_draft" boolean null, "fix_pr_labels" jsonb null, "fix_pr_reviewers" jsonb null, "branch_prefix" text null, primary key ("organization_id", "id"));`);
+
+    this.addSql(`create table "cfg_compliance_periods" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" text not null, "framework" text null, "starts_on" text null, "ends_on" text null, "export_top_hash" text null, primary key ("organization_id", "id"));`);
+    this.addSql(`alter table "cfg_compliance_periods" add constraint "cfg_compliance_periods_organization_id_name_unique" unique ("organization_id", "name");`);
+
+    this.addSql(`create table "cfg_deploy_policies" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "service" text not null, "enabled" boolean null, "error_budget_threshold" double precision null, "burn_rate_block_enabled" boolean null, "incident_block_enabled" boolean null, "freeze_reason" text null, "freeze_until" timestamptz null, "override_active" boolean null, "override_allow" boolean null, "override_by" text null, "override_until" timestamptz null, primary key ("organization_id", "id"));`);
+    this.addSql(`alter table "cfg_deploy_policies" add constraint "cfg_deploy_policies_organization_id_service_unique" unique ("organization_id", "service");`);
 
     this.addSql(`create table "cfg_organization_settings" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "timezone" text null, "alert_storm_threshold" int null, "alert_storm_window_seconds" int null, "alert_grouping_ai_enabled" boolean null, "alert_refire_cooldown_minutes" int null, "automation_approval_ttl_minutes" int null, "investigation_cooldown_minutes" int null, "investigation_paused" boolean null, "auto_open_incidents" boolean null, "auto_close_incidents" boolean null, "incident_severity_floor" text null, "monthly_ai_budget_usd" double precision null, "ai_budget_warn_percent" int null, "restrict_domain_signups" boolean null, "social_joins_enabled" boolean null, primary key ("organization_id", "id"));`);
 

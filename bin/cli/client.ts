@@ -1,0 +1,104 @@
+/** The operator API over HTTP for the CLI: global options, one call, and how a refusal is shown. */
+import type { Command } from 'commander';
+
+export const OPERATOR_PREFIX = '/api/admin/v1';
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+export interface GlobalOptions {
+  url: string;
+  token?: string;
+  json?: boolean;
+}
+
+/** A failure the CLI reports: the lines go to stderr and the process exits 1. */
+export class CliError extends Error {
+  readonly lines: string[];
+  constructor(message: string, details: string[] = []) {
+    super(message);
+    this.lines = [`error: ${message}`, ...details];
+  }
+}
+
+interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** `error: <message>` and one line per refused field. */
+export function apiErrorLines(status: number, body: unknown): CliError {
+  const b = (body && typeof body === 'object' ? body : {}) as { error?: unknown; message?: unknown; errors?: unknown };
+  const message = typeof b.message === 'string' ? b.message : `the service answered HTTP ${status}${typeof b.error === 'string' ? ` (${b.error})` : ''}.`;
+  const details = Array.isArray(b.errors)
+    ? (b.errors as FieldError[]).filter((e) => e && typeof e === 'object').map((e) => `  ${String(e.field)}: ${String(e.message)}`)
+    : [];
+  return new CliError(message, details);
+}
+
+export function globalOptions(command: Command): GlobalOptions {
+  return command.optsWithGlobals<GlobalOptions>();
+}
+
+function baseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CliError(`--url must be an absolute http(s) URL such as ${DEFAULT_URL}, not "${raw}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--url must be an http or https URL, not "${raw}".`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Joins path segments, each percent-encoded (ids come from the command line). */
+export function path(...segments: string[]): string {
+  return segments.map((s) => `/${encodeURIComponent(s)}`).join('');
+}
+
+/** One operator call; answers the parsed JSON body (undefined for 204) or throws a CliError. */
+export async function operatorCall(options: GlobalOptions, method: string, route: string, body?: unknown): Promise<unknown> {
+  if (!options.token) throw new CliError('no operator token: pass --token <token> or set VIGIL_ADMIN_TOKEN.');
+  const base = baseUrl(options.url);
+  const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`${base}${OPERATOR_PREFIX}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (error as Error).message;
+    throw new CliError(`could not reach Vigil at ${base} (${why}). Is it running? Check --url or VIGIL_URL.`);
+  }
+  const text = await res.text();
+  let parsed: unknown;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new CliError(`${base} answered HTTP ${res.status} with something that is not JSON; is --url pointing at Vigil?`);
+    }
+  }
+  if (!res.ok) throw apiErrorLines(res.status, parsed);
+  return parsed;
+}
+
+/** Runs an action: prints the raw JSON (`--json`) or the human lines; a CliError goes to stderr with exit code 1. */
+export function action<A extends unknown[]>(
+  run: (options: GlobalOptions, ...args: A) => Promise<{ answer: unknown; lines: string[] }>,
+): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    const command = args[args.length - 1] as Command;
+    try {
+      const options = globalOptions(command);
+      const { answer, lines } = await run(options, ...args);
+      if (options.json) {
+        if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+      } else if (lines.length) {
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      process.stderr.write(`${error.lines.join('\n')}\n`);
+      process.exitCode = 1;
+    }
+  };
+}

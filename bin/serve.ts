@@ -1,0 +1,45 @@
+/** The composition root of the server: hands the families, the webhook sources and the clock to the engine. */
+import { createRegistry } from '../engine/registry.ts';
+import { serve } from '../engine/server.ts';
+import { systemClock } from '../engine/clock.ts';
+import { createLogger } from '../engine/logger.ts';
+import { families } from '../resources/index.ts';
+import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
+
+export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
+  return {
+    registry: createRegistry(families),
+    config: {
+      publicUrl: env.PUBLIC_URL,
+      trustPrincipalId: env.VIGIL_TRUST_PRINCIPAL_ID ?? 'vigil-platform',
+      webhookSources: WEBHOOK_SOURCES,
+    },
+    clock: systemClock,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR ?? './data',
+    host: env.HOST ?? '127.0.0.1',
+    port: Number(env.PORT ?? 8080),
+    operatorToken: env.VIGIL_ADMIN_TOKEN || undefined,
+    secretKey: env.VIGIL_SECRET_KEY || undefined,
+    bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
+  };
+}
+
+export async function serveCommand(): Promise<void> {
+  const log = createLogger();
+  const running = await serve({ ...serviceOptions(), log });
+  const lines = [`Vigil is serving at ${running.services.config.publicUrl}`];
+  if (running.mintedOperatorToken) lines.push('', `Operator token (shown once; set VIGIL_ADMIN_TOKEN to choose your own): ${running.mintedOperatorToken}`);
+  if (running.firstOrganization) {
+    const first = running.firstOrganization;
+    lines.push('', `First organization ${first.id} (business plan).`, `Its api:admin key (shown once): ${first.apiKey}`, 'Its webhook URLs:');
+    for (const [source, url] of Object.entries(first.webhookUrls)) lines.push(`  ${source}: ${url}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  const stop = async () => {
+    await running.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,89 @@
+import Type, { type TSchema, type TSchemaOptions } from 'typebox';
+import { defineFamily, type Row } from '../engine/descriptor.ts';
+import { validationFailed } from '../engine/errors.ts';
+
+const nullable = <T extends TSchema>(schema: T, options: TSchemaOptions = {}) => Type.Union([schema, Type.Null()], { default: null, ...options });
+const time = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string | Date).getTime());
+
+/** A freeze is in force while one is set (a reason is stored) and its `freeze_until`, if any, is still ahead. */
+export function frozenAt(row: Row, now: Date): boolean {
+  if (row.freeze_reason === null || row.freeze_reason === undefined) return false;
+  const until = time(row.freeze_until);
+  return until === null || until > now.getTime();
+}
+
+export default defineFamily({
+  name: 'deploy_policies',
+  description:
+    'The deploy gate of one service, named as deploy events and the gate API name it; one policy per service. ' +
+    'A disabled policy gates nothing and the service falls back to the defaults. `error_budget_threshold` (percent, default 10) holds a deploy while less of an SLO\'s budget remains; 0 switches that block off. ' +
+    'With `burn_rate_block_enabled` or `incident_block_enabled` off, the gate reports that condition as an advisory instead of holding. `service` may be renamed by update. ' +
+    'The freeze is state, not configuration: it is set and cleared only by the actions `set_deploy_freeze` (a reason, and an optional `until` that must be in the future; ' +
+    'a new freeze replaces the one in force) and `clear_deploy_freeze`, never by PUT, and it does not change the ETag. A disabled policy may hold a freeze, which gates nothing until the policy is enabled again. ' +
+    '`frozen` is computed: true while a freeze is set and its `freeze_until` is null (frozen until cleared) or still ahead; once `freeze_until` passes the policy reads ' +
+    'not frozen, while `freeze_reason` and `freeze_until` keep describing the lapsed freeze until it is cleared or replaced. Clearing a policy that holds no freeze changes nothing and is not audited. ' +
+    'The override fields are set by the audited override of the operations console, which neither the agent-tool endpoint nor this API offers; here they only read.',
+  kind: 'collection',
+  operations: ['list', 'read', 'create', 'update', 'delete'],
+  naturalKey: ['service'],
+  requiredOnCreate: ['service'],
+  fields: {
+    id: Type.String({ readOnly: true }),
+    service: Type.String({ minLength: 1, maxLength: 200, description: 'spelled as deploy events and the gate API name it; one policy per service; an update renames' }),
+    enabled: Type.Boolean({ default: true, description: 'a disabled policy gates nothing and the service falls back to defaults' }),
+    error_budget_threshold: Type.Number({
+      minimum: 0, maximum: 100, default: 10,
+      description: 'percent; hold a deploy while less of an SLO\'s error budget than this remains; 0 switches the budget block off',
+    }),
+    burn_rate_block_enabled: Type.Boolean({ default: true, description: 'hold a deploy while an SLO burns budget fast; when off, the gate reports it as an advisory' }),
+    incident_block_enabled: Type.Boolean({ default: true, description: 'hold a deploy while a critical incident affecting the service is open; when off, it becomes an advisory' }),
+    frozen: Type.Boolean({ readOnly: true, description: 'whether a deploy freeze is in force now: set, and freeze_until null or still ahead' }),
+    freeze_reason: nullable(Type.String(), { readOnly: true, description: 'why the last freeze was set; null when none is set' }),
+    freeze_until: nullable(Type.String({ format: 'date-time' }), { readOnly: true, description: 'when the last freeze lapses; null means frozen until cleared (or no freeze)' }),
+    override_active: Type.Boolean({ readOnly: true, default: false, description: 'whether an audited override is in force (set from the operations console only)' }),
+    override_allow: nullable(Type.Boolean(), { readOnly: true, description: 'whether the override lets deploys through (true) or holds them (false)' }),
+    override_by: nullable(Type.String(), { readOnly: true, description: 'who set the override' }),
+    override_until: nullable(Type.String({ format: 'date-time' }), { readOnly: true, description: 'when the override lapses' }),
+    updated_at: Type.String({ format: 'date-time', readOnly: true }),
+  },
+  computed: { frozen: (row, { now }) => frozenAt(row, now) },
+  actions: {
+    set_deploy_freeze: {
+      description: 'Freezes deploys of the service: with `until`, until that time (which must be in the future); without, until cleared. Replaces a freeze in force.',
+      role: 'member',
+      input: Type.Object(
+        {
+          reason: Type.String({ minLength: 1, maxLength: 500, description: 'why deploys are frozen' }),
+          until: Type.Optional(Type.String({ format: 'date-time', description: 'when the freeze lapses; omitted means until cleared' })),
+        },
+        { additionalProperties: false },
+      ),
+      run: (_row, input, ctx) => {
+        const until = input.until === undefined ? null : new Date(String(input.until));
+        if (until && until.getTime() <= ctx.now.getTime()) throw validationFailed([{ field: 'until', message: 'must be in the future' }]);
+        return { freeze_reason: input.reason, freeze_until: until };
+      },
+    },
+    clear_deploy_freeze: {
+      description: 'Lifts the deploy freeze of the service (a lapsed one too); a policy without a freeze is left as it is.',
+      role: 'member',
+      input: Type.Object({}, { additionalProperties: false }),
+      run: () => ({ freeze_reason: null, freeze_until: null }),
+    },
+  },
+  examples: {
+    valid: [
+      { service: 'checkout-api' },
+      { service: 'billing-worker', enabled: true, error_budget_threshold: 25.5, burn_rate_block_enabled: false, incident_block_enabled: true },
+    ],
+    invalid: [
+      { body: {}, field: 'service' },
+      { body: { service: '' }, field: 'service' },
+      { body: { service: 's'.repeat(201) }, field: 'service' },
+      { body: { service: 'x', error_budget_threshold: 101 }, field: 'error_budget_threshold' },
+      { body: { service: 'x', error_budget_threshold: -1 }, field: 'error_budget_threshold' },
+      { body: { service: 'x', frozen: true }, field: 'frozen' },
+    ],
+    update: { error_budget_threshold: 5, incident_block_enabled: false },
+  },
+});

@@ -1,0 +1,209 @@
+/** The `vigil` operator commands, run as a person would: a child process against a running service. */
+import { execFile } from 'node:child_process';
+import t from 'tap';
+import { CONFIG, OPERATOR_TOKEN, client, startVigil } from '../helpers/harness.ts';
+
+const vigil = await startVigil();
+t.teardown(() => vigil.close());
+// Each CLI run is a fresh process (about a second to start); the subtests are independent, so run them side by side.
+t.jobs = 4;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  const merged: NodeJS.ProcessEnv = { ...process.env, VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN, ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['bin/vigil.ts', ...args], { env: merged }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function json(args: string[]): Promise<any> {
+  const r = await run(['--json', ...args]);
+  if (r.code !== 0) throw new Error(`vigil ${args.join(' ')} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+t.test('org create → org show round trip', async (t) => {
+  const created = await json(['org', 'create', '--name', 'Acme', '--plan', 'team']);
+  t.match(created, { name: 'Acme', plan: 'team', disabled: false, webhook_token: /^vigil_wh_/ });
+  const shown = await json(['org', 'show', created.id]);
+  t.equal(shown.id, created.id);
+  t.equal(shown.name, 'Acme');
+  t.equal(shown.webhook_token, created.webhook_token);
+
+  const human = await run(['org', 'show', created.id]);
+  t.equal(human.code, 0);
+  t.match(human.stdout, `Organization ${created.id} "Acme"`);
+  t.match(human.stdout, /plan:\s+team/);
+  t.match(human.stdout, created.webhook_token);
+});
+
+t.test('key create prints a working key; key revoke stops it', async (t) => {
+  const org = await json(['org', 'create', '--name', 'Keys Inc']);
+  const made = await run(['key', 'create', org.id, '--name', 'ci', '--scope', 'api:admin']);
+  t.equal(made.code, 0, made.stderr);
+  t.match(made.stdout, /shown once/);
+  const key = /vigil_ak_[A-Za-z0-9_-]+/.exec(made.stdout)?.[0];
+  t.ok(key, 'the key is printed');
+  const keyId = /API key ([0-9a-f-]{36})/.exec(made.stdout)?.[1];
+  t.ok(keyId, 'the key id is printed');
+
+  const api = client(vigil.url, key);
+  t.equal((await api.get(`${CONFIG}/organization_settings`)).status, 200);
+
+  const revoked = await run(['key', 'revoke', org.id, keyId!]);
+  t.equal(revoked.code, 0, revoked.stderr);
+  t.match(revoked.stdout, /Revoked/);
+  t.equal((await api.get(`${CONFIG}/organization_settings`)).status, 401);
+
+  const again = await run(['key', 'revoke', org.id, keyId!]);
+  t.equal(again.code, 1);
+  t.match(again.stderr, /^error: /);
+
+  const both = await json(['key', 'create', org.id, '--name', 'mcp', '--scope', 'mcp:read', '--scope', 'mcp:write']);
+  t.same(both.scopes, ['mcp:read', 'mcp:write']);
+});
+
+t.test('org update changes features, plan, name, status and flags', async (t) => {
+  const org = await json(['org', 'create', '--name', 'Changing', '--plan', 'team']);
+  t.equal(org.features.compliance, false);
+  t.equal(org.features.status_page, true);
+
+  let updated = await json(['org', 'update', org.id, '--feature', 'compliance=on', '--feature', 'status_page=off', '--flag', 'beta=true', '--flag', 'tier=gold']);
+  t.equal(updated.features.compliance, true);
+  t.equal(updated.features.status_page, false);
+  t.same(updated.feature_overrides, { compliance: true, status_page: false });
+  t.same(updated.flags, { beta: true, tier: 'gold' });
+
+  updated = await json(['org', 'update', org.id, '--feature', 'status_page=plan', '--plan', 'enterprise', '--name', 'Changed', '--disable']);
+  t.same(updated.feature_overrides, { compliance: true });
+  t.equal(updated.plan, 'enterprise');
+  t.equal(updated.name, 'Changed');
+  t.equal(updated.disabled, true);
+
+  const human = await run(['org', 'update', org.id, '--enable']);
+  t.equal(human.code, 0, human.stderr);
+  t.match(human.stdout, /Updated organization/);
+  t.equal((await vigil.operator.get(`/api/admin/v1/organizations/${org.id}`)).body.disabled, false);
+
+  const both = await run(['org', 'update', org.id, '--enable', '--disable']);
+  t.equal(both.code, 1);
+  const nothing = await run(['org', 'update', org.id]);
+  t.equal(nothing.code, 1);
+  t.match(nothing.stderr, /nothing to change/);
+  const badFeature = await run(['org', 'update', org.id, '--feature', 'compliance']);
+  t.equal(badFeature.code, 1);
+  const unknownFeature = await run(['org', 'update', org.id, '--feature', 'teleport=on']);
+  t.equal(unknownFeature.code, 1);
+  t.match(unknownFeature.stderr, /features\.teleport/);
+});
+
+t.test('user, member and token commands', async (t) => {
+  const org = await json(['org', 'create', '--name', 'People']);
+  const made = await run(['user', 'create', '--email', 'ada@example.com', '--name', 'Ada']);
+  t.equal(made.code, 0, made.stderr);
+  const userId = /user ([0-9a-f-]{36})/.exec(made.stdout)?.[1];
+  t.ok(userId);
+  t.match(made.stdout, 'ada@example.com');
+
+  const dup = await run(['user', 'create', '--email', 'ada@example.com']);
+  t.equal(dup.code, 1);
+  t.match(dup.stderr, /already exists/);
+
+  const set = await json(['member', 'set', org.id, userId!, '--role', 'member']);
+  t.same(set, { organization_id: org.id, user_id: userId, role: 'member' });
+  const human = await run(['member', 'set', org.id, userId!, '--role', 'org_admin']);
+  t.match(human.stdout, /is org_admin in organization/);
+  const badRole = await run(['member', 'set', org.id, userId!, '--role', 'owner']);
+  t.equal(badRole.code, 1);
+
+  const token = await run(['token', 'create', userId!, '--name', 'laptop', '--org', org.id, '--max-role', 'viewer']);
+  t.equal(token.code, 0, token.stderr);
+  t.match(token.stdout, /vigil_pat_[A-Za-z0-9_-]+/);
+  t.match(token.stdout, /shown once/);
+  const tokenJson = await json(['token', 'create', userId!, '--name', 'ci', '--org', org.id]);
+  t.match(tokenJson, { id: String, token: /^vigil_pat_/ });
+
+  const removed = await run(['member', 'remove', org.id, userId!]);
+  t.equal(removed.code, 0, removed.stderr);
+  t.match(removed.stdout, /Removed user/);
+  const again = await run(['member', 'remove', org.id, userId!]);
+  t.equal(again.code, 1);
+});
+
+t.test('webhook rotate and revoke-previous', async (t) => {
+  const org = await json(['org', 'create', '--name', 'Hooks']);
+  const rotated = await json(['webhook', 'rotate', org.id]);
+  t.match(rotated.webhook_token, /^vigil_wh_/);
+  t.not(rotated.webhook_token, org.webhook_token);
+  t.equal(rotated.previous_valid_until, new Date(vigil.clock.now().getTime() + 72 * 3600 * 1000).toISOString());
+
+  const human = await run(['webhook', 'rotate', org.id]);
+  t.match(human.stdout, /New webhook token: vigil_wh_/);
+  t.match(human.stdout, /keeps working until/);
+
+  const revoked = await run(['webhook', 'revoke-previous', org.id]);
+  t.equal(revoked.code, 0, revoked.stderr);
+  t.equal((await json(['org', 'show', org.id])).previous_webhook_token_valid_until, null);
+});
+
+t.test('audit lists an entry after a config write', async (t) => {
+  const org = await vigil.organization('business');
+  const empty = await run(['audit', org.id]);
+  t.match(empty.stdout, /No audit entries/);
+
+  const api = await org.key(['api:admin']);
+  const write = await api.put(`${CONFIG}/organization_settings`, { alert_storm_threshold: 5 });
+  t.equal(write.status, 200, JSON.stringify(write.body));
+
+  const answer = await json(['audit', org.id]);
+  t.equal(answer.data.length, 1);
+  t.match(answer.data[0], { family: 'organization_settings', transport: 'rest', actor: { id: api.keyId } });
+
+  const human = await run(['audit', org.id]);
+  const lines = human.stdout.trim().split('\n');
+  t.equal(lines.length, 1);
+  t.match(lines[0], /organization_settings/);
+  t.match(lines[0], api.keyId);
+  t.match(lines[0], /rest/);
+});
+
+t.test('refusals', async (t) => {
+  const wrong = await run(['org', 'show', '00000000-0000-0000-0000-000000000000'], { VIGIL_ADMIN_TOKEN: 'not-the-token' });
+  t.equal(wrong.code, 1);
+  t.match(wrong.stderr, 'error: That is not the operator token.');
+  t.equal(wrong.stdout, '');
+
+  const flagToken = await run(['--token', 'nope', 'org', 'create', '--name', 'x']);
+  t.equal(flagToken.code, 1);
+  t.match(flagToken.stderr, /not the operator token/);
+
+  const bad = await run(['org', 'create', '--name', 'x', '--plan', 'gold']);
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, /^error: .*plan/);
+  t.match(bad.stderr, /^\s+plan: must be one of/m);
+
+  const missing = await run(['org', 'create', '--name', 'x'], { VIGIL_ADMIN_TOKEN: undefined });
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, /no operator token.*--token/);
+
+  const unknown = await run(['org', 'show', '00000000-0000-0000-0000-000000000000']);
+  t.equal(unknown.code, 1);
+  t.match(unknown.stderr, /^error: /);
+
+  const down = await run(['org', 'show', 'x'], { VIGIL_URL: 'http://127.0.0.1:9' });
+  t.equal(down.code, 1);
+  t.match(down.stderr, /could not reach Vigil at http:\/\/127\.0\.0\.1:9/);
+
+  const noName = await run(['org', 'create']);
+  t.equal(noName.code, 1);
+  t.match(noName.stderr, /--name/);
+});
