@@ -69,6 +69,13 @@ export function checkValue(field: string, schema: TSchema, value: unknown): Fiel
   return [...byPath].map(([f, message]) => ({ field: f, message }));
 }
 
+/** PostgreSQL text cannot hold U+0000, so such strings are refused up front rather than failing in the database. */
+export function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v));
+  return false;
+}
+
 export function isPlainObject(value: unknown): value is Row {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -95,6 +102,8 @@ export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'u
       errors.push({ field: key, message: 'is read-only' });
     } else if (op === 'update' && d.createOnly?.includes(key)) {
       errors.push({ field: key, message: 'can only be set when the row is created' });
+    } else if (holdsNul(value)) {
+      errors.push({ field: key, message: 'must not contain NUL characters' });
     } else {
       const found = value === undefined ? [] : checkValue(key, schema, value);
       if (found.length) errors.push(...found);
@@ -112,5 +121,6 @@ export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'u
 /** Field errors for a whole body against an object schema (an action's input), named by field path. */
 export function checkBody(schema: TSchema, body: unknown): FieldError[] {
   if (!isPlainObject(body)) return [{ field: 'body', message: 'must be a JSON object' }];
+  if (holdsNul(body)) return [{ field: 'body', message: 'must not contain NUL characters' }];
   return checkValue('', schema, body).map((e) => ({ ...e, field: e.field.replace(/^\./, '') || 'body' }));
 }

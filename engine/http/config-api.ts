@@ -38,11 +38,14 @@ function operationFor(method: string, family: FamilyDescriptor | undefined, id: 
 function parsePath(path: string): { family: string; id?: string } {
   const segments = path.slice(CONFIG_PREFIX.length).split('/').filter(Boolean);
   const decode = (s: string) => {
+    let decoded: string;
     try {
-      return decodeURIComponent(s);
+      decoded = decodeURIComponent(s);
     } catch {
       throw new ApiError('bad_request', 'The path holds a malformed percent-encoding.');
     }
+    if (decoded.includes('\u0000')) throw new ApiError('not_found', 'No row has an id with a NUL character.');
+    return decoded;
   };
   return { family: decode(segments[0] ?? ''), id: segments.length > 1 ? segments.slice(1).map(decode).join('/') : undefined };
 }

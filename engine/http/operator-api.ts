@@ -1,7 +1,8 @@
 /** The operator API (`/api/admin/v1`): the back office of a self-hosted deployment. */
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { ApiError } from '../errors.ts';
+import { ApiError, validationFailed } from '../errors.ts';
+import { holdsNul } from '../validation.ts';
 import { constantTimeEqual, hashToken } from '../crypto.ts';
 import type { Services } from '../operations/types.ts';
 import { auditView } from '../operations/audit.ts';
@@ -14,7 +15,11 @@ export const OPERATOR_PREFIX = '/api/admin/v1';
 
 export function operatorApi(services: Services, operatorTokenHash: string) {
   const router = new Router({ prefix: OPERATOR_PREFIX });
-  const body = (ctx: Context) => (ctx.request as unknown as { body?: unknown }).body ?? {};
+  const body = (ctx: Context) => {
+    const parsed = (ctx.request as unknown as { body?: unknown }).body ?? {};
+    if (holdsNul(parsed)) throw validationFailed([{ field: 'body', message: 'must not contain NUL characters' }]);
+    return parsed;
+  };
 
   router.use(async (ctx: Context, next: Next) => {
     let token: string;

@@ -45,6 +45,11 @@ t.test('unknown families, wrong methods and paths', async (t) => {
   const singletonId = await api.get(`${CONFIG}/organization_settings/x`);
   t.equal(singletonId.status, 404);
   t.equal((await api.get(`${CONFIG}/alert_mutes/%E0%A4%A`)).status, 400, 'a malformed percent-encoding is 400');
+  t.equal((await api.get(`${CONFIG}/alert_mutes/%00`)).status, 404, 'a NUL in an id finds nothing');
+  const nul = await api.post(`${CONFIG}/alert_mutes`, { pattern: 'a\u0000b' });
+  t.equal(nul.status, 422, 'a NUL in a value is refused before the database sees it');
+  t.equal(nul.body.errors[0].field, 'pattern');
+  t.equal((await vigil.operator.post('/api/admin/v1/organizations', { name: 'x\u0000' })).status, 422, 'also by the operator API');
   const nowhere = await api.get('/nowhere');
   t.equal(nowhere.status, 404);
   t.equal(nowhere.body.error, 'not_found');

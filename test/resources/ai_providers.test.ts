@@ -85,3 +85,12 @@ t.test('without byo_ai_provider: create and update refused, delete still works',
   t.equal((await api.get(PATH)).body.data.length, 1, 'the provider is still listed');
   t.equal((await api.del(`${PATH}/${made.body.data.id}`)).status, 204, 'a plan without the feature cannot trap a key');
 });
+
+t.test('racing creates of one name make one row; the others get the 409 with it', async (t) => {
+  const api = await (await vigil.organization()).key();
+  const answers = await Promise.all(Array.from({ length: 6 }, () => api.post(PATH, { name: 'same', provider: 'vendor_a' })));
+  t.same(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409]);
+  const winner = answers.find((a) => a.status === 201)!.body.data.id;
+  t.ok(answers.filter((a) => a.status === 409).every((a) => a.body.data.id === winner));
+  t.equal((await api.get(PATH)).body.data.length, 1);
+});
