@@ -1,0 +1,176 @@
+/** Helpers of the benchmark: the scratch database, the server children, one measured autocannon run. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import autocannon, { type Options, type Result } from 'autocannon';
+import pg from 'pg';
+
+export interface Scratch {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+export async function scratchDatabase(): Promise<Scratch> {
+  const base = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `vigil_bench_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: base });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), name, drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
+
+export interface Child {
+  name: string;
+  info: { url: string; [key: string]: unknown };
+  process: ChildProcess;
+  /** SIGTERM, then SIGKILL after `graceMs` */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** Runs `file` in its own Node process and waits (at most `timeoutMs`) for its first stdout line, a JSON object with `url`. */
+export function startChild(name: string, file: string, env: Record<string, string>, nodeArgs: string[] = [], timeoutMs = 60_000): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeArgs, file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => (children.delete(child), resolve())));
+  const stop = async (graceMs = 10_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    let ready = false;
+    const fail = (why: string) => {
+      void stop(0);
+      reject(new Error(`${name} server: ${why}`));
+    };
+    const timer = setTimeout(() => fail(`no URL within ${timeoutMs} ms`), timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (!ready) fail(`exited (${code ?? signal}) before printing its URL`);
+      else if (code !== 0) process.stderr.write(`${name} server exited (${code ?? signal})\n`);
+    });
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (ready) return void process.stderr.write(`[${name}] ${line}\n`);
+      ready = true;
+      clearTimeout(timer);
+      try {
+        resolve({ name, info: JSON.parse(line), process: child, stop });
+      } catch {
+        fail(`printed ${JSON.stringify(line)} instead of a JSON line`);
+      }
+    });
+  });
+}
+
+export interface Measured {
+  name: string;
+  seconds: number;
+  requests: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** 2xx, non-2xx and errors of the discarded warm-up */
+  warmupOk: number;
+  warmupNon2xx: number;
+  warmupErrors: number;
+  /** CPU milliseconds per answered request of the server process, its PostgreSQL backends and autocannon (Linux only) */
+  cpuMsPerRequest?: { server: number; postgres: number; loadGenerator: number };
+}
+
+/** user + system CPU seconds of each process, from /proc (absent when unreadable). */
+async function cpuSeconds(pids: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).slice(0, 4096).split(') ')[1]!.split(' ');
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      /* gone, or not Linux */
+    }
+  }
+  return out;
+}
+
+/** Where CPU is counted during a measured run: the server's pid and a query for its PostgreSQL backends' pids. */
+export interface CpuProbe {
+  server: number;
+  postgres: () => Promise<number[]>;
+}
+
+async function cpuSnapshot(probe: CpuProbe) {
+  const pids = [probe.server, ...(await probe.postgres())];
+  return { at: await cpuSeconds(pids), self: process.cpuUsage() };
+}
+
+function cpuDelta(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>, probe: CpuProbe) {
+  let server = 0;
+  let postgres = 0;
+  for (const [pid, t] of after.at) {
+    const d = t - (before.at.get(pid) ?? 0);
+    if (pid === probe.server) server += d;
+    else postgres += d;
+  }
+  const self = process.cpuUsage(before.self);
+  return { server, postgres, loadGenerator: (self.user + self.system) / 1e6 };
+}
+
+function summarize(name: string, r: Result, w: Result | undefined, cpu?: { server: number; postgres: number; loadGenerator: number }): Measured {
+  return {
+    name,
+    seconds: r.duration,
+    requests: r.requests.total,
+    rps: r.requests.total / r.duration,
+    p50: r.latency.p50,
+    p90: r.latency.p90,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    ok: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count)])),
+    warmupOk: w?.['2xx'] ?? 0,
+    warmupNon2xx: w?.non2xx ?? 0,
+    warmupErrors: w?.errors ?? 0,
+    ...(cpu && r['2xx'] > 0
+      ? { cpuMsPerRequest: { server: (cpu.server * 1e3) / r['2xx'], postgres: (cpu.postgres * 1e3) / r['2xx'], loadGenerator: (cpu.loadGenerator * 1e3) / r['2xx'] } }
+      : {}),
+  };
+}
+
+/** A discarded warm-up of `warmupSeconds`, then the measured run of `seconds` (with the CPU it cost, given a probe). */
+export async function measure(name: string, options: Omit<Options, 'duration'>, seconds: number, warmupSeconds: number, probe?: CpuProbe): Promise<Measured> {
+  const base: Options = { connections: 32, pipelining: 1, timeout: 10, ...options };
+  process.stderr.write(`${name}: warm-up ${warmupSeconds}s, then ${seconds}s measured\n`);
+  const warm = warmupSeconds > 0 ? await autocannon({ ...base, duration: warmupSeconds }) : undefined;
+  const before = probe && (await cpuSnapshot(probe));
+  const result = await autocannon({ ...base, duration: seconds, title: name });
+  const cpu = probe && before && cpuDelta(before, await cpuSnapshot(probe), probe);
+  return summarize(name, result, warm, cpu);
+}
