@@ -43,7 +43,7 @@ async function seedVigil(url: string, operatorToken: string) {
   const org = await expect('organization', call(`${url}/api/admin/v1/organizations`, 'POST', operatorToken, { name: 'bench org', plan: 'business' }), 201);
   const key = await expect('api key', call(`${url}/api/admin/v1/organizations/${org.id}/api_keys`, 'POST', operatorToken, { name: 'bench key', scopes: ['api:admin'] }), 201);
   const ids: string[] = [];
-  for (let i = 1; i <= 5; i++) {
+  for (let i = 1; i <= CONNECTIONS_ROWS; i++) {
     const made = await expect('ai_providers row', call(`${url}/api/v1/config/ai_providers`, 'POST', key.key, { name: `provider ${i}`, provider: 'vendor_a', priority: i }), 201);
     ids.push(made.data.id);
   }
@@ -52,6 +52,8 @@ async function seedVigil(url: string, operatorToken: string) {
 }
 
 const BARE_APPLICATION = 'vigil-bench-bare';
+/** One row per connection, so the update run measures the update path, not 32 waiters on one row lock. */
+const CONNECTIONS_ROWS = 32;
 
 /** A connection to the scratch database: audit counts, and the pids of each server's PostgreSQL backends. */
 async function observer(databaseUrl: string, database: string) {
@@ -143,9 +145,10 @@ async function main(): Promise<number> {
     const runs: Measured[] = [];
     runs.push(await measure('bare GET /rows/:id', { url: `${bare.info.url}/rows/${bareIds[0]}` }, seconds, warmup, watch.probe(bare, true)));
     runs.push(await measure('Vigil GET ai_providers/:id', { url: `${vigil.info.url}/api/v1/config/ai_providers/${seeded.ids[0]}`, headers: auth }, seconds, warmup, watch.probe(vigil, false)));
-    // Every PUT sends a priority no earlier PUT sent, so each one changes the row and writes an audit entry
-    // (two alternating values could repeat the stored one when 32 requests are in flight).
+    // Every PUT sends a priority no earlier PUT sent, so each one changes its row and writes an audit entry,
+    // and the PUTs go round the seeded rows, so concurrent updates rarely wait on the same row lock.
     let priority = 100;
+    let next = 0;
     const auditBefore = await watch.auditUpdates();
     const update = await measure(
       'Vigil PUT ai_providers/:id',
@@ -153,9 +156,12 @@ async function main(): Promise<number> {
         url: vigil.info.url,
         requests: [{
           method: 'PUT',
-          path: `/api/v1/config/ai_providers/${seeded.ids[1]}`,
           headers: { ...auth, 'content-type': 'application/json' },
-          setupRequest: (req) => ({ ...req, body: JSON.stringify({ priority: priority++ }) }),
+          setupRequest: (req) => ({
+            ...req,
+            path: `/api/v1/config/ai_providers/${seeded.ids[next++ % seeded.ids.length]}`,
+            body: JSON.stringify({ priority: priority++ }),
+          }),
         }],
       },
       seconds,

@@ -22,6 +22,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     operatorToken: env.VIGIL_ADMIN_TOKEN || undefined,
     secretKey: env.VIGIL_SECRET_KEY || undefined,
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
+    authCacheMs: env.VIGIL_AUTH_CACHE_MS === undefined ? undefined : Number(env.VIGIL_AUTH_CACHE_MS),
   };
 }
 

@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import type { Clock } from './clock.ts';
 import type { ServiceConfig } from './config.ts';
 import { SecretBox } from './crypto.ts';
+import { CredentialCache } from './auth/credential-cache.ts';
 import type { Logger } from './logger.ts';
 import { allEntities } from './persistence/entities.ts';
 import { migrate, openDatabase } from './persistence/database.ts';
@@ -32,6 +33,8 @@ export interface ServeOptions {
   routers?: ((services: Services) => Router)[];
   /** `entities` creates tables straight from the descriptors (tests of families not yet in a migration) */
   schema?: 'migrations' | 'entities';
+  /** how long an API-key lookup is reused in this process (ms; 0 turns it off) */
+  authCacheMs?: number;
   /** largest JSON body accepted by the API */
   jsonLimit?: string;
 }
@@ -61,6 +64,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     config,
     secrets: new SecretBox(await secretKey(db, options.secretKey)),
     log: options.log,
+    credentials: new CredentialCache(options.authCacheMs ?? 2000),
   };
   const operator = await operatorToken(db, options.operatorToken);
   const first = options.bootstrap === false ? null : await firstOrganization(services);

@@ -5,6 +5,7 @@ import { hashToken } from '../crypto.ts';
 import type { Database } from '../persistence/database.ts';
 import { isPlan, type Feature } from '../plans.ts';
 import type { Caller, Organization, Transport } from './caller.ts';
+import type { CredentialCache } from './credential-cache.ts';
 import { API_KEY_PREFIX, endpointOfScopes, PERSONAL_TOKEN_PREFIX, roleOfScopes } from './credentials.ts';
 
 const ENDPOINT_NAMES = { rest: 'the configuration API (/api/v1/config)', mcp: 'the agent-tool endpoint (/api/mcp)' };
@@ -32,27 +33,41 @@ export function organizationFromRow(row: Record<string, unknown>): Organization 
 }
 
 export async function loadOrganization(db: Database, id: string): Promise<Organization | null> {
-  const [row] = await db.em.fork().execute('select id, name, plan, disabled, features from organizations where id = ?', [id]);
+  const [row] = await db.em.getConnection().execute('select id, name, plan, disabled, features from organizations where id = ?', [id]);
   return row ? organizationFromRow(row) : null;
 }
 
 /** Resolves an organization API key for one endpoint; personal tokens are refused here by name. */
-export async function authenticateApiKey(db: Database, header: string | undefined, transport: Transport, endpointFeature: Feature): Promise<Caller> {
+/** What an API key resolves to: the joined key and organization row. */
+export type KeyRecord = Record<string, unknown>;
+
+export async function authenticateApiKey(
+  db: Database,
+  cache: CredentialCache<KeyRecord>,
+  header: string | undefined,
+  transport: Transport,
+  endpointFeature: Feature,
+): Promise<Caller> {
   const token = bearerToken(header);
-  const em = db.em.fork();
+  const connection = db.em.getConnection();
   if (token.startsWith(PERSONAL_TOKEN_PREFIX)) {
-    const [pat] = await em.execute('select id from personal_tokens where token_hash = ? and revoked_at is null', [hashToken(token)]);
+    const [pat] = await connection.execute('select id from personal_tokens where token_hash = ? and revoked_at is null', [hashToken(token)]);
     if (!pat) throw unauthorized();
     throw new ApiError('personal_token_not_accepted', `Personal access tokens are not accepted by ${ENDPOINT_NAMES[transport]}; use an organization API key.`);
   }
   if (!token.startsWith(API_KEY_PREFIX)) throw unauthorized();
-  const [row] = await em.execute(
-    `select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features
-       from api_keys k join organizations o on o.id = k.organization_id
-      where k.key_hash = ? and k.revoked_at is null`,
-    [hashToken(token)],
-  );
-  if (!row) throw unauthorized();
+  const hash = hashToken(token);
+  let row = cache.get(hash);
+  if (!row) {
+    [row] = await connection.execute(
+      `select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features
+         from api_keys k join organizations o on o.id = k.organization_id
+        where k.key_hash = ? and k.revoked_at is null`,
+      [hash],
+    );
+    if (!row) throw unauthorized();
+    cache.set(hash, row);
+  }
   const organization = organizationFromRow(row);
   if (organization.disabled) throw new ApiError('organization_disabled', 'This organization is disabled; its keys and tokens do not work.');
   const scopes = (typeof row.scopes === 'string' ? JSON.parse(row.scopes) : row.scopes) as string[];

@@ -69,7 +69,7 @@ async function auditLog(ctx: Context, services: Services, caller: Caller): Promi
 export function configApi(services: Services) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.path !== CONFIG_PREFIX && !ctx.path.startsWith(`${CONFIG_PREFIX}/`)) return next();
-    const caller = await authenticateApiKey(services.db, ctx.get('authorization'), 'rest', 'config_api');
+    const caller = await authenticateApiKey(services.db, services.credentials, ctx.get('authorization'), 'rest', 'config_api');
     const { family, id } = parsePath(ctx.path);
     if (family === 'audit_log' && id === undefined && ctx.method === 'GET') {
       requireFeature(caller, caller.endpointFeature);

@@ -30,6 +30,8 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
     }
     if (!constantTimeEqual(hashToken(token), operatorTokenHash)) throw new ApiError('unauthorized', 'That is not the operator token.');
     await next();
+    // any operator change may revoke a key or change a plan: credentials are looked up afresh from now on
+    if (ctx.method !== 'GET') services.credentials.clear();
   });
 
   router.post('/organizations', async (ctx) => {

@@ -11,7 +11,7 @@ import { requireFeature, requireRole } from './authorize.ts';
 import { hookContext, inTransaction } from './context.ts';
 import { etagOf, ifMatchHolds, project } from './project.ts';
 import { loadRow } from './read.ts';
-import { stripSystem } from './rows.ts';
+import { changedValues } from './rows.ts';
 import type { OperationResult, Services } from './types.ts';
 
 export interface ActionRequest {
@@ -49,8 +49,8 @@ export async function executeAction(services: Services, caller: Caller, request:
     const next = { ...existing, ...(await action.run(existing, input, ctx)) };
     const changes = diffRows(d, existing, next);
     if (Object.keys(changes).length === 0) return existing;
-    const stored = await store.update(d, existing, stripSystem(next), now);
-    await recordAudit(store.em, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
+    const stored = await store.update(d, existing, changedValues(next, changes), now);
+    await recordAudit(store, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
     return stored;
   });
   const now = services.clock.now();

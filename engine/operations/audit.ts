@@ -1,11 +1,13 @@
 /** One audit entry per successful write, in the write's own transaction; secrets appear only as markers. */
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/sql';
+import type { FamilyStore } from '../persistence/store.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { SecretBox } from '../crypto.ts';
 import { isWriteOnly, planFields } from '../fields.ts';
 import { AuditEntryEntity } from '../persistence/entities.ts';
+
+const AUDIT_TABLE = AuditEntryEntity.meta.tableName;
 import { canonical } from './project.ts';
 
 export type AuditAction = 'create' | 'update' | 'delete' | 'archive' | `action:${string}`;
@@ -31,22 +33,15 @@ export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | n
 }
 
 export async function recordAudit(
-  em: EntityManager,
+  store: FamilyStore,
   entry: { caller: Caller; family: string; rowId: string | null; action: AuditAction; changes: Record<string, Change>; at: Date },
 ): Promise<void> {
   const { caller } = entry;
-  await em.insert(AuditEntryEntity, {
-    id: randomUUID(),
-    organization_id: caller.organization.id,
-    at: entry.at,
-    actor_kind: caller.credential.kind,
-    actor_id: caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id,
-    transport: caller.transport,
-    family: entry.family,
-    row_id: entry.rowId,
-    action: entry.action,
-    changes: entry.changes,
-  });
+  const actor = caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id;
+  await store.execute(
+    `insert into ${AUDIT_TABLE} (id, organization_id, at, actor_kind, actor_id, transport, family, row_id, action, changes) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
+    [randomUUID(), caller.organization.id, entry.at, caller.credential.kind, actor, caller.transport, entry.family, entry.rowId, entry.action, JSON.stringify(entry.changes)],
+  );
 }
 
 export function auditView(entry: Record<string, unknown>): Row {

@@ -23,9 +23,11 @@ export function hookContext(services: Services, caller: Caller, store: FamilySto
 
 /** Runs `work` in one transaction on a fresh EntityManager; nothing else touches the database meanwhile. */
 export function inTransaction<T>(services: Services, work: (store: FamilyStore) => Promise<T>): Promise<T> {
-  return services.db.em.fork().transactional((em) => work(new FamilyStore(em as EntityManager)));
+  return services.db.em.fork().transactional((em) => work(new FamilyStore((sql, params) => (em as EntityManager).execute(sql, params))));
 }
 
+/** Reads outside a transaction go straight to the connection: no EntityManager is needed for plain SQL. */
 export function readStore(services: Services): FamilyStore {
-  return new FamilyStore(services.db.em.fork() as EntityManager);
+  const connection = services.db.em.getConnection();
+  return new FamilyStore((sql, params) => connection.execute(sql, params));
 }

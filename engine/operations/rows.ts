@@ -63,8 +63,7 @@ export async function applyMove(store: FamilyStore, d: FamilyDescriptor, row: Ro
   return true;
 }
 
-/** A row's field values without the engine's system columns (what an update writes). */
-export function stripSystem(row: Row): Row {
-  const { id: _id, organization_id: _org, row_version: _v, created_at: _c, updated_at: _u, ...values } = row;
-  return values;
+/** The values of the changed fields only: what an update writes. */
+export function changedValues(row: Row, changes: Record<string, unknown>): Row {
+  return Object.fromEntries(Object.keys(changes).map((field) => [field, row[field]]));
 }

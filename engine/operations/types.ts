@@ -1,4 +1,6 @@
 import type { Clock } from '../clock.ts';
+import type { KeyRecord } from '../auth/authenticate.ts';
+import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { ServiceConfig } from '../config.ts';
 import type { SecretBox } from '../crypto.ts';
 import type { OperationName, Row } from '../descriptor.ts';
@@ -15,6 +17,8 @@ export interface Services {
   config: ServiceConfig;
   secrets: SecretBox;
   log: Logger;
+  /** API-key lookups, cleared by every operator change */
+  credentials: CredentialCache<KeyRecord>;
 }
 
 export interface OperationRequest {

@@ -1,19 +1,80 @@
 /**
- * Row access for family tables. Rows travel as plain objects (`Row`): field values plus `id`,
- * `created_at`, `updated_at` and `row_version`. Every query is scoped to one organization.
+ * Row access for family tables: plain parameterised SQL through MikroORM's connection (the hot path of
+ * every request; the ORM's entity layer costs several times more per row and gives nothing here).
+ * Rows travel as plain objects (`Row`): field values plus `id`, `organization_id`, `created_at`,
+ * `updated_at` and `row_version`. Every query is scoped to one organization.
  */
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/sql';
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
-import { planFields } from '../fields.ts';
-import { familyEntity } from './entities.ts';
+import { columnFor, planFields } from '../fields.ts';
+import { tableName } from './entities.ts';
 
 const SYSTEM_COLUMNS = ['id', 'organization_id', 'row_version', 'created_at', 'updated_at'];
+const quote = (name: string) => `"${name}"`;
 
-function toRow(family: FamilyDescriptor, entity: Record<string, unknown>): Row {
+interface Shape {
+  table: string;
+  columns: string[];
+  selectList: string;
+  json: Set<string>;
+  timestamps: Set<string>;
+}
+
+/** Raw rows carry timestamptz as text ("2026-03-01 12:00:00.5+00"); the engine works with Dates. */
+function parseTimestamp(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const iso = value.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00');
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? value : date;
+}
+
+const shapes = new WeakMap<FamilyDescriptor, Shape>();
+
+function shapeOf(family: FamilyDescriptor): Shape {
+  let shape = shapes.get(family);
+  if (!shape) {
+    const stored = planFields(family).stored;
+    const columns = [...SYSTEM_COLUMNS, ...stored.filter((c) => !SYSTEM_COLUMNS.includes(c))];
+    const json = new Set(stored.filter((c) => columnFor(family.fields[c]!).columnType === 'jsonb'));
+    const timestamps = new Set(['created_at', 'updated_at', ...stored.filter((c) => columnFor(family.fields[c]!).columnType === 'timestamptz')]);
+    shape = { table: quote(tableName(family)), columns, selectList: columns.map(quote).join(', '), json, timestamps };
+    shapes.set(family, shape);
+  }
+  return shape;
+}
+
+function toRow(shape: Shape, record: Record<string, unknown>): Row {
   const row: Row = {};
-  for (const column of [...SYSTEM_COLUMNS, ...planFields(family).stored]) row[column] = entity[column] ?? null;
+  for (const column of shape.columns) row[column] = shape.timestamps.has(column) ? parseTimestamp(record[column] ?? null) : (record[column] ?? null);
   return row;
+}
+
+/** A value as a parameter: JSON columns are sent as JSON text (an array would otherwise become a SQL array). */
+function param(shape: Shape, column: string, value: unknown): unknown {
+  if (value === undefined) return null;
+  return shape.json.has(column) && value !== null ? JSON.stringify(value) : value;
+}
+
+function placeholder(shape: Shape, column: string): string {
+  return shape.json.has(column) ? '?::jsonb' : '?';
+}
+
+/** `where` supports equality, `null`, and `{ $in: [...] }` on scalar columns. */
+function whereClause(shape: Shape, organizationId: string, where: Row = {}): { sql: string; params: unknown[] } {
+  const parts = ['"organization_id" = ?'];
+  const params: unknown[] = [organizationId];
+  for (const [column, value] of Object.entries(where)) {
+    if (!shape.columns.includes(column)) throw new Error(`unknown column ${column}`);
+    if (value === null) parts.push(`${quote(column)} is null`);
+    else if (value && typeof value === 'object' && '$in' in value) {
+      const list = (value as { $in: unknown[] }).$in;
+      parts.push(list.length ? `${quote(column)} in (${list.map(() => '?').join(', ')})` : 'false');
+      params.push(...list);
+    } else {
+      parts.push(`${quote(column)} = ${placeholder(shape, column)}`);
+      params.push(param(shape, column, value));
+    }
+  }
+  return { sql: parts.join(' and '), params };
 }
 
 export interface ListOptions {
@@ -22,51 +83,68 @@ export interface ListOptions {
   limit?: number;
 }
 
+/** Runs one SQL statement with `?` parameters: inside a transaction, or straight on the connection for reads. */
+export type SqlExecutor = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+
 export class FamilyStore {
-  readonly em: EntityManager;
-  constructor(em: EntityManager) {
-    this.em = em;
+  readonly execute: SqlExecutor;
+  constructor(execute: SqlExecutor) {
+    this.execute = execute;
   }
 
   async list(family: FamilyDescriptor, organizationId: string, options: ListOptions = {}): Promise<Row[]> {
+    const shape = shapeOf(family);
+    const { sql, params } = whereClause(shape, organizationId, options.where);
     // creation order breaks ties, then the id, so lists are stable
     const orderBy: Record<string, 'asc' | 'desc'> = { ...options.orderBy };
     orderBy.created_at ??= 'asc';
     orderBy.id ??= 'asc';
-    const found = await this.em.find(familyEntity(family), { ...options.where, organization_id: organizationId } as never, {
-      orderBy: orderBy as never,
-      limit: options.limit,
-      disableIdentityMap: true,
-    });
-    return found.map((e) => toRow(family, e as Record<string, unknown>));
+    const order = Object.entries(orderBy)
+      .map(([column, direction]) => `${quote(column)} ${direction === 'desc' ? 'desc nulls last' : 'asc nulls first'}`)
+      .join(', ');
+    const limit = options.limit !== undefined ? ` limit ${Math.max(0, Math.floor(options.limit))}` : '';
+    const records = await this.execute(`select ${shape.selectList} from ${shape.table} where ${sql} order by ${order}${limit}`, params);
+    return records.map((r: Record<string, unknown>) => toRow(shape, r));
   }
 
   async get(family: FamilyDescriptor, organizationId: string, id: string, lock = false): Promise<Row | null> {
-    const found = await this.em.findOne(familyEntity(family), { id, organization_id: organizationId } as never, {
-      disableIdentityMap: true,
-      ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}),
-    });
-    return found ? toRow(family, found as Record<string, unknown>) : null;
+    const shape = shapeOf(family);
+    const [record] = await this.execute(
+      `select ${shape.selectList} from ${shape.table} where "organization_id" = ? and "id" = ?${lock ? ' for update' : ''}`,
+      [organizationId, id],
+    );
+    return record ? toRow(shape, record) : null;
   }
 
   async insert(family: FamilyDescriptor, organizationId: string, values: Row, now: Date): Promise<Row> {
-    const row = { ...values, organization_id: organizationId, row_version: 1, created_at: now, updated_at: now };
-    await this.em.insert(familyEntity(family), row as never);
-    return toRow(family, row);
+    const shape = shapeOf(family);
+    const row: Row = { ...values, organization_id: organizationId, row_version: 1, created_at: now, updated_at: now };
+    const columns = shape.columns;
+    await this.execute(
+      `insert into ${shape.table} (${shape.selectList}) values (${columns.map((c) => placeholder(shape, c)).join(', ')})`,
+      columns.map((c) => param(shape, c, row[c])),
+    );
+    return toRow(shape, row);
   }
 
+  /** Writes only the columns that differ, bumps the version and `updated_at`. */
   async update(family: FamilyDescriptor, existing: Row, changes: Row, now: Date): Promise<Row> {
-    const next = { ...changes, row_version: Number(existing.row_version) + 1, updated_at: now };
-    await this.em.nativeUpdate(familyEntity(family), { id: existing.id, organization_id: existing.organization_id } as never, next as never);
+    const shape = shapeOf(family);
+    const next: Row = { ...changes, row_version: Number(existing.row_version) + 1, updated_at: now };
+    const columns = Object.keys(next).filter((c) => shape.columns.includes(c) && !['id', 'organization_id', 'created_at'].includes(c));
+    await this.execute(
+      `update ${shape.table} set ${columns.map((c) => `${quote(c)} = ${placeholder(shape, c)}`).join(', ')} where "organization_id" = ? and "id" = ?`,
+      [...columns.map((c) => param(shape, c, next[c])), existing.organization_id, existing.id],
+    );
     return { ...existing, ...next };
   }
 
   async remove(family: FamilyDescriptor, existing: Row): Promise<void> {
-    await this.em.nativeDelete(familyEntity(family), { id: existing.id, organization_id: existing.organization_id } as never);
+    await this.execute(`delete from ${shapeOf(family).table} where "organization_id" = ? and "id" = ?`, [existing.organization_id, existing.id]);
   }
 
   /** A transaction-scoped lock per organization and family, for natural keys no index can hold. */
   async lockFamily(family: FamilyDescriptor, organizationId: string): Promise<void> {
-    await this.em.execute('select pg_advisory_xact_lock(hashtext(?))', [`${organizationId}:${family.name}`]);
+    await this.execute('select pg_advisory_xact_lock(hashtext(?))', [`${organizationId}:${family.name}`]);
   }
 }
