@@ -41,13 +41,14 @@ export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Ro
 }
 
 /** 409 with the existing row when another row already holds the natural key. */
-export async function checkNaturalKey(services: Services, d: FamilyDescriptor, store: FamilyStore, row: Row, ctx: HookContext): Promise<void> {
+/** `self`: the id of the row being updated, which may keep its own key. */
+export async function checkNaturalKey(services: Services, d: FamilyDescriptor, store: FamilyStore, row: Row, ctx: HookContext, self?: unknown): Promise<void> {
   const key = d.naturalKey;
   if (!key?.length) return;
   if (d.naturalKeyWhile) await store.lockFamily(d, ctx.caller.organization.id);
   const where = Object.fromEntries(key.map((f) => [f, row[f]]));
   const holders = (await store.list(d, ctx.caller.organization.id, { where })).filter(
-    (other) => other.id !== row.id && (!d.naturalKeyWhile || d.naturalKeyWhile.holds(other, ctx.now)),
+    (other) => other.id !== self && (!d.naturalKeyWhile || d.naturalKeyWhile.holds(other, ctx.now)),
   );
   if (holders.length) throw conflict(services, d, holders[0]!, ctx.now);
 }

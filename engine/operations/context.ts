@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.ts';
 import type { HookContext } from '../descriptor.ts';
-import { FamilyStore } from '../persistence/store.ts';
-import type { EntityManager } from '@mikro-orm/sql';
+import type { Transaction } from '@mikro-orm/core';
+import { FamilyStore, type SqlExecutor } from '../persistence/store.ts';
 import type { Services } from './types.ts';
 
 export function hookContext(services: Services, caller: Caller, store: FamilyStore, now: Date): HookContext {
@@ -21,13 +21,29 @@ export function hookContext(services: Services, caller: Caller, store: FamilySto
   };
 }
 
-/** Runs `work` in one transaction on a fresh EntityManager; nothing else touches the database meanwhile. */
+/**
+ * Runs `work` in one transaction on MikroORM's connection (plain SQL needs no EntityManager); nothing else
+ * touches the database from inside it (PGlite has one connection).
+ */
 export function inTransaction<T>(services: Services, work: (store: FamilyStore) => Promise<T>): Promise<T> {
-  return services.db.em.fork().transactional((em) => work(new FamilyStore((sql, params) => (em as EntityManager).execute(sql, params))));
+  const connection = services.db.em.getConnection();
+  return connection.transactional((trx) => work(new FamilyStore(executor(services, trx))));
 }
 
 /** Reads outside a transaction go straight to the connection: no EntityManager is needed for plain SQL. */
 export function readStore(services: Services): FamilyStore {
+  return new FamilyStore(executor(services));
+}
+
+/** Plain SQL on the connection; driver errors become MikroORM's typed exceptions (a unique violation, …). */
+function executor(services: Services, trx?: Transaction): SqlExecutor {
   const connection = services.db.em.getConnection();
-  return new FamilyStore((sql, params) => connection.execute(sql, params));
+  const driver = services.db.em.getDriver();
+  return async (sql, params) => {
+    try {
+      return await connection.execute(sql, params, 'all', trx);
+    } catch (error) {
+      throw driver.convertException(error as Error);
+    }
+  };
 }

@@ -113,7 +113,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
       candidate = row;
       const notices = [...settled.notices];
       if ((d.naturalKey ?? []).some((f) => row[f] !== existing[f]) || (creating && d.kind === 'collection')) {
-        await checkNaturalKey(services, d, store, row, ctx);
+        await checkNaturalKey(services, d, store, row, ctx, creating ? undefined : existing.id);
       }
       if (!ifMatchHolds(request.ifMatch, etagOf(d, existing)) || (creating && d.kind === 'collection' && request.ifMatch !== undefined)) {
         throw new ApiError('precondition_failed', 'The row changed since that ETag was read; read it again and retry. Nothing was written.', {
