@@ -3,7 +3,7 @@
  * OpenAPI, tables, audit, export). Behaviour that flags cannot express goes in a few named hooks whose
  * timing is in their name. The engine never branches on a family's name.
  */
-import type { TSchema } from 'typebox';
+import Type, { type TSchema, type TSchemaOptions } from 'typebox';
 import type { FieldError } from './errors.ts';
 import type { Feature, Role } from './plans.ts';
 import type { Caller } from './auth/caller.ts';
@@ -165,4 +165,9 @@ export const DEFAULT_ROLES: Record<OperationName, Role> = {
 /** Every operation needs the same feature, except the ones named. */
 export function featureFor(feature: Feature, except: readonly OperationName[] = []): Partial<Record<OperationName, Feature>> {
   return Object.fromEntries(OPERATIONS.filter((op) => !except.includes(op)).map((op) => [op, feature]));
+}
+
+/** `T | null`, the nullable field of the descriptors (`anyOf` in JSON Schema). */
+export function nullable<T extends TSchema>(schema: T, options: TSchemaOptions = {}) {
+  return Type.Union([schema, Type.Null()], options);
 }

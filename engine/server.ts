@@ -13,6 +13,8 @@ import { migrate, openDatabase } from './persistence/database.ts';
 import type { Registry } from './registry.ts';
 import type { Services } from './operations/types.ts';
 import { errorMiddleware, requireJson } from './http/errors.ts';
+import { auditLogOperation } from './operations/audit-log.ts';
+import type { DomainOperation } from './operations/domain.ts';
 import { configApi } from './http/config-api.ts';
 import { operatorApi } from './http/operator-api.ts';
 import { firstOrganization, operatorToken, secretKey, type FirstOrganization } from './bootstrap.ts';
@@ -29,8 +31,10 @@ export interface ServeOptions {
   operatorToken?: string;
   secretKey?: string;
   bootstrap?: boolean;
-  /** routes of other parts (webhooks, export), mounted beside the configuration API */
+  /** routes of other parts (webhooks, documentation), mounted before the configuration API */
   routers?: ((services: Services) => Router)[];
+  /** operations of other parts (the export, …), served under /api/v1/config and as agent tools */
+  operations?: DomainOperation[];
   /** `entities` creates tables straight from the descriptors (tests of families not yet in a migration) */
   schema?: 'migrations' | 'entities';
   /** how long an API-key lookup is reused in this process (ms; 0 turns it off) */
@@ -65,6 +69,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     secrets: new SecretBox(await secretKey(db, options.secretKey)),
     log: options.log,
     credentials: new CredentialCache(options.authCacheMs ?? 2000),
+    domain: checkDomainOperations(options.registry, [auditLogOperation, ...(options.operations ?? [])]),
   };
   const operator = await operatorToken(db, options.operatorToken);
   const first = options.bootstrap === false ? null : await firstOrganization(services);
@@ -81,10 +86,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   });
   app.use(requireJson);
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: options.jsonLimit ?? '1mb', encoding: 'utf-8' }));
-  app.use(configApi(services));
-  const admin = operatorApi(services, operator.hash);
-  app.use(admin.routes());
   for (const make of options.routers ?? []) app.use(make(services).routes());
+  app.use(configApi(services));
+  app.use(operatorApi(services, operator.hash).routes());
   server.on('request', app.callback());
 
   return {
@@ -99,4 +103,15 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       await db.close();
     },
   };
+}
+
+/** Domain operations need unique names and REST paths that no family uses. */
+function checkDomainOperations(registry: Registry, operations: DomainOperation[]): DomainOperation[] {
+  const names = new Set<string>();
+  for (const op of operations) {
+    if (names.has(op.name)) throw new Error(`Domain operation ${op.name} is registered twice.`);
+    names.add(op.name);
+    if (op.rest && registry.get(op.rest.path)) throw new Error(`Domain operation ${op.name}: REST path ${op.rest.path} is a family's.`);
+  }
+  return operations;
 }

@@ -1,5 +1,5 @@
-import Type, { type TSchema, type TSchemaOptions } from 'typebox';
-import { defineFamily, type Row } from '../engine/descriptor.ts';
+import Type from 'typebox';
+import { defineFamily, type Row, nullable } from '../engine/descriptor.ts';
 import { notAUrl } from '../engine/rules.ts';
 
 export const PROVIDER_KINDS = ['vendor_a', 'vendor_b', 'aggregator', 'self_hosted', 'cloud_platform', 'vendor_c', 'gateway', 'framework'] as const;
@@ -11,7 +11,6 @@ export const AI_PURPOSES = [
   'capacity_planning', 'status_page_draft', 'ticket_synthesis', 'security_triage', 'self_healing',
 ] as const;
 
-const nullable = <T extends TSchema>(schema: T, options: TSchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
 
 /** Pins merge per purpose; an empty string clears a pin. */
 function mergeOverrides(stored: unknown, sent: unknown): Record<string, string> {

@@ -1,8 +1,7 @@
-import Type, { type TSchema, type TSchemaOptions } from 'typebox';
-import { defineFamily, type Row } from '../engine/descriptor.ts';
+import Type from 'typebox';
+import { defineFamily, type Row, nullable } from '../engine/descriptor.ts';
 import { validationFailed } from '../engine/errors.ts';
 
-const nullable = <T extends TSchema>(schema: T, options: TSchemaOptions = {}) => Type.Union([schema, Type.Null()], { default: null, ...options });
 const time = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string | Date).getTime());
 
 /** A freeze is in force while one is set (a reason is stored) and its `freeze_until`, if any, is still ahead. */
@@ -38,12 +37,12 @@ export default defineFamily({
     burn_rate_block_enabled: Type.Boolean({ default: true, description: 'hold a deploy while an SLO burns budget fast; when off, the gate reports it as an advisory' }),
     incident_block_enabled: Type.Boolean({ default: true, description: 'hold a deploy while a critical incident affecting the service is open; when off, it becomes an advisory' }),
     frozen: Type.Boolean({ readOnly: true, description: 'whether a deploy freeze is in force now: set, and freeze_until null or still ahead' }),
-    freeze_reason: nullable(Type.String(), { readOnly: true, description: 'why the last freeze was set; null when none is set' }),
-    freeze_until: nullable(Type.String({ format: 'date-time' }), { readOnly: true, description: 'when the last freeze lapses; null means frozen until cleared (or no freeze)' }),
+    freeze_reason: nullable(Type.String(), { default: null, readOnly: true, description: 'why the last freeze was set; null when none is set' }),
+    freeze_until: nullable(Type.String({ format: 'date-time' }), { default: null, readOnly: true, description: 'when the last freeze lapses; null means frozen until cleared (or no freeze)' }),
     override_active: Type.Boolean({ readOnly: true, default: false, description: 'whether an audited override is in force (set from the operations console only)' }),
-    override_allow: nullable(Type.Boolean(), { readOnly: true, description: 'whether the override lets deploys through (true) or holds them (false)' }),
-    override_by: nullable(Type.String(), { readOnly: true, description: 'who set the override' }),
-    override_until: nullable(Type.String({ format: 'date-time' }), { readOnly: true, description: 'when the override lapses' }),
+    override_allow: nullable(Type.Boolean(), { default: null, readOnly: true, description: 'whether the override lets deploys through (true) or holds them (false)' }),
+    override_by: nullable(Type.String(), { default: null, readOnly: true, description: 'who set the override' }),
+    override_until: nullable(Type.String({ format: 'date-time' }), { default: null, readOnly: true, description: 'when the override lapses' }),
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
   computed: { frozen: (row, { now }) => frozenAt(row, now) },

@@ -1,8 +1,7 @@
-import Type, { type TSchema, type TSchemaOptions } from 'typebox';
-import { defineFamily, type Row } from '../engine/descriptor.ts';
+import Type from 'typebox';
+import { defineFamily, type Row, nullable } from '../engine/descriptor.ts';
 import { uniqueItems } from '../engine/rules.ts';
 
-const nullable = <T extends TSchema>(schema: T, options: TSchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
 
 const NO_SLASH = 'a name without "/"';
 

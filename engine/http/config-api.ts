@@ -8,9 +8,8 @@ import { publicOrganization, type Caller } from '../auth/caller.ts';
 import type { FamilyDescriptor, OperationName } from '../descriptor.ts';
 import { ApiError } from '../errors.ts';
 import { execute, type OperationResult, type Services } from '../operations/index.ts';
-import { requireRole, requireFeature } from '../operations/authorize.ts';
-import { auditView } from '../operations/audit.ts';
-import { AuditEntryEntity } from '../persistence/entities.ts';
+import { executeDomain, type DomainOperation } from '../operations/domain.ts';
+import type { TSchema } from 'typebox';
 
 export const CONFIG_PREFIX = '/api/v1/config';
 
@@ -59,11 +58,31 @@ function render(ctx: Context, services: Services, caller: Caller, family: string
   else if (result.data) ctx.body = { data: result.data, organization, ...(result.notices ? { notices: result.notices } : {}) };
 }
 
-async function auditLog(ctx: Context, services: Services, caller: Caller): Promise<void> {
-  requireRole(caller, 'org_admin', false);
-  const limit = Math.min(Math.max(Number(ctx.query.limit ?? 200) || 200, 1), 1000);
-  const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: caller.organization.id }, { orderBy: { seq: 'desc' }, limit, disableIdentityMap: true });
-  ctx.body = { organization: publicOrganization(caller.organization), data: rows.map((r) => auditView(r as Record<string, unknown>)) };
+/** Query strings are text: numbers and booleans are read as the operation's input schema declares them. */
+function queryInput(schema: TSchema, query: Record<string, string | string[] | undefined>): Record<string, unknown> {
+  const properties = ((schema as unknown as { properties?: Record<string, { type?: string }> }).properties ?? {});
+  const input: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(query)) {
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    const type = properties[key]?.type;
+    if ((type === 'integer' || type === 'number') && value !== undefined && value.trim() !== '' && !Number.isNaN(Number(value))) input[key] = Number(value);
+    else if (type === 'boolean' && (value === 'true' || value === 'false')) input[key] = value === 'true';
+    else input[key] = value;
+  }
+  return input;
+}
+
+async function runDomain(ctx: Context, services: Services, caller: Caller, operation: DomainOperation): Promise<void> {
+  if (ctx.method !== operation.rest!.method) {
+    throw new ApiError('method_not_allowed', `${ctx.method} is not allowed here; use ${operation.rest!.method}.`, { headers: { Allow: operation.rest!.method } });
+  }
+  const input = operation.rest!.method === 'GET' ? queryInput(operation.input, ctx.query) : (ctx.request as unknown as { body?: unknown }).body ?? {};
+  const result = await executeDomain(services, caller, operation, input);
+  if ('json' in result) ctx.body = result.json;
+  else {
+    ctx.type = result.contentType;
+    ctx.body = result.text;
+  }
 }
 
 export function configApi(services: Services) {
@@ -71,10 +90,8 @@ export function configApi(services: Services) {
     if (ctx.path !== CONFIG_PREFIX && !ctx.path.startsWith(`${CONFIG_PREFIX}/`)) return next();
     const caller = await authenticateApiKey(services.db, services.credentials, ctx.get('authorization'), 'rest', 'config_api');
     const { family, id } = parsePath(ctx.path);
-    if (family === 'audit_log' && id === undefined && ctx.method === 'GET') {
-      requireFeature(caller, caller.endpointFeature);
-      return auditLog(ctx, services, caller);
-    }
+    const domain = id === undefined ? services.domain.find((op) => op.rest?.path === family) : undefined;
+    if (domain) return runDomain(ctx, services, caller, domain);
     const descriptor = services.registry.get(family);
     const op = operationFor(ctx.method, descriptor, id);
     const body = (ctx.request as unknown as { body?: unknown }).body;

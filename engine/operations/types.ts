@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { DomainOperation } from './domain.ts';
 import type { KeyRecord } from '../auth/authenticate.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { ServiceConfig } from '../config.ts';
@@ -17,6 +18,8 @@ export interface Services {
   config: ServiceConfig;
   secrets: SecretBox;
   log: Logger;
+  /** operations beyond family CRUD (the audit log, the export, …), served by REST and the agent-tool endpoint */
+  domain: readonly DomainOperation[];
   /** API-key lookups, cleared by every operator change */
   credentials: CredentialCache<KeyRecord>;
 }

@@ -1,0 +1,41 @@
+/**
+ * Domain operations: what is not a family's CRUD (the audit log, the export, later alerts, cards,
+ * deployments…). A module declares one as data — name, input schema, role, feature, how REST reaches it —
+ * and it runs through the same checks as every operation: endpoint plan, feature, role, input validation.
+ * REST and the agent-tool endpoint both serve it from this one declaration.
+ */
+import type { TSchema } from 'typebox';
+import type { Caller } from '../auth/caller.ts';
+import type { Row } from '../descriptor.ts';
+import { validationFailed } from '../errors.ts';
+import type { Feature, Role } from '../plans.ts';
+import { checkBody } from '../validation.ts';
+import { requireFeature, requireRole } from './authorize.ts';
+import type { Services } from './types.ts';
+
+/** JSON for REST's body and MCP's structuredContent, or a document (such as an HCL file) as text. */
+export type DomainResult = { json: Record<string, unknown> } | { text: string; contentType: string };
+
+export interface DomainOperation {
+  /** the agent tool's name, snake_case */
+  name: string;
+  description: string;
+  /** an object schema; REST takes it from the query string (GET) or the body (POST) */
+  input: TSchema;
+  role: Role;
+  feature?: Feature;
+  /** `read` operations answer viewers and read-only keys; `write` ones refuse read-only keys */
+  kind: 'read' | 'write';
+  /** where REST serves it under /api/v1/config; absent: agent tool only */
+  rest?: { method: 'GET' | 'POST'; path: string };
+  run(services: Services, caller: Caller, input: Row): Promise<DomainResult>;
+}
+
+export async function executeDomain(services: Services, caller: Caller, operation: DomainOperation, input: unknown): Promise<DomainResult> {
+  requireFeature(caller, caller.endpointFeature);
+  if (operation.feature) requireFeature(caller, operation.feature);
+  requireRole(caller, operation.role, operation.kind === 'write');
+  const errors = checkBody(operation.input, input ?? {});
+  if (errors.length) throw validationFailed(errors);
+  return operation.run(services, caller, (input ?? {}) as Row);
+}
