@@ -102,6 +102,8 @@ export interface Examples {
 
 export interface FamilyDescriptor {
   name: string;
+  /** one row's name in tool names (`get_<singular>`); derived from the name when omitted */
+  singular?: string;
   /** one paragraph: what a row is, and the decisions taken where the spec is silent */
   description: string;
   kind: 'collection' | 'singleton';

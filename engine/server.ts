@@ -16,6 +16,7 @@ import { errorMiddleware, requireJson } from './http/errors.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
 import type { DomainOperation } from './operations/domain.ts';
 import { configApi } from './http/config-api.ts';
+import { mcpEndpoint } from './mcp/endpoint.ts';
 import { operatorApi } from './http/operator-api.ts';
 import { firstOrganization, operatorToken, secretKey, type FirstOrganization } from './bootstrap.ts';
 
@@ -88,6 +89,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: options.jsonLimit ?? '1mb', encoding: 'utf-8' }));
   for (const make of options.routers ?? []) app.use(make(services).routes());
   app.use(configApi(services));
+  app.use(mcpEndpoint(services));
   app.use(operatorApi(services, operator.hash).routes());
   server.on('request', app.callback());
 

@@ -124,3 +124,9 @@ export function checkBody(schema: TSchema, body: unknown): FieldError[] {
   if (holdsNul(body)) return [{ field: 'body', message: 'must not contain NUL characters' }];
   return checkValue('', schema, body).map((e) => ({ ...e, field: e.field.replace(/^\./, '') || 'body' }));
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}

@@ -7,7 +7,7 @@ import { isRole } from '../plans.ts';
 import { PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
 import { MembershipEntity, OrganizationEntity, PersonalTokenEntity, UserEntity } from '../persistence/entities.ts';
 import type { Services } from '../operations/types.ts';
-import { isPlainObject } from '../validation.ts';
+import { isPlainObject, isUuid } from '../validation.ts';
 
 type Body = Record<string, unknown>;
 const em = (services: Services) => services.db.em.fork() as EntityManager;
@@ -60,14 +60,16 @@ export async function createPersonalToken(services: Services, userId: string, ra
   const errors: FieldError[] = [];
   if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > 200) errors.push({ field: 'name', message: 'must be a non-empty string of at most 200 characters' });
   const orgs = body.organizations;
-  if (!Array.isArray(orgs) || orgs.length === 0 || !orgs.every((o) => typeof o === 'string')) errors.push({ field: 'organizations', message: 'must be a non-empty array of organization ids' });
+  if (!Array.isArray(orgs) || orgs.length === 0 || !orgs.every(isUuid)) errors.push({ field: 'organizations', message: 'must be a non-empty array of organization ids' });
   const maxRole = body.max_role ?? 'unlimited';
   if (typeof maxRole !== 'string' || !MAX_ROLES.includes(maxRole)) errors.push({ field: 'max_role', message: `must be one of: ${MAX_ROLES.join(', ')}` });
   if (errors.length) throw validationFailed(errors);
+  const known = await manager.count(OrganizationEntity, { id: { $in: orgs as string[] } });
+  if (known !== new Set(orgs as string[]).size) throw validationFailed([{ field: 'organizations', message: 'names an organization that does not exist' }]);
   const token = generateToken(PERSONAL_TOKEN_PREFIX);
   const id = randomUUID();
   await manager.insert(PersonalTokenEntity, {
-    id, user_id: userId, name: body.name, organizations: [...new Set(orgs as string[])], max_role: maxRole,
+    id, user_id: userId, name: body.name, organizations: [...new Set((orgs as string[]).map((o) => o.toLowerCase()))], max_role: maxRole,
     token_hash: hashToken(token), created_at: services.clock.now(), revoked_at: null,
   });
   return { id, token };

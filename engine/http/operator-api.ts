@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ApiError, validationFailed } from '../errors.ts';
-import { holdsNul } from '../validation.ts';
+import { holdsNul, isUuid } from '../validation.ts';
 import { constantTimeEqual, hashToken } from '../crypto.ts';
 import type { Services } from '../operations/types.ts';
 import { auditView } from '../operations/audit.ts';
@@ -85,7 +85,7 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
 
 /** Ids in operator paths are uuids; anything else cannot exist (and must not reach a uuid column). */
 function uuidParam(value: string | undefined): string {
-  if (!value || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+  if (!isUuid(value)) {
     throw new ApiError('not_found', 'No such organization, user or key exists.');
   }
   return value.toLowerCase();

@@ -18,6 +18,8 @@ export interface ActionRequest {
   family: string;
   action: string;
   id?: string;
+  /** instead of `id`: the values of the family's natural key (`{ service: 'checkout' }`) */
+  key?: Row;
   body?: unknown;
   ifMatch?: string;
 }
@@ -38,7 +40,8 @@ export async function executeAction(services: Services, caller: Caller, request:
   const written = await inTransaction(services, async (store) => {
     const now = services.clock.now();
     const ctx = hookContext(services, caller, store, now);
-    const existing = await loadRow(services, caller, d, store, request.id, true);
+    const id = request.id ?? (request.key && d.naturalKey ? (await store.list(d, caller.organization.id, { where: request.key }))[0]?.id : undefined);
+    const existing = await loadRow(services, caller, d, store, id === undefined ? undefined : String(id), true);
     if (!existing || existing.created_at === null) throw notFound(d.name);
     if (d.archive && existing[d.archive.field]) throw new ApiError('conflict', `This ${d.name} row is archived; archived rows cannot be changed.`);
     if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) {

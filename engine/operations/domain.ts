@@ -28,6 +28,8 @@ export interface DomainOperation {
   kind: 'read' | 'write';
   /** where REST serves it under /api/v1/config; absent: agent tool only */
   rest?: { method: 'GET' | 'POST'; path: string };
+  /** what a success answers, for the OpenAPI document: a JSON schema, or a document's content type (default: a JSON object) */
+  answer?: { schema?: TSchema; contentType?: string };
   run(services: Services, caller: Caller, input: Row): Promise<DomainResult>;
 }
 

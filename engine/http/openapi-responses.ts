@@ -1,0 +1,127 @@
+/**
+ * The parts of the OpenAPI document every operation shares: the error body with its closed codes, the
+ * error responses by status, the headers (ETag, Location, If-Match) and the organization every answer names.
+ */
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { FEATURES, PLANS } from '../plans.ts';
+import type { Json } from './openapi-schemas.ts';
+
+/** What each error code means to a caller; typed by the code list, so a new code cannot go undocumented. */
+export const CODE_MEANING: Record<ErrorCode, string> = {
+  bad_request: 'the body is not valid JSON, or the path holds a malformed percent-encoding',
+  unauthorized: 'no credential, or an unknown or revoked one',
+  forbidden: "the credential's role is too low for the operation, or the key's scopes belong to the agent-tool endpoint",
+  plan_required: "the organization's plan does not include the configuration API or the operation's feature (`feature` names it)",
+  read_only_key: 'a write with an api:config_read key',
+  personal_token_not_accepted: 'a personal access token: the configuration API takes organization API keys only',
+  user_token_required: 'the body names a field that only a user (a personal access token) may change',
+  organization_disabled: 'the organization is disabled: its keys do not work',
+  not_found: 'no such row in this organization (an id of another organization reads the same), or nothing is served at that path',
+  method_not_allowed: 'the path exists, but not with this method: `allowed` and the Allow header name the methods that do',
+  conflict: 'a row already matches the natural key (the existing row is in `data`), or the row is archived; nothing was written',
+  precondition_failed: '`If-Match` does not match the current ETag (the current row is in `data`); nothing was written',
+  payload_too_large: 'the body is larger than the service accepts',
+  unsupported_media_type: 'a body that is not application/json',
+  validation_failed: '`errors` holds one { field, message } per refused field, unknown and read-only fields included; nothing was written',
+  rate_limited: 'too many requests: retry after the seconds in Retry-After',
+  internal_error: 'a failure on the service side; nothing the caller sent was at fault, and nothing was written',
+};
+
+export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
+
+export function sharedSchemas(): Record<string, Json> {
+  const fieldError = {
+    type: 'object',
+    required: ['field', 'message'],
+    properties: {
+      field: { type: 'string', description: 'the refused field, with a path into nested values such as `log_groups[0]` or `metric_selectors[0].metric_name`' },
+      message: { type: 'string', description: 'what the field must be; it never repeats the value sent' },
+    },
+  };
+  return {
+    Organization: {
+      type: 'object',
+      description: 'The organization the credential acts for.',
+      required: ['id', 'name', 'plan'],
+      properties: { id: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string', enum: [...PLANS] } },
+    },
+    FieldError: { ...fieldError, description: 'One refused field.' },
+    Notice: { ...fieldError, description: 'Something the caller should know beside a successful answer (an id that was not linked, a move that moved nothing).' },
+    Error: {
+      type: 'object',
+      description: 'The body of every failure. Match on `error` (a closed list of codes) and on `errors[].field`, not on the wording of `message`.',
+      required: ['error', 'message'],
+      properties: {
+        error: {
+          type: 'string',
+          enum: Object.keys(ERROR_STATUS),
+          description: (Object.keys(ERROR_STATUS) as ErrorCode[]).map((c) => `\`${c}\` (${ERROR_STATUS[c]}): ${CODE_MEANING[c]}`).join('; '),
+        },
+        message: { type: 'string', description: 'a sentence saying what to change' },
+        errors: { type: 'array', items: ref('schemas', 'FieldError'), description: 'with validation_failed and user_token_required: one entry per refused field' },
+        data: { description: 'with conflict: the existing row; with precondition_failed: the current row' },
+        allowed: { type: 'array', items: { type: 'string' }, description: 'with method_not_allowed: the methods the path offers' },
+        feature: { type: 'string', enum: Object.keys(FEATURES), description: 'with plan_required: the missing feature' },
+      },
+    },
+  };
+}
+
+export function sharedHeaders(): Record<string, Json> {
+  return {
+    ETag: {
+      description: "Identifies the row's current configuration (what a caller can set; routine activity does not change it). Send it in `If-Match` to write only that version.",
+      schema: { type: 'string' },
+    },
+    Location: { description: 'The URL of the new row.', schema: { type: 'string', format: 'uri' } },
+    'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string' } },
+  };
+}
+
+export function sharedParameters(): Record<string, Json> {
+  return {
+    IfMatch: {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'An ETag read earlier: if the row changed since, the answer is 412 with the current row and nothing is written. `*` skips the check; without the header the write goes through unchecked.',
+      schema: { type: 'string' },
+    },
+    IncludeArchived: {
+      name: 'include_archived',
+      in: 'query',
+      required: false,
+      description: 'true lists archived rows as well.',
+      schema: { type: 'boolean', default: false },
+    },
+  };
+}
+
+/** An error answer whose `error` is one of `codes`, optionally with `data` narrowed to a row schema. */
+export function errorResponse(codes: readonly ErrorCode[], data?: Json, lead?: string): Json {
+  const schema: Json = { allOf: [ref('schemas', 'Error')], properties: { error: { enum: [...codes] }, ...(data ? { data } : {}) } };
+  const description = [lead, ...codes.map((c) => `\`${c}\`: ${CODE_MEANING[c]}.`)].filter(Boolean).join(' ');
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** Error responses that read the same for every operation, kept once in components. */
+export function sharedResponses(): Record<string, Json> {
+  const unauthorized = errorResponse(['unauthorized']);
+  unauthorized.headers = { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') };
+  return {
+    unauthorized,
+    bad_request: errorResponse(['bad_request']),
+    not_found: errorResponse(['not_found']),
+    payload_too_large: errorResponse(['payload_too_large']),
+    unsupported_media_type: errorResponse(['unsupported_media_type']),
+    validation_failed: errorResponse(['validation_failed']),
+  };
+}
+
+/** The 403 codes an operation can answer: writes add read-only keys, user-only fields add user_token_required. */
+export function forbiddenCodes(write: boolean, userFields: boolean): ErrorCode[] {
+  const codes: ErrorCode[] = ['plan_required', 'forbidden', 'personal_token_not_accepted', 'organization_disabled'];
+  if (write) codes.push('read_only_key');
+  if (userFields) codes.push('user_token_required');
+  return codes;
+}

@@ -1,0 +1,77 @@
+/**
+ * The agent-tool endpoint (`/api/mcp`): the official MCP SDK's Streamable HTTP transport, stateless (a new
+ * server per request), JSON answers. It authenticates, refuses the plan at the door, and translates tool
+ * calls into the operations REST uses; every domain failure comes back as a tool error (`isError: true`)
+ * carrying the same `{ error, message, errors?, data? }` REST answers, so an agent can read it and correct
+ * itself. An unknown tool is a JSON-RPC error (InvalidParams), as the MCP specification says.
+ */
+import type { Context, Next } from 'koa';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { authenticateApiKey, bearerToken } from '../auth/authenticate.ts';
+import type { Caller } from '../auth/caller.ts';
+import { PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
+import { authenticatePersonalToken, ORGANIZATION_HEADER } from '../auth/personal-token.ts';
+import { ApiError } from '../errors.ts';
+import { requireFeature } from '../operations/authorize.ts';
+import type { Services } from '../operations/types.ts';
+import { buildTools, type Tool } from './tools.ts';
+
+export const MCP_PATH = '/api/mcp';
+
+async function authenticate(services: Services, ctx: Context): Promise<Caller> {
+  const header = ctx.get('authorization');
+  const token = bearerToken(header);
+  const caller = token.startsWith(PERSONAL_TOKEN_PREFIX)
+    ? await authenticatePersonalToken(services.db, token, ctx.get(ORGANIZATION_HEADER) || undefined, 'mcp', 'mcp')
+    : await authenticateApiKey(services.db, services.credentials, header, 'mcp', 'mcp');
+  requireFeature(caller, 'mcp');
+  return caller;
+}
+
+function toolError(error: ApiError) {
+  const body = error.toBody();
+  return { isError: true, structuredContent: body, content: [{ type: 'text' as const, text: JSON.stringify(body) }] };
+}
+
+function mcpServer(services: Services, caller: Caller, tools: Tool[], byName: Map<string, Tool>): Server {
+  const server = new Server({ name: 'vigil', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map(({ name, description, inputSchema, outputSchema, annotations }) => ({ name, description, inputSchema, outputSchema, annotations })) as never,
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    try {
+      const structuredContent = await tool.call(services, caller, (request.params.arguments ?? {}) as Record<string, unknown>);
+      return { structuredContent, content: [{ type: 'text' as const, text: JSON.stringify(structuredContent) }] };
+    } catch (error) {
+      if (error instanceof ApiError) return toolError(error);
+      services.log.error({ err: { name: (error as Error).name, stack: (error as Error).stack }, tool: tool.name }, 'tool failed');
+      return toolError(new ApiError('internal_error', 'Something went wrong on our side; nothing you sent was at fault. Try again.'));
+    }
+  });
+  return server;
+}
+
+export function mcpEndpoint(services: Services) {
+  const tools = buildTools(services.registry, services.domain);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path !== MCP_PATH) return next();
+    if (ctx.method !== 'POST') {
+      throw new ApiError('method_not_allowed', 'The agent-tool endpoint is stateless: send JSON-RPC with POST.', { headers: { Allow: 'POST' } });
+    }
+    const caller = await authenticate(services, ctx);
+    const server = mcpServer(services, caller, tools, byName);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    ctx.respond = false;
+    try {
+      await transport.handleRequest(ctx.req, ctx.res, (ctx.request as unknown as { body?: unknown }).body);
+    } finally {
+      await server.close();
+    }
+  };
+}

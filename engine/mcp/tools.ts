@@ -1,0 +1,189 @@
+/**
+ * Agent tools, generated from the registry and the domain operations (never listed by hand): for every
+ * family `list_<plural>`, `get_<singular>`, `create_<singular>`, `update_<singular>`, `delete_<singular>`
+ * as its operations allow, its named actions, and every domain operation. Each tool calls the same
+ * operation the REST route calls, so refusals, plan limits and audit entries are the same.
+ */
+import type { TSchema } from 'typebox';
+import type { Caller } from '../auth/caller.ts';
+import { publicOrganization } from '../auth/caller.ts';
+import { DEFAULT_ROLES, type FamilyDescriptor, type OperationName, type Row } from '../descriptor.ts';
+import { isWriteOnly, planFields } from '../fields.ts';
+import { FEATURES } from '../plans.ts';
+import { execute, type Services } from '../operations/index.ts';
+import { executeAction } from '../operations/action.ts';
+import { executeDomain, type DomainOperation } from '../operations/domain.ts';
+import { MOVE_INPUT } from '../operations/rows.ts';
+import type { Registry } from '../registry.ts';
+
+type Json = Record<string, unknown>;
+
+export interface Tool {
+  name: string;
+  description: string;
+  inputSchema: Json;
+  outputSchema?: Json;
+  annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
+  call(services: Services, caller: Caller, args: Json): Promise<Json>;
+}
+
+export function singularOf(d: FamilyDescriptor): string {
+  if (d.singular) return d.singular;
+  if (d.kind === 'singleton') return d.name;
+  return d.name.endsWith('ies') ? `${d.name.slice(0, -3)}y` : d.name.replace(/s$/, '');
+}
+
+const object = (properties: Record<string, unknown>, required: string[] = [], additionalProperties = false): Json => ({
+  type: 'object',
+  properties,
+  ...(required.length ? { required } : {}),
+  additionalProperties,
+});
+
+const ID = { type: 'string', minLength: 1, description: 'the row id, as list and get answer it' };
+const IF_MATCH = { type: 'string', description: 'the etag of a previous read; the write is refused (precondition_failed) if the row changed since; "*" skips the check' };
+const ORGANIZATION = object({ id: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' } }, ['id', 'name', 'plan']);
+
+/** A tool error carries the same body REST answers (the SDK's client checks it against the output schema too). */
+const ERROR_BODY = object({ error: { type: 'string' }, message: { type: 'string' }, errors: { type: 'array' }, data: {} }, ['error', 'message'], true);
+
+/** Tool answers: the success shape, or the error body. */
+function output(success: Json): Json {
+  return { type: 'object', anyOf: [success, ERROR_BODY] };
+}
+
+function rowSchema(d: FamilyDescriptor): Json {
+  const properties = Object.fromEntries(Object.entries(d.fields).filter(([, s]) => !isWriteOnly(s)));
+  return object(properties, [], false);
+}
+
+function inputFields(d: FamilyDescriptor, op: 'create' | 'update'): Record<string, TSchema> {
+  return Object.fromEntries(
+    planFields(d).writable.filter((f) => op === 'create' || !d.createOnly?.includes(f)).map((f) => [f, d.fields[f]!]),
+  );
+}
+
+function needs(d: FamilyDescriptor, op: OperationName): string {
+  const feature = d.features?.[op];
+  const role = d.roles?.[op] ?? DEFAULT_ROLES[op];
+  return ` Role: ${role}.${feature ? ` Needs ${FEATURES[feature].label}.` : ''}`;
+}
+
+function describe(d: FamilyDescriptor): string {
+  const rules = (d.rules ?? []).map((r) => ` Rule: ${r.description}.`).join('');
+  return `${d.description}${rules}`;
+}
+
+const single = (d: FamilyDescriptor) => output(object({ data: rowSchema(d), organization: ORGANIZATION, etag: { type: 'string' }, notices: { type: 'array' } }, ['data', 'organization'], false));
+
+function familyTools(d: FamilyDescriptor): Tool[] {
+  const tools: Tool[] = [];
+  const singular = singularOf(d);
+  const collection = d.kind === 'collection';
+  const answer = async (services: Services, caller: Caller, request: Parameters<typeof execute>[2]): Promise<Json> => {
+    const result = await execute(services, caller, request);
+    const organization = publicOrganization(caller.organization);
+    if (result.list) return { organization, data: result.list.data, truncated: result.list.truncated };
+    if (result.status === 204) return { organization, deleted: { family: d.name, id: request.id ?? null } };
+    return { data: result.data, organization, ...(result.etag ? { etag: result.etag } : {}), ...(result.notices ? { notices: result.notices } : {}) };
+  };
+  const idInput = (args: Json) => (collection ? String(args.id ?? '') : undefined);
+  const hints = (readOnlyHint: boolean, destructiveHint: boolean, idempotentHint: boolean) => ({ readOnlyHint, destructiveHint, idempotentHint });
+
+  if (collection && d.operations.includes('list')) {
+    tools.push({
+      name: `list_${d.name}`,
+      description: `Lists the organization's ${d.name}.${needs(d, 'list')} ${describe(d)}`,
+      inputSchema: object(d.archive ? { include_archived: { type: 'boolean', description: 'include archived rows' } } : {}),
+      outputSchema: output(object({ organization: ORGANIZATION, data: { type: 'array', items: rowSchema(d) }, truncated: { type: 'boolean' } }, ['organization', 'data', 'truncated'])),
+      annotations: { title: `List ${d.name}`, ...hints(true, false, true) },
+      call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'list', includeArchived: args.include_archived === true }),
+    });
+  }
+  if (d.operations.includes('read')) {
+    tools.push({
+      name: `get_${singular}`,
+      description: `Reads ${collection ? `one row of ${d.name} by id` : `the organization's ${d.name}`}; answers its etag for if_match.${needs(d, 'read')} ${describe(d)}`,
+      inputSchema: collection ? object({ id: ID }, ['id']) : object({}),
+      outputSchema: single(d),
+      annotations: { title: `Get ${singular}`, ...hints(true, false, true) },
+      call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'read', id: idInput(args) }),
+    });
+  }
+  if (d.operations.includes('create')) {
+    tools.push({
+      name: `create_${singular}`,
+      description: `Creates a row of ${d.name}.${needs(d, 'create')} ${describe(d)}`,
+      inputSchema: object(inputFields(d, 'create'), [...(d.requiredOnCreate ?? [])]),
+      outputSchema: single(d),
+      annotations: { title: `Create ${singular}`, ...hints(false, false, false) },
+      call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'create', body: args }),
+    });
+  }
+  if (d.operations.includes('update')) {
+    const extra: Record<string, unknown> = { ...(collection ? { id: ID } : {}), if_match: IF_MATCH, ...(d.positioned ? { move: MOVE_INPUT } : {}) };
+    tools.push({
+      name: `update_${singular}`,
+      description: `Changes ${collection ? 'one row' : 'the setting'} of ${d.name}: send only the fields to change.${d.id?.upsert ? ' An id that has no row yet creates it.' : ''}${needs(d, 'update')} ${describe(d)}`,
+      inputSchema: object({ ...extra, ...inputFields(d, 'update') }, collection ? ['id'] : []),
+      outputSchema: single(d),
+      annotations: { title: `Update ${singular}`, ...hints(false, true, true) },
+      call: (services, caller, { id, if_match, ...body }) =>
+        answer(services, caller, { family: d.name, op: 'update', id: collection ? String(id ?? '') : undefined, body, ifMatch: typeof if_match === 'string' ? if_match : undefined }),
+    });
+  }
+  if (d.operations.includes('delete')) {
+    tools.push({
+      name: `delete_${singular}`,
+      description: `${d.archive ? 'Archives' : 'Deletes'} one row of ${d.name}.${needs(d, 'delete')} ${describe(d)}`,
+      inputSchema: object({ id: ID, if_match: IF_MATCH }, ['id']),
+      annotations: { title: `Delete ${singular}`, ...hints(false, true, true) },
+      call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'delete', id: String(args.id ?? ''), ifMatch: typeof args.if_match === 'string' ? args.if_match : undefined }),
+    });
+  }
+  for (const [name, action] of Object.entries(d.actions ?? {})) {
+    const input = action.input as unknown as { properties?: Json; required?: string[] };
+    const keyFields = Object.fromEntries((d.naturalKey ?? []).map((f) => [f, { ...(d.fields[f] as unknown as Json), readOnly: undefined }]));
+    tools.push({
+      name,
+      description: `${action.description} Names the ${singular} by id${d.naturalKey ? ` or by ${d.naturalKey.join(' and ')}` : ''}. Role: ${action.role}.`,
+      inputSchema: object({ id: ID, ...keyFields, ...(input.properties ?? {}) }, input.required ?? []),
+      outputSchema: single(d),
+      annotations: { title: name, ...hints(false, true, true) },
+      call: async (services, caller, { id, if_match, ...rest }) => {
+        const key = Object.fromEntries((d.naturalKey ?? []).filter((f) => f in rest).map((f) => [f, rest[f]]));
+        const body = Object.fromEntries(Object.entries(rest).filter(([f]) => !(f in key)));
+        const result = await executeAction(services, caller, {
+          family: d.name, action: name, id: typeof id === 'string' ? id : undefined, key: Object.keys(key).length ? (key as Row) : undefined, body,
+          ifMatch: typeof if_match === 'string' ? if_match : undefined,
+        });
+        return { data: result.data, organization: publicOrganization(caller.organization), ...(result.etag ? { etag: result.etag } : {}) };
+      },
+    });
+  }
+  return tools;
+}
+
+function domainTool(operation: DomainOperation): Tool {
+  return {
+    name: operation.name,
+    description: `${operation.description} Role: ${operation.role}.${operation.feature ? ` Needs ${FEATURES[operation.feature].label}.` : ''}`,
+    inputSchema: operation.input as unknown as Json,
+    annotations: { title: operation.name, readOnlyHint: operation.kind === 'read', destructiveHint: operation.kind === 'write', idempotentHint: operation.kind === 'read' },
+    call: async (services, caller, args) => {
+      const result = await executeDomain(services, caller, operation, args);
+      return 'json' in result ? result.json : { content_type: result.contentType, text: result.text };
+    },
+  };
+}
+
+export function buildTools(registry: Registry, domain: readonly DomainOperation[]): Tool[] {
+  const tools = [...registry.families.flatMap(familyTools), ...domain.map(domainTool)];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) throw new Error(`Two agent tools are named ${tool.name}.`);
+    seen.add(tool.name);
+  }
+  return tools;
+}
+
