@@ -3,12 +3,13 @@ import { createRegistry } from '../engine/registry.ts';
 import { serve } from '../engine/server.ts';
 import { systemClock } from '../engine/clock.ts';
 import { createLogger } from '../engine/logger.ts';
-import { families } from '../resources/index.ts';
+import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   return {
     registry: createRegistry(families),
+    operations: [...domainOperations],
     config: {
       publicUrl: env.PUBLIC_URL,
       trustPrincipalId: env.VIGIL_TRUST_PRINCIPAL_ID ?? 'vigil-platform',

@@ -1,5 +1,6 @@
 /** The registry of every resource family the service serves. Adding a family is adding a line here. */
 import type { FamilyDescriptor } from '../engine/descriptor.ts';
+import type { DomainOperation } from '../engine/operations/domain.ts';
 import ai_providers from './ai_providers.ts';
 import ai_settings from './ai_settings.ts';
 import alert_mutes from './alert_mutes.ts';
@@ -14,6 +15,8 @@ import slos from './slos.ts';
 import status_page_components from './status_page_components.ts';
 import ticket_import_rules from './ticket_import_rules.ts';
 import ticket_integrations from './ticket_integrations.ts';
+import { resolveServiceBindings } from './service_bindings_resolve.ts';
+import { configureTicketIntegration } from './ticket_integrations_configure.ts';
 
 export const families: FamilyDescriptor[] = [
   organization_settings,
@@ -31,3 +34,6 @@ export const families: FamilyDescriptor[] = [
   code_host_settings,
   ticket_import_rules,
 ];
+
+/** Agent tools (and REST routes, where declared) that belong to families but are not their CRUD. */
+export const domainOperations: DomainOperation[] = [resolveServiceBindings, configureTicketIntegration];

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { defineFamily, type Row, nullable } from '../engine/descriptor.ts';
 import { uniqueItems } from '../engine/rules.ts';
+import { invalidateDiscovery } from './service_discovery.ts';
 
 
 const NO_SLASH = 'a name without "/"';
@@ -37,7 +38,7 @@ export default defineFamily({
     'A binding\'s whole settable configuration set to null or [] is kept as a row until it is deleted. ' +
     'Caps chosen here: at most 100 log groups (names up to 512 characters), 100 trace service names (up to 255), 100 metric selectors, ' +
     '30 dimensions per selector; lists must not repeat an entry. ' +
-    'Every write is audited. Spec rule 6\'s invalidation of the discovery cache arrives with the agent-tool issue; this service has no discovery cache yet.',
+    'Every write is audited and invalidates the organization\'s discovery cache, so the next `resolve_service_bindings` reflects it.',
   kind: 'collection',
   operations: ['list', 'read', 'update', 'delete'],
   id: { from: ['service', 'environment'], upsert: true },
@@ -67,6 +68,8 @@ export default defineFamily({
   rules: [uniqueItems('log_groups'), uniqueItems('trace_service_names'), uniqueItems('metric_selectors')],
   hooks: {
     prepare: (row: Row) => (row.log_filter === '' ? { ...row, log_filter: null } : row),
+    // spec binding rule 6: the next resolve reflects the change
+    afterCommit: ({ ctx }) => invalidateDiscovery(ctx.caller.organization.id),
   },
   examples: {
     valid: [

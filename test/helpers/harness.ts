@@ -12,7 +12,7 @@ import type { FamilyDescriptor } from '../../engine/descriptor.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
-import { families as allFamilies } from '../../resources/index.ts';
+import { domainOperations, families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
 
 export interface Answer {
@@ -111,6 +111,7 @@ export async function startVigil(options: { families?: FamilyDescriptor[]; extra
     secretKey: randomBytes(32).toString('base64'),
     bootstrap: false,
     schema: 'entities',
+    operations: [...domainOperations],
   });
   const operator = client(running.url, OPERATOR_TOKEN);
   return {

@@ -1,0 +1,35 @@
+/**
+ * `configure_ticket_integration`: the agent-tool step the spec names before an issue-tracker or
+ * sprint-tracker import rule — saves a tracker's credentials, creating its ticket_integrations row or
+ * changing it. A thin wrapper: the family's own operations do the work, so credentials have one home.
+ */
+import Type from 'typebox';
+import { publicOrganization } from '../engine/auth/caller.ts';
+import { execute } from '../engine/operations/index.ts';
+import type { DomainOperation } from '../engine/operations/domain.ts';
+import ticketIntegrations from './ticket_integrations.ts';
+
+const { provider, base_url, account, api_token, enabled } = ticketIntegrations.fields;
+
+export const configureTicketIntegration: DomainOperation = {
+  name: 'configure_ticket_integration',
+  description:
+    'Saves the credentials of a ticket tracker (issue_tracker or sprint_tracker): creates its ticket_integrations row, or changes the ' +
+    'fields sent when it exists (an omitted api_token keeps the stored one). The token is write-only and answered as api_token_set.',
+  input: Type.Object(
+    { provider, base_url: Type.Optional(base_url), account: Type.Optional(account), api_token: Type.Optional(api_token), enabled: Type.Optional(enabled) },
+    { additionalProperties: false },
+  ),
+  role: 'member',
+  feature: 'ticket_systems',
+  kind: 'write',
+  async run(services, caller, input) {
+    const { provider: kind, ...changes } = input;
+    const family = ticketIntegrations.name;
+    const existing = (await execute(services, caller, { family, op: 'list' })).list!.data.some((row) => row.provider === kind);
+    const result = existing
+      ? await execute(services, caller, { family, op: 'update', id: String(kind), body: changes })
+      : await execute(services, caller, { family, op: 'create', body: input });
+    return { json: { data: result.data!, organization: publicOrganization(caller.organization), etag: result.etag } };
+  },
+};
