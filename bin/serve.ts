@@ -3,13 +3,15 @@ import { createRegistry } from '../engine/registry.ts';
 import { serve } from '../engine/server.ts';
 import { systemClock } from '../engine/clock.ts';
 import { createLogger } from '../engine/logger.ts';
+import { openApiRoutes } from '../engine/http/openapi-routes.ts';
 import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
+import { exportOperation } from '../export/export.ts';
 
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   return {
     registry: createRegistry(families),
-    operations: [...domainOperations],
+    operations: [...domainOperations, exportOperation],
     config: {
       publicUrl: env.PUBLIC_URL,
       trustPrincipalId: env.VIGIL_TRUST_PRINCIPAL_ID ?? 'vigil-platform',
@@ -24,6 +26,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     secretKey: env.VIGIL_SECRET_KEY || undefined,
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
     authCacheMs: env.VIGIL_AUTH_CACHE_MS === undefined ? undefined : Number(env.VIGIL_AUTH_CACHE_MS),
+    routers: [openApiRoutes],
   };
 }
 

@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_URL } from './client.ts';
 import { registerOrganizationCommands } from './organizations.ts';
+import { registerPlanCommands } from './plan.ts';
 import { registerUserCommands } from './users.ts';
 
 export function registerOperatorCommands(program: Command): Command {
@@ -11,5 +12,6 @@ export function registerOperatorCommands(program: Command): Command {
     .option('--json', 'print the raw JSON answer');
   registerOrganizationCommands(program);
   registerUserCommands(program);
+  registerPlanCommands(program);
   return program;
 }

@@ -15,6 +15,7 @@ export type Json = Record<string, unknown>;
 /** A plain JSON copy: the document never shares (or mutates) a descriptor's schema objects. */
 export const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
+/** Ends a sentence; the descriptor's own words are otherwise kept as written (`rest or mcp` names values). */
 function sentence(text: string): string {
   const trimmed = text.trim();
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
@@ -28,17 +29,19 @@ export function fieldDescription(d: FamilyDescriptor, name: string): string | un
   const ref = d.references?.[name];
   if (ref) {
     const many = unwrapNullable(d.fields[name]!).inner.type === 'array';
-    parts.push(many ? `ids of ${ref.family} rows of this organization` : `the id of a ${ref.family} row of this organization`);
-    parts.push(ref.unknown === 'drop' ? 'an id that is not one is not linked, and the answer names it in `notices`' : 'an id that is not one is refused (422)');
+    const what = many ? `ids of ${ref.family} rows of this organization` : `the id of a ${ref.family} row of this organization`;
+    const unknown = ref.unknown === 'drop' ? 'an id that is not one is not linked, and the answer names it in `notices`' : 'an id that is not one is refused (422)';
+    parts.push(`References ${ref.family}: ${what}; ${unknown}`);
   }
-  for (const rule of d.rules ?? []) if (rule.fields.includes(name)) parts.push(rule.description);
-  if (d.createOnly?.includes(name)) parts.push('set on create only: an update that names it is refused (422)');
+  for (const rule of d.rules ?? []) if (rule.fields.includes(name)) parts.push(`Rule: ${rule.description}`);
+  if (d.createOnly?.includes(name)) parts.push('Create only: set when the row is created; an update that names it is refused (422)');
   if (d.userTokenFields?.includes(name)) {
-    parts.push('only a user may change it (a personal access token at the agent-tool endpoint): an organization API key that sends it is refused with 403 user_token_required');
+    parts.push('User only: a personal access token (at the agent-tool endpoint) may change it; an organization API key that sends it is refused with 403 user_token_required');
   }
-  if (d.archive?.field === name) parts.push('set when the row is deleted, which archives it; null while the row is active');
-  if (d.positioned?.field === name) parts.push('create appends the row last; an update with `move` shifts it one place');
-  return parts.length ? parts.map(sentence).join(' ') : undefined;
+  if (d.archive?.field === name) parts.push('Set when the row is deleted, which archives it; null while the row is active');
+  if (d.positioned?.field === name) parts.push('Create appends the row last; an update with `move` shifts it one place');
+  if (parts.length <= 1) return parts[0];
+  return parts.map(sentence).join(' ');
 }
 
 function property(d: FamilyDescriptor, name: string): Json {

@@ -12,8 +12,10 @@ import type { FamilyDescriptor } from '../../engine/descriptor.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
+import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
 import { domainOperations, families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
+import { exportOperation } from '../../export/export.ts';
 
 export interface Answer {
   status: number;
@@ -111,7 +113,8 @@ export async function startVigil(options: { families?: FamilyDescriptor[]; extra
     secretKey: randomBytes(32).toString('base64'),
     bootstrap: false,
     schema: 'entities',
-    operations: [...domainOperations],
+    operations: [...domainOperations, exportOperation],
+    routers: [openApiRoutes],
   });
   const operator = client(running.url, OPERATOR_TOKEN);
   return {

@@ -1,0 +1,37 @@
+/**
+ * Serves the OpenAPI document and its readable page under the configuration API's prefix, with no
+ * credential: a router for `serve({ routers })`, which mounts it before the authenticated API. Both are
+ * built once, on the first request, from the registry and domain operations the service runs with.
+ */
+import Router from '@koa/router';
+import type { Services } from '../operations/types.ts';
+import { CONFIG_PREFIX } from './config-api.ts';
+import { renderDocs } from './openapi-docs.ts';
+import { DOCS_PATH, DOCUMENT_PATH, openApiDocument } from './openapi.ts';
+import type { Json } from './openapi-schemas.ts';
+
+/** The page loads nothing from anywhere: no script, no font, no image; only its own inline styles. */
+const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export function openApiRoutes(services: Services): Router {
+  for (const path of [DOCUMENT_PATH, DOCS_PATH]) {
+    const name = path.slice(1);
+    if (services.registry.get(name) || services.domain.some((op) => op.rest?.path === name)) {
+      throw new Error(`${CONFIG_PREFIX}${path} serves the API reference; a family or domain operation may not use that path.`);
+    }
+  }
+  let document: Json | undefined;
+  let page: string | undefined;
+  const current = () => (document ??= openApiDocument(services.registry, services.domain, services.config));
+
+  const router = new Router({ prefix: CONFIG_PREFIX });
+  router.get(DOCUMENT_PATH, (ctx) => {
+    ctx.body = current();
+  });
+  router.get(DOCS_PATH, (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Content-Security-Policy', PAGE_POLICY);
+    ctx.body = page ??= renderDocs(current());
+  });
+  return router;
+}

@@ -1,0 +1,297 @@
+/**
+ * The OpenAPI 3.1 document of the configuration API, generated entirely from the registry and the domain
+ * operations: one tag per family and per domain operation REST serves, every (method, path) the route table
+ * of config-api.ts serves, request and answer schemas copied from the field schemas (openapi-schemas.ts),
+ * the shared error body, headers and responses (openapi-responses.ts). No family is named here.
+ */
+import { API_KEY_PREFIX, SCOPE_ROLES } from '../auth/credentials.ts';
+import type { ServiceConfig } from '../config.ts';
+import { isReadOnly } from '../fields.ts';
+import { DEFAULT_LIST_CAP, DEFAULT_ROLES, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
+import type { DomainOperation } from '../operations/domain.ts';
+import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
+import type { Registry } from '../registry.ts';
+import { CONFIG_PREFIX } from './config-api.ts';
+import { errorResponse, forbiddenCodes, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas } from './openapi-responses.ts';
+import { copy, familySchemas, type Json } from './openapi-schemas.ts';
+
+export const OPENAPI_VERSION = '1.0.0';
+/** Where the document and its readable page are served, under the configuration API's prefix. */
+export const DOCUMENT_PATH = '/openapi.json';
+export const DOCS_PATH = '/docs';
+
+const SCHEME = 'api_key';
+const REST_SCOPES = Object.entries(SCOPE_ROLES).filter(([, s]) => s.endpoint === 'rest');
+
+const list = (items: readonly string[], last = 'and') => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} ${last} ${items.at(-1)}`);
+const plansOf = (feature: Feature) => `${list(FEATURES[feature].plans)} plan${FEATURES[feature].plans.length > 1 ? 's' : ''}`;
+
+/** The scopes whose role reaches `role`: each one alone is enough. */
+const scopesFor = (role: Role) => REST_SCOPES.filter(([, s]) => roleAtLeast(s.role, role)).map(([scope]) => scope);
+
+/** The plan and role facts of an operation, as extensions and as the sentence its description ends with. */
+function access(role: Role, feature: Feature | undefined): Json {
+  const { label } = FEATURES[feature ?? 'config_api'];
+  const needs = feature
+    ? `Needs the ${feature} feature (${label === feature ? '' : `${label}; `}${plansOf(feature)})`
+    : `Needs no feature beyond ${label} (${plansOf('config_api')})`;
+  const scopes = scopesFor(role);
+  return {
+    security: scopes.map((scope) => ({ [SCHEME]: [scope] })),
+    'x-vigil-role': role,
+    ...(feature ? { 'x-vigil-feature': feature } : {}),
+    sentence: `${needs}; role: ${role} (a key with ${list(scopes, 'or')}).`,
+  };
+}
+
+function operationObject(fields: { id: string; tag: string; summary: string; what: string[]; role: Role; feature?: Feature }, rest: Json): Json {
+  const { sentence, ...facts } = access(fields.role, fields.feature);
+  return {
+    operationId: fields.id,
+    tags: [fields.tag],
+    summary: fields.summary,
+    description: [...fields.what, sentence as string].join(' '),
+    ...facts,
+    ...rest,
+  };
+}
+
+const single = (row: Json, notices: boolean): Json => ({
+  type: 'object',
+  required: ['data', 'organization'],
+  properties: {
+    data: row,
+    organization: ref('schemas', 'Organization'),
+    ...(notices ? { notices: { type: 'array', items: ref('schemas', 'Notice'), description: 'present when something beside the answer needs saying' } } : {}),
+  },
+});
+
+const jsonBody = (schema: Json, description: string, headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });
+
+/** The operations REST serves for one family, keyed by path and method (the route table of config-api.ts). */
+function familyPaths(d: FamilyDescriptor): Record<string, Json> {
+  const row = ref('schemas', d.name);
+  const has = (op: OperationName) => d.operations.includes(op);
+  const role = (op: OperationName) => d.roles?.[op] ?? DEFAULT_ROLES[op];
+  const collection = d.kind === 'collection';
+  const upsert = collection && Boolean(d.id?.upsert);
+  const notices = Boolean(d.positioned || Object.values(d.references ?? {}).some((r) => r.unknown === 'drop'));
+  const keyed = Boolean(d.naturalKey || d.naturalKeyWhile);
+  /** an update can only collide on a natural key it can change */
+  const rekeyable = (d.naturalKey ?? []).some((f) => !isReadOnly(d.fields[f]!) && !d.createOnly?.includes(f));
+  const keyWords = d.naturalKey ? `natural key: ${list(d.naturalKey)}${d.naturalKeyWhile ? `, ${d.naturalKeyWhile.description}` : ''}` : '';
+  const conflict = (why: string) => errorResponse(['conflict'], row, why);
+  const forbidden = (write: boolean) => errorResponse(forbiddenCodes(write, write && Boolean(d.userTokenFields?.length)));
+  const body = (suffix: string) => ({ required: true, content: { 'application/json': { schema: ref('schemas', `${d.name}${suffix}`) } } });
+  const writeErrors = { 400: ref('responses', 'bad_request'), 401: ref('responses', 'unauthorized'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type'), 422: ref('responses', 'validation_failed') };
+  const op = (name: OperationName, summary: string, what: string[], rest: Json) =>
+    operationObject({ id: `${name}_${d.name}`, tag: d.name, summary, what, role: role(name), feature: d.features?.[name] }, rest);
+  const etag = { ETag: ref('headers', 'ETag') };
+  const idParam: Json = {
+    name: 'id',
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: [
+      (d.fields.id as unknown as Json | undefined)?.description ?? 'the row id, as the list answers it',
+      d.id ? `: the values of ${list(d.id.from)} joined by "/", percent-encoded as %2F (a "/" sent as is is read the same way)` : '',
+    ].join(''),
+  };
+  const familyPath: Json = {};
+  const rowPath: Json = { parameters: [idParam] };
+  const where = collection ? rowPath : familyPath;
+  const noun = collection ? `a ${d.name} row` : `the organization's ${d.name}`;
+
+  if (collection && has('list')) {
+    const order = d.order ? `, ordered by ${list(d.order.map((o) => `${o.field}${o.direction === 'desc' ? ' (descending)' : ''}`))}` : d.positioned ? ', in the public order' : ', oldest first';
+    familyPath.get = op('list', `List ${d.name}`, [
+      `Answers the organization's ${d.name} rows${order}; past ${d.listCap ?? DEFAULT_LIST_CAP} rows the list is cut and \`truncated\` is true.`,
+      d.archive ? 'Archived rows are left out unless `include_archived=true`.' : '',
+    ].filter(Boolean), {
+      ...(d.archive ? { parameters: [ref('parameters', 'IncludeArchived')] } : {}),
+      responses: {
+        200: jsonBody({ type: 'object', required: ['organization', 'data', 'truncated'], properties: { organization: ref('schemas', 'Organization'), data: { type: 'array', items: row }, truncated: { type: 'boolean', description: 'true when the list was cut at its cap' } } }, `The ${d.name} rows.`),
+        401: ref('responses', 'unauthorized'),
+        403: forbidden(false),
+      },
+    });
+  }
+  if (collection && has('create')) {
+    familyPath.post = op('create', `Create ${noun}`, [
+      'Answers 201 with the new row, its ETag and its Location.',
+      keyed ? `A row that already matches the natural key (${keyWords}) answers 409 with the existing row; nothing is overwritten.` : '',
+      d.positioned ? 'The new row is appended last in the public order.' : '',
+    ].filter(Boolean), {
+      requestBody: body('.create'),
+      responses: {
+        201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location') }),
+        ...writeErrors,
+        403: forbidden(true),
+        ...(keyed ? { 409: conflict(`A row with the same ${keyWords} exists already; it is in \`data\`.`) } : {}),
+      },
+    });
+  }
+  if (has('read')) {
+    where.get = op('read', `Read ${noun}`, [
+      collection ? (d.archive ? 'Archived rows read too.' : '') : 'One per organization, addressed without an id; it reads before anything is stored.',
+      'The ETag header identifies the configuration the row holds now.',
+    ].filter(Boolean), {
+      responses: {
+        200: jsonBody(single(row, false), `The ${d.name} row.`, etag),
+        401: ref('responses', 'unauthorized'),
+        403: forbidden(false),
+        ...(collection ? { 404: ref('responses', 'not_found') } : {}),
+      },
+    });
+  }
+  if (has('update')) {
+    where.put = op('update', upsert ? `Update or create ${noun}` : `Update ${noun}`, [
+      'Send only the fields to change; omitted fields keep their value.',
+      collection ? (upsert ? 'An id that has no row yet creates one from the values the id is made of (200).' : 'An update of a missing row answers 404.') : '',
+      d.archive ? 'An archived row is refused (409).' : '',
+      rekeyable ? `A change that makes the row match another one's natural key (${keyWords}) answers 409 with that row.` : '',
+      'With `If-Match`, a row that changed since answers 412 with the current row and nothing is written.',
+    ].filter(Boolean), {
+      parameters: [ref('parameters', 'IfMatch')],
+      requestBody: body('.update'),
+      responses: {
+        200: jsonBody(single(row, notices), `The ${d.name} row as stored now.`, etag),
+        ...writeErrors,
+        403: forbidden(true),
+        ...(collection && !upsert ? { 404: ref('responses', 'not_found') } : {}),
+        ...(rekeyable || d.archive ? { 409: conflict([rekeyable ? 'Another row holds that natural key (it is in `data`).' : '', d.archive ? 'The row is archived (it is in `data`).' : ''].filter(Boolean).join(' ')) } : {}),
+        412: upsert
+          ? errorResponse(['precondition_failed'], { anyOf: [row, { type: 'null' }] }, 'The current row is in `data` (null when the id had no row yet).')
+          : errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
+      },
+    });
+  }
+  if (collection && has('delete')) {
+    where.delete = op('delete', d.archive ? `Archive ${noun}` : `Delete ${noun}`, [
+      d.archive
+        ? 'Delete archives: the row is kept and still reads, refuses updates, and leaves the default list; deleting it again changes nothing.'
+        : 'Removes the row.',
+      'Answers 204 with no body. With `If-Match`, a row that changed since answers 412 with the current row and nothing is deleted.',
+    ], {
+      parameters: [ref('parameters', 'IfMatch')],
+      responses: {
+        204: { description: 'Done; no body.' },
+        401: ref('responses', 'unauthorized'),
+        403: forbidden(true),
+        404: ref('responses', 'not_found'),
+        412: errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
+      },
+    });
+  }
+  const methods = (item: Json) => Object.keys(item).filter((k) => k !== 'parameters').map((m) => m.toUpperCase());
+  const paths: Record<string, Json> = {};
+  for (const [path, item] of [[`/${d.name}`, familyPath], [`/${d.name}/{id}`, rowPath]] as const) {
+    if (methods(item).length) paths[path] = { description: `Offers ${list(methods(item))}; any other method answers 405 method_not_allowed with an Allow header.`, ...item };
+  }
+  return paths;
+}
+
+/** A domain operation REST serves: GET reads its input from the query string, POST from the body. */
+function domainPath(operation: DomainOperation): Json {
+  const rest = operation.rest!;
+  const input = operation.input as unknown as { properties?: Record<string, Json>; required?: string[] };
+  const answer = operation.answer;
+  const content = answer?.contentType && answer.contentType !== 'application/json'
+    ? { [answer.contentType]: { schema: answer.schema ? copy(answer.schema) : { type: 'string' } } }
+    : { 'application/json': { schema: answer?.schema ? copy(answer.schema) : { type: 'object' } } };
+  const get = rest.method === 'GET';
+  const parameters = get
+    ? Object.entries(input.properties ?? {}).map(([name, schema]) => {
+        const { description, ...accepted } = copy(schema);
+        return { name, in: 'query', required: input.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: accepted };
+      })
+    : [];
+  const write = operation.kind === 'write';
+  const operationJson = operationObject(
+    { id: operation.name, tag: rest.path, summary: `${operation.name[0]!.toUpperCase()}${operation.name.slice(1).replaceAll('_', ' ')}`, what: [operation.description], role: operation.role, feature: operation.feature },
+    {
+      ...(parameters.length ? { parameters } : {}),
+      ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: copy(operation.input) } } } }),
+      responses: {
+        200: { description: answer?.contentType ? `The answer, as ${answer.contentType}.` : 'The answer, as JSON.', content },
+        ...(get ? {} : { 400: ref('responses', 'bad_request'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type') }),
+        401: ref('responses', 'unauthorized'),
+        403: errorResponse(forbiddenCodes(write, false)),
+        422: ref('responses', 'validation_failed'),
+      },
+    },
+  );
+  return { [`/${rest.path}`]: { description: `Offers ${rest.method}; any other method answers 405 method_not_allowed with an Allow header.`, [rest.method.toLowerCase()]: operationJson } };
+}
+
+/** The document itself and its readable page: public, no credential. */
+function documentationPaths(): Record<string, Json> {
+  const publicOp = (id: string, summary: string, type: string, schema: Json) => ({
+    operationId: id,
+    summary,
+    security: [],
+    responses: { 200: { description: summary, content: { [type]: { schema } } } },
+  });
+  return {
+    [DOCUMENT_PATH]: { get: publicOp('openapi_document', 'This OpenAPI document; no credential needed.', 'application/json', { type: 'object' }) },
+    [DOCS_PATH]: { get: publicOp('api_reference_page', 'The same reference as a readable HTML page; no credential needed.', 'text/html', { type: 'string' }) },
+  };
+}
+
+function introduction(): string {
+  const scopes = REST_SCOPES.map(([scope, s]) => `\`${scope}\` acts as ${s.role}${s.role === 'viewer' ? ' (read only: a write answers 403 read_only_key; it cannot be combined with another scope)' : ' (read and write)'}`);
+  return [
+    `The configuration API reads and changes an organization's settings as resources; each resource family is a tag. It is part of the ${plansOf('config_api')}.`,
+    '',
+    `Authentication: every request carries \`Authorization: Bearer ${API_KEY_PREFIX}…\`, an organization API key. Scopes: ${scopes.join('; ')}. ` +
+      'Personal access tokens are refused (403 personal_token_not_accepted), and agent-tool (`mcp:*`) keys work only at the agent-tool endpoint (403 forbidden).',
+    '',
+    'Rules for every resource: an update sends only the fields to change; update and delete accept `If-Match` with an ETag read earlier (412 with the current row when it changed; `*` skips the check); ' +
+      'the ETag follows the configuration a caller can set, not routine activity; a write that matches an existing row\'s natural key answers 409 with that row; write-only fields (secrets) are never answered, ' +
+      'a `*_set` flag says whether one is stored; a method a path does not offer answers 405 with an Allow header. Every failure answers `{ error, message }` (see the Error schema).',
+    '',
+    `Versioning: the version is in the path (${CONFIG_PREFIX}); this description is ${OPENAPI_VERSION}.`,
+  ].join('\n');
+}
+
+export function openApiDocument(registry: Registry, domainOperations: readonly DomainOperation[], config: Pick<ServiceConfig, 'publicUrl'>): Json {
+  const schemas: Record<string, Json> = sharedSchemas();
+  const paths: Record<string, Json> = {};
+  const tags: Json[] = [];
+  for (const d of registry.families) {
+    const derived = familySchemas(d);
+    schemas[d.name] = derived.row;
+    if (derived.create) schemas[`${d.name}.create`] = derived.create;
+    if (derived.update) schemas[`${d.name}.update`] = derived.update;
+    tags.push({ name: d.name, description: d.description });
+    Object.assign(paths, familyPaths(d));
+  }
+  for (const operation of domainOperations) {
+    if (!operation.rest) continue;
+    tags.push({ name: operation.rest.path, description: operation.description });
+    Object.assign(paths, domainPath(operation));
+  }
+  Object.assign(paths, documentationPaths());
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Vigil configuration API', version: OPENAPI_VERSION, description: introduction() },
+    servers: [{ url: `${config.publicUrl}${CONFIG_PREFIX}` }],
+    security: [{ [SCHEME]: [] }],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        [SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: `${API_KEY_PREFIX}…`,
+          description: `An organization API key (${API_KEY_PREFIX}…), shown once when it is made. ${REST_SCOPES.map(([scope, s]) => `${scope}: acts as ${s.role}`).join('; ')}. Each operation lists the scopes that reach it.`,
+        },
+      },
+      schemas,
+      responses: sharedResponses(),
+      parameters: sharedParameters(),
+      headers: sharedHeaders(),
+    },
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * A Vigil configuration file read into resources: `resource "vigil_<family>" "<label>"` blocks checked
+ * against the descriptors (settable arguments only; `<secret>_wo` and `<secret>_wo_version` for write-only
+ * fields; references as `vigil_<family>.<label>.id`), their `import` blocks, and the marker comments of an
+ * export. A mistake is thrown as a ConfigFileError naming its line.
+ */
+import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
+import { planFields } from '../engine/fields.ts';
+import { resourceType, secretArgument, secretVersionArgument } from './export.ts';
+import { blockLines, HclSyntaxError, parseHcl, traversalOf, type HclObject } from './hcl-reader.ts';
+import { readMarkers, readOrganization, type Marker } from './markers.ts';
+
+export class ConfigFileError extends Error {
+  readonly line?: number;
+  constructor(message: string, line?: number) {
+    super(message);
+    this.line = line;
+  }
+}
+
+/** A reference to another block of the file, resolved to that row's id when the plan is made or applied. */
+export class Reference {
+  readonly address: string;
+  constructor(address: string) {
+    this.address = address;
+  }
+}
+
+/** Where a write-only value comes from: written in the file, or `var.<name>` read from the environment. */
+export type SecretSource = { literal: string } | { variable: string };
+
+export interface FileResource {
+  /** `vigil_<family>.<label>` */
+  address: string;
+  family: FamilyDescriptor;
+  label: string;
+  line: number;
+  /** settable arguments as written; reference fields hold References (or literal ids) */
+  args: Row;
+  secrets: Record<string, SecretSource>;
+  importId?: string;
+}
+
+export interface ConfigFile {
+  organization?: { id: string; name: string };
+  resources: FileResource[];
+  markers: Marker[];
+  warnings: string[];
+}
+
+const isObject = (v: unknown): v is HclObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The line of `name = …` inside the block that starts at `from`, or the block's own line. */
+function argumentLine(lines: string[], from: number, name: string): number {
+  const pattern = new RegExp(`^\\s*${name.replace(/[^A-Za-z0-9_-]/g, '')}\\s*=`);
+  for (let i = from; i < lines.length && i < from + 10_000; i++) {
+    if (pattern.test(lines[i]!)) return i + 1;
+    if (i > from && /^\s*resource\s/.test(lines[i]!)) break;
+  }
+  return from;
+}
+
+function referenceValue(value: unknown, target: string, where: string, line: number): unknown {
+  if (Array.isArray(value)) return value.map((v) => referenceValue(v, target, where, line));
+  const traversal = traversalOf(value);
+  if (traversal === undefined) return value;
+  const match = /^(vigil_[a-z0-9_]+)\.([A-Za-z_][A-Za-z0-9_-]*)\.id$/.exec(traversal);
+  if (!match || match[1] !== resourceType(target)) throw new ConfigFileError(`${where} must refer to a ${resourceType(target)} block as ${resourceType(target)}.<label>.id, not ${traversal}.`, line);
+  return new Reference(`${match[1]}.${match[2]}`);
+}
+
+function secretSource(value: unknown, where: string, line: number): SecretSource {
+  const traversal = traversalOf(value);
+  if (traversal !== undefined) {
+    const variable = /^var\.([A-Za-z_][A-Za-z0-9_-]*)$/.exec(traversal);
+    if (!variable) throw new ConfigFileError(`${where} must be a string or var.<name>, not ${traversal}.`, line);
+    return { variable: variable[1]! };
+  }
+  if (typeof value !== 'string') throw new ConfigFileError(`${where} must be a string or var.<name>.`, line);
+  return { literal: value };
+}
+
+function readResource(family: FamilyDescriptor, label: string, body: HclObject, line: number, lines: string[]): FileResource {
+  const address = `${resourceType(family.name)}.${label}`;
+  const { writable, secrets } = planFields(family);
+  const resource: FileResource = { address, family, label, line, args: {}, secrets: {} };
+  for (const [name, value] of Object.entries(body)) {
+    const at = argumentLine(lines, line - 1, name);
+    const secret = secrets.find((s) => name === secretArgument(s) || name === secretVersionArgument(s));
+    if (secret) {
+      if (name === secretArgument(secret)) resource.secrets[secret] = secretSource(value, `${address}: ${name}`, at);
+      continue;
+    }
+    if (!writable.includes(name) || secrets.includes(name)) {
+      const why = secrets.includes(name) ? `is write-only: set it with ${secretArgument(name)}` : name in family.fields ? 'is read-only' : `is not a field of ${family.name}`;
+      throw new ConfigFileError(`${address}: argument "${name}" ${why}.`, at);
+    }
+    const ref = family.references?.[name];
+    resource.args[name] = ref ? referenceValue(value, ref.family, `${address}: ${name}`, at) : value;
+  }
+  return resource;
+}
+
+/**
+ * Reads a file. `lenient` (for the service's own export) skips families this client does not know instead of
+ * refusing them.
+ */
+export function readConfigFile(text: string, families: readonly FamilyDescriptor[], options: { lenient?: boolean } = {}): ConfigFile {
+  let parsed: HclObject;
+  try {
+    parsed = parseHcl(text);
+  } catch (error) {
+    if (error instanceof HclSyntaxError) throw new ConfigFileError(error.message, error.line);
+    throw error;
+  }
+  const lines = text.split('\n');
+  const where = blockLines(text);
+  const byType = new Map(families.map((f) => [resourceType(f.name), f]));
+  const file: ConfigFile = { organization: readOrganization(text), resources: [], markers: readMarkers(text), warnings: [] };
+  const resources = isObject(parsed.resource) ? parsed.resource : {};
+  for (const [type, labelled] of Object.entries(resources)) {
+    const family = byType.get(type);
+    const firstLine = [...where.resources].find(([address]) => address.startsWith(`${type}.`))?.[1][0];
+    if (!family) {
+      if (type.startsWith('vigil_') && !options.lenient) throw new ConfigFileError(`resource type ${type} is not a Vigil family this client knows.`, firstLine);
+      if (!type.startsWith('vigil_')) file.warnings.push(`ignored: resource type ${type} is not Vigil's`);
+      continue;
+    }
+    for (const [label, bodies] of Object.entries(isObject(labelled) ? labelled : {})) {
+      const lineList = where.resources.get(`${type}.${label}`) ?? [];
+      const blocks = Array.isArray(bodies) ? bodies : [bodies];
+      if (blocks.length > 1) throw new ConfigFileError(`${type}.${label} is declared more than once.`, lineList[1]);
+      if (!isObject(blocks[0])) throw new ConfigFileError(`${type}.${label} is not a block.`, lineList[0]);
+      file.resources.push(readResource(family, label, blocks[0], lineList[0] ?? 1, lines));
+    }
+  }
+  const byAddress = new Map(file.resources.map((r) => [r.address, r]));
+  const imports = Array.isArray(parsed.import) ? parsed.import : [];
+  imports.forEach((block, index) => {
+    const line = where.imports[index];
+    if (!isObject(block)) throw new ConfigFileError('an import block must hold to and id.', line);
+    const to = traversalOf(block.to);
+    if (!to) throw new ConfigFileError('import: to must name a resource block, such as vigil_slos.checkout.', line);
+    const resource = byAddress.get(to);
+    if (!resource) {
+      if (!to.startsWith('vigil_') || (options.lenient && !byType.has(to.split('.')[0]!))) return;
+      throw new ConfigFileError(`import: to names ${to}, which has no resource block in this file.`, line);
+    }
+    if (typeof block.id !== 'string' || block.id === '') throw new ConfigFileError(`import of ${to}: id must be a non-empty string.`, line);
+    if (resource.importId !== undefined) throw new ConfigFileError(`${to} has more than one import block.`, line);
+    resource.importId = block.id;
+  });
+  for (const resource of file.resources) {
+    for (const value of Object.values(resource.args).flat()) {
+      if (value instanceof Reference && !byAddress.has(value.address) && !options.lenient) {
+        throw new ConfigFileError(`${resource.address} refers to ${value.address}, which has no resource block in this file.`, resource.line);
+      }
+    }
+  }
+  file.resources.sort((a, b) => a.line - b.line);
+  return file;
+}

@@ -1,0 +1,310 @@
+/**
+ * `vigil plan`: what applying a configuration file to an organization would do. The organization's current
+ * configuration is read through the public API as its own export (uncapped, in the same shape as the file),
+ * so both sides are compared the same way; a row about to change is then read by id for its ETag, which
+ * `vigil apply` sends as If-Match.
+ *
+ * Decisions where the spec is silent:
+ * - a block is the row its import id names; without one (or in another organization) the row with the same
+ *   natural key, or for a family without one the row whose label is the block's (labels come from a display
+ *   name), so applying a file twice creates nothing twice; otherwise it is created. A singleton block is the
+ *   organization's setting, whatever its id;
+ * - an argument left out of a block is left as it is (the API's own update rule), never reset;
+ * - rows of the organization that no block names are kept, and deleted only with --prune (archived and
+ *   history rows never are);
+ * - a write-only value (`<field>_wo`, a string or `var.<name>` read from VIGIL_VAR_<name>) is sent on create
+ *   and when no value is stored; without a state file a stored one cannot be compared, so it is replaced only
+ *   with --replace-secrets. `<field>_wo_version` is accepted and not compared;
+ * - what cannot be applied is listed with its reason instead of failing the plan: read-only singletons of
+ *   another organization, archived and history rows, rows whose family the plan lacks, creates that need a
+ *   secret the file does not give, changes to create-only fields or families without update, and rows that
+ *   refer to a skipped row. Fields only a user may change are left out of an update, with a warning.
+ */
+import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
+import { planFields } from '../engine/fields.ts';
+import { canonical } from '../engine/operations/project.ts';
+import { readConfigFile, Reference, type ConfigFile, type FileResource, type SecretSource } from './config-file.ts';
+import { resourceType, secretArgument } from './export.ts';
+import { CONFIG_PREFIX, PlanError, refusal, rowPath, type ConfigApi } from './remote.ts';
+
+export interface Change {
+  field: string;
+  before?: unknown;
+  /** the value to send; References stand for rows' ids, SENSITIVE for a write-only value */
+  after: unknown;
+}
+
+export const SENSITIVE = '(sensitive value)';
+
+export interface PlannedAction {
+  action: 'create' | 'update' | 'delete';
+  address: string;
+  family: FamilyDescriptor;
+  /** the row's id (update, delete, create through PUT); absent for singletons and POST creates */
+  id?: string;
+  etag?: string;
+  body?: Row;
+  changes: Change[];
+  line?: number;
+  /** why the service may refuse this create (a prerequisite is skipped); a refusal then skips it */
+  mayBeRefused?: string;
+}
+
+export interface Skipped {
+  address: string;
+  reason: string;
+  line?: number;
+}
+
+export interface Plan {
+  organization: { id: string; name: string };
+  actions: PlannedAction[];
+  skipped: Skipped[];
+  unchanged: number;
+  /** rows of the organization no block names, kept because --prune was not given */
+  kept: string[];
+  warnings: string[];
+  /** address → id of the rows the file's blocks already are */
+  ids: Map<string, string>;
+}
+
+export interface PlanOptions {
+  prune?: boolean;
+  replaceSecrets?: boolean;
+  env?: Record<string, string | undefined>;
+}
+
+/** Families in an order where every family comes after those it refers to or needs (`examples.requires`). */
+export function familyOrder(families: readonly FamilyDescriptor[]): FamilyDescriptor[] {
+  const known = new Set(families.map((f) => f.name));
+  const needs = (d: FamilyDescriptor) =>
+    [...Object.values(d.references ?? {}).map((r) => r.family), ...(d.examples.requires ?? [])].filter((n) => n !== d.name && known.has(n));
+  const left = [...families].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const placed = new Set<string>();
+  const order: FamilyDescriptor[] = [];
+  while (left.length) {
+    const index = Math.max(0, left.findIndex((d) => needs(d).every((n) => placed.has(n))));
+    const [next] = left.splice(index, 1);
+    placed.add(next!.name);
+    order.push(next!);
+  }
+  return order;
+}
+
+export const variableName = (name: string) => `VIGIL_VAR_${name}`;
+
+export function secretValue(source: SecretSource, env: Record<string, string | undefined>): string | undefined {
+  return 'literal' in source ? source.literal : env[variableName(source.variable)];
+}
+
+const presenceFlag = (d: FamilyDescriptor, secret: string) => Object.entries(d.presence ?? {}).find(([, target]) => target === secret)?.[0];
+
+/** A reference as the id it names now, or the Reference itself while its row is still to be created. */
+function resolved(value: unknown, ids: Map<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => resolved(v, ids));
+  return value instanceof Reference ? (ids.get(value.address) ?? value) : value;
+}
+
+const same = (a: unknown, b: unknown) => !(a instanceof Reference) && canonical(a) === canonical(b ?? null);
+
+function referencesOf(resource: FileResource): string[] {
+  return Object.values(resource.args).flat().filter((v): v is Reference => v instanceof Reference).map((r) => r.address);
+}
+
+function naturalKeyMatch(d: FamilyDescriptor, resource: FileResource, candidates: FileResource[]): FileResource | undefined {
+  const key = d.naturalKey ?? [];
+  if (!key.length || !key.every((f) => f in resource.args && !(resource.args[f] instanceof Reference))) return undefined;
+  return candidates.find((c) => key.every((f) => canonical(c.args[f] ?? null) === canonical(resource.args[f])));
+}
+
+export async function readCurrent(api: ConfigApi, families: readonly FamilyDescriptor[]): Promise<ConfigFile> {
+  const answer = await api.call('GET', `${CONFIG_PREFIX}/export?format=hcl`);
+  if (answer.status !== 200) {
+    const { message, details } = refusal(answer);
+    throw new PlanError(`could not read the organization's configuration: ${message}`, details);
+  }
+  return readConfigFile(answer.text, families, { lenient: true });
+}
+
+export async function computePlan(api: ConfigApi, families: readonly FamilyDescriptor[], file: ConfigFile, options: PlanOptions = {}): Promise<Plan> {
+  const env = options.env ?? {};
+  const current = await readCurrent(api, families);
+  const plan: Plan = { organization: current.organization ?? { id: '', name: '' }, actions: [], skipped: [], unchanged: 0, kept: [], warnings: [...file.warnings], ids: new Map() };
+  const currentIds = new Map(current.resources.map((r) => [r.address, r.importId ?? '']));
+  const rank = new Map(familyOrder(families).map((d, i) => [d.name, i]));
+  const byFamily = (name: string) => current.resources.filter((r) => r.family.name === name);
+  const inactive = new Map(current.markers.filter((m) => m.id !== undefined).map((m) => [`${m.address.split('.')[0]}\u0000${m.id}`, m]));
+  const notExported = new Map(current.markers.filter((m) => m.kind === 'not exported').map((m) => [m.address, m.reason]));
+  const claimed = new Set<string>();
+  const skippedAddresses = new Set<string>();
+  const skip = (resource: { address: string; line?: number }, reason: string) => {
+    skippedAddresses.add(resource.address);
+    plan.skipped.push({ address: resource.address, reason, line: resource.line });
+  };
+
+  const ordered = [...file.resources].sort((a, b) => rank.get(a.family.name)! - rank.get(b.family.name)! || a.line - b.line);
+  for (const resource of ordered) {
+    const d = resource.family;
+    const reason = notExported.get(resourceType(d.name));
+    if (reason) {
+      skip(resource, `not available in this organization: ${reason}`);
+      continue;
+    }
+    const blocked = referencesOf(resource).find((a) => skippedAddresses.has(a));
+    if (blocked) {
+      skip(resource, `refers to ${blocked}, which is skipped`);
+      continue;
+    }
+    let match: FileResource | undefined;
+    if (d.kind === 'singleton') {
+      match = byFamily(d.name)[0];
+      if (!match) {
+        skip(resource, `the organization's ${d.name} is not in its export`);
+        continue;
+      }
+      if (planFields(d).writable.length === 0 && resource.importId !== undefined && resource.importId !== plan.organization.id) {
+        skip(resource, `every field of ${d.name} is read-only and minted by the service for each organization; it cannot be carried over`);
+        continue;
+      }
+    } else {
+      match = resource.importId === undefined ? undefined : byFamily(d.name).find((r) => r.importId === resource.importId);
+      const marker = resource.importId === undefined ? undefined : inactive.get(`${resourceType(d.name)}\u0000${resource.importId}`);
+      if (!match && marker) {
+        skip(resource, `in this organization: ${marker.reason}`);
+        continue;
+      }
+      const free = byFamily(d.name).filter((r) => !claimed.has(r.address));
+      match ??= naturalKeyMatch(d, resource, free);
+      // a family without a natural key: the row whose own label is this block's (labels come from a display name)
+      if (!match && !d.naturalKey?.length) match = free.find((r) => r.label === resource.label);
+    }
+    if (match && claimed.has(match.address)) {
+      skip(resource, `its row is already the one of another block (${match.address} in the organization's export)`);
+      continue;
+    }
+    if (match) {
+      claimed.add(match.address);
+      plan.ids.set(resource.address, match.importId ?? '');
+      await planUpdate(api, plan, resource, match, currentIds, options, env, skip);
+    } else planCreate(plan, resource, env, skip, skippedAddresses, file);
+  }
+
+  for (const marker of file.markers) {
+    if (marker.id === undefined || marker.kind === 'not exported') continue;
+    const type = marker.address.split('.')[0]!;
+    if (current.resources.some((r) => resourceType(r.family.name) === type && r.importId === marker.id) || inactive.has(`${type}\u0000${marker.id}`)) continue;
+    skip(marker, `in the exported organization: ${marker.reason}`);
+  }
+
+  const leftOver = current.resources.filter((r) => r.family.kind === 'collection' && !claimed.has(r.address));
+  leftOver.sort((a, b) => rank.get(b.family.name)! - rank.get(a.family.name)! || (a.address < b.address ? -1 : 1));
+  for (const row of leftOver) {
+    if (!options.prune) plan.kept.push(row.address);
+    else if (!row.family.operations.includes('delete')) plan.warnings.push(`${row.address} is not in the file, but ${row.family.name} rows cannot be deleted; it is kept`);
+    else {
+      const got = await api.call('GET', rowPath(row.family.name, row.importId));
+      if (got.status !== 200) throw new PlanError(`could not read ${row.address} (${row.importId}): ${refusal(got).message}`);
+      plan.actions.push({ action: 'delete', address: row.address, family: row.family, id: row.importId, etag: got.etag, changes: [] });
+    }
+  }
+  return plan;
+}
+
+type Skip = (resource: { address: string; line?: number }, reason: string) => void;
+
+async function planUpdate(
+  api: ConfigApi, plan: Plan, resource: FileResource, match: FileResource, currentIds: Map<string, string>,
+  options: PlanOptions, env: Record<string, string | undefined>, skip: Skip,
+): Promise<void> {
+  const d = resource.family;
+  const desired = Object.fromEntries(Object.entries(resource.args).map(([f, v]) => [f, resolved(v, plan.ids)]));
+  const before = Object.fromEntries(Object.entries(match.args).map(([f, v]) => [f, Array.isArray(v) ? v.map((x) => (x instanceof Reference ? currentIds.get(x.address) : x)) : v instanceof Reference ? currentIds.get(v.address) : v]));
+  const differs = Object.keys(desired).some((f) => !same(desired[f], before[f]));
+  if (!differs && Object.keys(resource.secrets).length === 0) {
+    plan.unchanged++;
+    return;
+  }
+  const id = d.kind === 'singleton' ? undefined : match.importId;
+  const got = await api.call('GET', rowPath(d.name, id));
+  if (got.status !== 200) throw new PlanError(`could not read ${resource.address}: ${refusal(got).message}`, refusal(got).details);
+  const row = (got.body?.data ?? {}) as Row;
+  const body: Row = {};
+  const changes: Change[] = [];
+  for (const [field, value] of Object.entries(desired)) {
+    if (same(value, row[field])) continue;
+    body[field] = resource.args[field];
+    changes.push({ field, before: row[field], after: resource.args[field] });
+  }
+  for (const [secret, source] of Object.entries(resource.secrets)) {
+    const flag = presenceFlag(d, secret);
+    const stored = flag ? row[flag] === true : true;
+    if (stored && !options.replaceSecrets) continue;
+    const value = secretValue(source, env);
+    if (value === undefined) {
+      plan.warnings.push(`${resource.address}: ${secretArgument(secret)} names var.${(source as { variable: string }).variable}, but ${variableName((source as { variable: string }).variable)} is not set; ${secret} is left as it is`);
+      continue;
+    }
+    body[secret] = value;
+    changes.push({ field: secret, before: stored ? '(set)' : '(not set)', after: SENSITIVE });
+  }
+  const userOnly = changes.filter((c) => d.userTokenFields?.includes(c.field));
+  for (const c of userOnly) {
+    delete body[c.field];
+    plan.warnings.push(`${resource.address}: ${c.field} can only be changed by a user (a personal access token), not with an organization key; it is left as it is`);
+  }
+  const effective = changes.filter((c) => !userOnly.includes(c));
+  if (effective.length === 0) {
+    plan.unchanged++;
+    return;
+  }
+  if (!d.operations.includes('update')) {
+    skip(resource, `${d.name} rows have no update, so ${effective.map((c) => c.field).join(', ')} cannot change: delete the row and create it again`);
+    return;
+  }
+  const createOnly = effective.filter((c) => d.createOnly?.includes(c.field)).map((c) => c.field);
+  if (createOnly.length) {
+    skip(resource, `${createOnly.join(', ')} can only be set when the row is created: delete the row and create it again`);
+    return;
+  }
+  plan.actions.push({ action: 'update', address: resource.address, family: d, id, etag: got.etag, body, changes: effective, line: resource.line });
+}
+
+function planCreate(plan: Plan, resource: FileResource, env: Record<string, string | undefined>, skip: Skip, skipped: Set<string>, file: ConfigFile): void {
+  const d = resource.family;
+  const viaPut = !d.operations.includes('create');
+  if (viaPut && !d.id?.upsert) {
+    skip(resource, `${d.name} rows cannot be created through the API, and this organization has no row for this block`);
+    return;
+  }
+  if (viaPut && resource.importId === undefined) {
+    skip(resource, `needs its import block: a ${d.name} row is created by its id (PUT), which the import id gives`);
+    return;
+  }
+  const body: Row = { ...resource.args };
+  const changes: Change[] = Object.entries(resource.args).map(([field, after]) => ({ field, after }));
+  const secrets = planFields(d).secrets;
+  for (const secret of secrets) {
+    const source = resource.secrets[secret];
+    const value = source ? secretValue(source, env) : undefined;
+    if (value !== undefined) {
+      body[secret] = value;
+      changes.push({ field: secret, after: SENSITIVE });
+    } else if (d.requiredOnCreate?.includes(secret)) {
+      const how = source && 'variable' in source ? `var.${source.variable} is not set (${variableName(source.variable)})` : `an export never holds it: set ${secretArgument(secret)} (a string, or var.<name> read from VIGIL_VAR_<name>)`;
+      skip(resource, `needs a value for ${secret}, which is required to create it; ${how}`);
+      return;
+    }
+  }
+  const waiting = (d.examples.requires ?? [])
+    .flatMap((family) => file.resources.filter((r) => r.family.name === family && skipped.has(r.address)).map((r) => r.address));
+  plan.actions.push({
+    action: 'create',
+    address: resource.address,
+    family: d,
+    id: viaPut ? resource.importId : undefined,
+    body,
+    changes,
+    line: resource.line,
+    mayBeRefused: waiting.length ? `it needs ${waiting.join(', ')} first, which is skipped` : undefined,
+  });
+}
