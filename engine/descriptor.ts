@@ -36,6 +36,8 @@ export interface RowLookup {
   rows(family: string, where?: Row): Promise<Row[]>;
   /** The organization's singleton row of `family`, or null when none is stored. */
   singleton(family: string): Promise<Row | null>;
+  /** A user of the deployment by email (case-insensitive), or null: users are created by the operator only. */
+  userByEmail(email: string): Promise<{ id: string; email: string } | null>;
 }
 
 /** A cross-field rule: a value with a description that documents itself in OpenAPI and MCP. */
@@ -56,11 +58,14 @@ export interface WriteStage {
 export interface FamilyHooks {
   /**
    * Runs after the input passed schema validation and was merged over the stored row; returns the row to
-   * store (normalization, per-key merges). Must not mutate its arguments. Runs inside the transaction.
+   * store (normalization, per-key merges, values looked up in the database). Must not mutate its arguments.
+   * Runs inside the transaction.
    */
-  prepare?(row: Row, input: Row, stage: WriteStage): Row;
+  prepare?(row: Row, input: Row, stage: WriteStage): Row | Promise<Row>;
   /** Cross-row checks that need the database (inside the transaction); returns field errors. */
   validate?(row: Row, stage: WriteStage): Promise<FieldError[]> | FieldError[];
+  /** Checks before a row is deleted or archived (inside the transaction); field errors refuse it with 422. */
+  validateDelete?(row: Row, ctx: HookContext): Promise<FieldError[]> | FieldError[];
   /** Side effects after the transaction committed; failures are logged, never undo the write. */
   afterCommit?(event: { op: 'create' | 'update' | 'delete' | 'action'; row: Row; ctx: HookContext }): Promise<void> | void;
 }
@@ -108,12 +113,20 @@ export interface FamilyDescriptor {
   description: string;
   kind: 'collection' | 'singleton';
   fields: Record<string, TSchema>;
+  /** rows live in a table the engine already has (`memberships`), shared with the operator API */
+  table?: string;
   /** operations that exist; others answer 405 */
   operations: readonly OperationName[];
   requiredOnCreate?: readonly string[];
   /** accepted on create, refused on update (like RequiresReplace) */
   createOnly?: readonly string[];
   naturalKey?: readonly string[];
+  /**
+   * fields whose value no two organizations may share (a public slug): a unique index across the whole
+   * deployment; a value another organization holds is refused with 422 naming the field, never a 409 that
+   * would show that organization's row
+   */
+  uniqueAcrossOrganizations?: readonly string[];
   /** a natural key that holds only under a condition: enforced by a per-organization lock, not an index */
   naturalKeyWhile?: ConditionalKey;
   /**

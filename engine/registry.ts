@@ -3,10 +3,11 @@
  * sentence naming the family and the field.
  */
 import { OPERATIONS, type FamilyDescriptor } from './descriptor.ts';
-import { isReadOnly, isWriteOnly, SYSTEM_FIELDS } from './fields.ts';
+import { isReadOnly, isWriteOnly, planFields, SYSTEM_FIELDS } from './fields.ts';
+import { SHARED_TABLES } from './persistence/entities.ts';
 import { isFeature, isRole } from './plans.ts';
 
-const HOOKS = ['prepare', 'validate', 'afterCommit'];
+const HOOKS = ['prepare', 'validate', 'validateDelete', 'afterCommit'];
 
 export class DescriptorError extends Error {
   override name = 'DescriptorError';
@@ -50,6 +51,13 @@ function checkDescriptor(d: FamilyDescriptor, all: Map<string, FamilyDescriptor>
   for (const name of d.requiredOnCreate ?? []) if (isReadOnly(field(name, 'requiredOnCreate'))) fail(`required field ${name} is read-only.`);
   for (const name of d.createOnly ?? []) if (isReadOnly(field(name, 'createOnly'))) fail(`create-only field ${name} is read-only.`);
   for (const name of d.userTokenFields ?? []) field(name, 'userTokenFields');
+  if (d.table) {
+    const shared = SHARED_TABLES[d.table];
+    if (!shared) fail(`table ${d.table} is not one the engine shares (${Object.keys(SHARED_TABLES).join(', ')}).`);
+    const columns = Object.keys(shared!.meta.properties);
+    for (const name of planFields(d).stored) if (!columns.includes(name)) fail(`field ${name} has no column in the shared table ${d.table}.`);
+  }
+  for (const name of d.uniqueAcrossOrganizations ?? []) if (isWriteOnly(field(name, 'uniqueAcrossOrganizations'))) fail(`deployment-unique field ${name} is write-only.`);
   for (const name of d.id?.from ?? []) field(name, 'id');
   for (const [flag, target] of Object.entries(d.presence ?? {})) {
     if (!isReadOnly(field(flag, 'presence'))) fail(`presence flag ${flag} must be read-only.`);

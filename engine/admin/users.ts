@@ -39,11 +39,12 @@ export async function putMember(services: Services, organizationId: string, user
   if (!isRole(body.role)) throw validationFailed([{ field: 'role', message: 'must be one of: viewer, member, org_admin' }]);
   const manager = em(services);
   if (!(await manager.count(OrganizationEntity, { id: organizationId }))) throw notFound('organization');
-  if (!(await manager.count(UserEntity, { id: userId }))) throw notFound('user');
+  const user = (await manager.findOne(UserEntity, { id: userId }, { disableIdentityMap: true })) as { email: string } | null;
+  if (!user) throw notFound('user');
   const now = services.clock.now();
   const updated = await manager.nativeUpdate(MembershipEntity, { organization_id: organizationId, user_id: userId }, { role: body.role, updated_at: now });
   if (!updated) {
-    await manager.insert(MembershipEntity, { id: randomUUID(), organization_id: organizationId, user_id: userId, role: body.role, row_version: 1, created_at: now, updated_at: now });
+    await manager.insert(MembershipEntity, { id: randomUUID(), organization_id: organizationId, user_id: userId, email: user.email, role: body.role, row_version: 1, created_at: now, updated_at: now });
   }
   return { organization_id: organizationId, user_id: userId, role: body.role };
 }

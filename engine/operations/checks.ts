@@ -60,3 +60,18 @@ export function conflict(services: Services, d: FamilyDescriptor, existing: Row,
     data: project(d, existing, { now, config: services.config }),
   });
 }
+
+/** A value another organization holds is refused by name (422), without a word about that organization. */
+export async function checkUniqueAcrossOrganizations(d: FamilyDescriptor, store: FamilyStore, organizationId: string, row: Row, existing: Row | undefined): Promise<void> {
+  const errors: FieldError[] = [];
+  for (const field of d.uniqueAcrossOrganizations ?? []) {
+    const value = row[field];
+    if (value === null || value === undefined || (existing && existing[field] === value)) continue;
+    if (await store.takenElsewhere(d, organizationId, field, value)) errors.push({ field, message: 'is already taken; choose another' });
+  }
+  if (errors.length) throw validationFailed(errors);
+}
+
+export function takenError(d: FamilyDescriptor): ApiError {
+  return validationFailed((d.uniqueAcrossOrganizations ?? []).map((field) => ({ field, message: 'is already taken; choose another' })));
+}

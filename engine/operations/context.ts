@@ -17,6 +17,10 @@ export function hookContext(services: Services, caller: Caller, store: FamilySto
     lookup: {
       rows: (name, where) => store.list(family(name), caller.organization.id, { where }),
       singleton: (name) => store.get(family(name), caller.organization.id, caller.organization.id),
+      userByEmail: async (email) => {
+        const [user] = await store.execute('select id, email from users where email = ?', [email.trim().toLowerCase()]);
+        return user ? { id: String(user.id), email: String(user.email) } : null;
+      },
     },
   };
 }

@@ -34,7 +34,10 @@ export function fieldsFromId(d: FamilyDescriptor, id: string): Row {
 export function sealSecrets(services: Services, d: FamilyDescriptor, row: Row, input: Row): Row {
   const next = { ...row };
   for (const name of planFields(d).secrets) {
-    if (typeof input[name] === 'string') next[name] = services.secrets.seal(input[name]);
+    const value = input[name];
+    // a secret may be a map (header values) as well as a string: it is sealed as JSON text
+    if (typeof value === 'string') next[name] = services.secrets.seal(value);
+    else if (value !== undefined && value !== null) next[name] = services.secrets.seal(JSON.stringify(value));
   }
   return next;
 }

@@ -5,7 +5,7 @@ import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descript
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { parseWrite } from '../validation.ts';
 import { diffRows, recordAudit, type AuditAction } from './audit.ts';
-import { checkRow, checkNaturalKey, conflict, resolveReferences } from './checks.ts';
+import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, resolveReferences, takenError } from './checks.ts';
 import { hookContext, inTransaction, readStore } from './context.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
@@ -29,7 +29,7 @@ function parseOrRefuse(d: FamilyDescriptor, caller: Caller, request: OperationRe
 
 /** prepare → rules and validate hook → references: the row as it will be stored, plus notices. */
 async function settle(d: FamilyDescriptor, row: Row, input: Row, stage: WriteStage): Promise<{ row: Row; notices: Notice[] }> {
-  const prepared = d.hooks?.prepare ? d.hooks.prepare(row, input, stage) : row;
+  const prepared = d.hooks?.prepare ? await d.hooks.prepare(row, input, stage) : row;
   await checkRow(d, prepared, stage);
   return resolveReferences(d, prepared, input, stage.ctx);
 }
@@ -40,9 +40,11 @@ async function conflictOnRace<T>(services: Services, caller: Caller, d: FamilyDe
     return await work();
   } catch (error) {
     const row = candidate();
-    if (!(error instanceof UniqueConstraintViolationException) || !row || !d.naturalKey) throw error;
+    if (!(error instanceof UniqueConstraintViolationException) || !row) throw error;
+    if (!d.naturalKey) throw d.uniqueAcrossOrganizations?.length ? takenError(d) : error;
     const where = Object.fromEntries(d.naturalKey.map((f) => [f, row[f]]));
     const [holder] = await readStore(services).list(d, caller.organization.id, { where });
+    if (!holder && d.uniqueAcrossOrganizations?.length) throw takenError(d);
     if (!holder) throw error;
     throw conflict(services, d, holder, services.clock.now());
   }
@@ -78,6 +80,7 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
       row = settled.row;
       candidate = row;
       await checkNaturalKey(services, d, store, row, ctx);
+      await checkUniqueAcrossOrganizations(d, store, orgId, row, undefined);
       if (d.positioned) row[d.positioned.field] = await nextPosition(store, d, orgId);
       const stored = await store.insert(d, orgId, sealSecrets(services, d, row, input), now);
       await recordAudit(store, { caller, family: d.name, rowId: String(stored.id), action: 'create', changes: diffRows(d, null, stored), at: now });
@@ -115,6 +118,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
       if ((d.naturalKey ?? []).some((f) => row[f] !== existing[f]) || (creating && d.kind === 'collection')) {
         await checkNaturalKey(services, d, store, row, ctx, creating ? undefined : existing.id);
       }
+      await checkUniqueAcrossOrganizations(d, store, orgId, row, creating ? undefined : existing);
       if (!ifMatchHolds(request.ifMatch, etagOf(d, existing)) || (creating && d.kind === 'collection' && request.ifMatch !== undefined)) {
         throw new ApiError('precondition_failed', 'The row changed since that ETag was read; read it again and retry. Nothing was written.', {
           data: d.kind === 'collection' && creating ? null : project(d, existing, { now, config: services.config }),
@@ -168,6 +172,8 @@ export async function deleteRow(services: Services, caller: Caller, d: FamilyDes
       });
     }
     const ctx = hookContext(services, caller, store, now);
+    const refused = d.hooks?.validateDelete ? await d.hooks.validateDelete(existing, ctx) : [];
+    if (refused.length) throw validationFailed(refused);
     if (d.archive) {
       if (existing[d.archive.field]) return null;
       const archived = await store.update(d, existing, { [d.archive.field]: now }, now);

@@ -57,13 +57,18 @@ export const UserEntity = new EntitySchema<any>({
   },
 });
 
+/**
+ * Memberships are written by the operator API and may be served as a family too (a descriptor with
+ * `table: 'memberships'`): the table has a family table's system columns, and the user's email beside the id.
+ */
 export const MembershipEntity = new EntitySchema<any>({
   name: 'Membership',
   tableName: 'memberships',
   properties: {
-    id: { ...uuid, primary: true },
+    id: { ...text, primary: true },
     organization_id: { ...uuid, index: true },
     user_id: { ...uuid, index: true },
+    email: text,
     role: text,
     // the same system columns as a family table, so a descriptor can serve these rows too
     row_version: { type: 'integer', default: 1 },
@@ -120,7 +125,7 @@ export const SystemSettingEntity = new EntitySchema<any>({
 export const CORE_ENTITIES = [OrganizationEntity, ApiKeyEntity, UserEntity, MembershipEntity, PersonalTokenEntity, AuditEntryEntity, SystemSettingEntity];
 
 export function tableName(family: FamilyDescriptor): string {
-  return `cfg_${family.name}`;
+  return family.table ?? `cfg_${family.name}`;
 }
 
 export function entityName(family: FamilyDescriptor): string {
@@ -130,7 +135,11 @@ export function entityName(family: FamilyDescriptor): string {
 const built = new WeakMap<FamilyDescriptor, EntitySchema>();
 
 /** The family's table, built once per descriptor. */
+/** Engine tables a family may be served from (descriptor `table`), with the columns they offer. */
+export const SHARED_TABLES: Record<string, EntitySchema> = { memberships: MembershipEntity };
+
 export function familyEntity(family: FamilyDescriptor): EntitySchema {
+  if (family.table) return SHARED_TABLES[family.table]!;
   let entity = built.get(family);
   if (!entity) built.set(family, (entity = buildFamilyEntity(family)));
   return entity;
@@ -149,12 +158,13 @@ function buildFamilyEntity(family: FamilyDescriptor): EntitySchema {
     if (name in properties) continue;
     properties[name] = { ...columnFor(family.fields[name]!), nullable: !family.naturalKey?.includes(name) };
   }
-  const uniques =
+  const uniques: { properties: string[] }[] =
     family.kind === 'singleton'
       ? []
       : family.naturalKey?.length && !family.naturalKeyWhile
         ? [{ properties: ['organization_id', ...family.naturalKey] }]
         : [];
+  for (const name of family.uniqueAcrossOrganizations ?? []) uniques.push({ properties: [name] });
   return new EntitySchema<any>({
     name: entityName(family),
     tableName: tableName(family),
@@ -164,5 +174,5 @@ function buildFamilyEntity(family: FamilyDescriptor): EntitySchema {
 }
 
 export function allEntities(families: readonly FamilyDescriptor[]): EntitySchema[] {
-  return [...CORE_ENTITIES, ...families.map(familyEntity)];
+  return [...CORE_ENTITIES, ...families.filter((f) => !f.table).map(familyEntity)];
 }

@@ -143,6 +143,16 @@ export class FamilyStore {
     await this.execute(`delete from ${shapeOf(family).table} where "organization_id" = ? and "id" = ?`, [existing.organization_id, existing.id]);
   }
 
+  /** Whether another organization's row holds this value (deployment-unique fields). */
+  async takenElsewhere(family: FamilyDescriptor, organizationId: string, column: string, value: unknown): Promise<boolean> {
+    const shape = shapeOf(family);
+    const rows = await this.execute(`select 1 from ${shape.table} where ${quote(column)} = ${placeholder(shape, column)} and "organization_id" <> ? limit 1`, [
+      param(shape, column, value),
+      organizationId,
+    ]);
+    return rows.length > 0;
+  }
+
   /** A transaction-scoped lock per organization and family, for natural keys no index can hold. */
   async lockFamily(family: FamilyDescriptor, organizationId: string): Promise<void> {
     await this.execute('select pg_advisory_xact_lock(hashtext(?))', [`${organizationId}:${family.name}`]);

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122003431 extends Migration {
+export class Migration20261122012255 extends Migration {
 
-  override name = 'Migration20261122003431';
+  override name = 'Migration20261122012255';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "api_keys" ("id" uuid not null, "organization_id" uuid not null, "name" text not null, "scopes" jsonb not null, "key_hash" text not null, "created_at" timestamptz not null, "revoked_at" timestamptz null, primary key ("id"));`);
@@ -49,7 +49,7 @@ export class Migration20261122003431 extends Migration {
     this.addSql(`create table "cfg_ticket_integrations" ("organization_id" uuid not null, "id" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, "provider" text not null, "base_url" text null, "account" text null, "api_token" text null, "enabled" boolean null, primary key ("organization_id", "id"));`);
     this.addSql(`alter table "cfg_ticket_integrations" add constraint "cfg_ticket_integrations_organization_id_provider_unique" unique ("organization_id", "provider");`);
 
-    this.addSql(`create table "memberships" ("id" uuid not null, "organization_id" uuid not null, "user_id" uuid not null, "role" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(`create table "memberships" ("id" text not null, "organization_id" uuid not null, "user_id" uuid not null, "email" text not null, "role" text not null, "row_version" int not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "memberships_organization_id_index" on "memberships" ("organization_id");`);
     this.addSql(`create index "memberships_user_id_index" on "memberships" ("user_id");`);
     this.addSql(`alter table "memberships" add constraint "memberships_organization_id_user_id_unique" unique ("organization_id", "user_id");`);
