@@ -17,7 +17,7 @@ export async function checkRow(d: FamilyDescriptor, row: Row, stage: WriteStage)
  * Ids of another family's rows: each must be a row of the caller's organization. Ids that are not (unknown
  * or another organization's, treated alike) are refused, or left out and named, as the descriptor says.
  */
-export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Row, ctx: HookContext): Promise<{ row: Row; notices: Notice[] }> {
+export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Row, ctx: HookContext, archiveField: (family: string) => string | undefined): Promise<{ row: Row; notices: Notice[] }> {
   const notices: Notice[] = [];
   const errors: FieldError[] = [];
   const next = { ...row };
@@ -25,10 +25,13 @@ export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Ro
     if (!(field in input) || input[field] === null) continue;
     const many = Array.isArray(input[field]);
     const ids = (many ? (input[field] as string[]) : [input[field] as string]).filter((v, i, all) => all.indexOf(v) === i);
-    const known = new Set((await ctx.lookup.rows(ref.family, { id: { $in: ids } })).map((r) => r.id));
+    // an archived row cannot be linked anew (rows already linked keep naming it)
+    const target = archiveField(ref.family);
+    const where = target ? { id: { $in: ids }, [target]: null } : { id: { $in: ids } };
+    const known = new Set((await ctx.lookup.rows(ref.family, where)).map((r) => r.id));
     const missing = ids.filter((id) => !known.has(id));
     if (!missing.length) continue;
-    const message = `${missing.length === 1 ? 'is not a row' : 'are not rows'} of ${ref.family} in this organization: ${missing.join(', ')}`;
+    const message = `${missing.length === 1 ? 'is not an active row' : 'are not active rows'} of ${ref.family} in this organization: ${missing.join(', ')}`;
     if (ref.unknown === 'refuse') {
       errors.push({ field, message });
     } else {

@@ -28,10 +28,10 @@ function parseOrRefuse(d: FamilyDescriptor, caller: Caller, request: OperationRe
 }
 
 /** prepare → rules and validate hook → references: the row as it will be stored, plus notices. */
-async function settle(d: FamilyDescriptor, row: Row, input: Row, stage: WriteStage): Promise<{ row: Row; notices: Notice[] }> {
+async function settle(services: Services, d: FamilyDescriptor, row: Row, input: Row, stage: WriteStage): Promise<{ row: Row; notices: Notice[] }> {
   const prepared = d.hooks?.prepare ? await d.hooks.prepare(row, input, stage) : row;
   await checkRow(d, prepared, stage);
-  return resolveReferences(d, prepared, input, stage.ctx);
+  return resolveReferences(d, prepared, input, stage.ctx, (family) => services.registry.get(family)?.archive?.field);
 }
 
 /** A unique-index race lost at commit is the same 409 as one caught before writing. */
@@ -76,7 +76,7 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
       let row: Row = { ...defaultRow(d), ...input };
       for (const [field, make] of Object.entries(d.generated ?? {})) row[field] = make();
       row.id = composeId(d, row);
-      const settled = await settle(d, row, input, { op: 'create', ctx });
+      const settled = await settle(services, d, row, input, { op: 'create', ctx });
       row = settled.row;
       candidate = row;
       await checkNaturalKey(services, d, store, row, ctx);
@@ -111,7 +111,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
           data: project(d, existing, { now, config: services.config }),
         });
       }
-      const settled = await settle(d, { ...existing, ...input }, input, { op: 'update', existing, ctx });
+      const settled = await settle(services, d, { ...existing, ...input }, input, { op: 'update', existing, ctx });
       let row = settled.row;
       candidate = row;
       const notices = [...settled.notices];
