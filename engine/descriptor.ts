@@ -103,6 +103,8 @@ export interface Examples {
    * a test first creates each collection's valid examples and applies each singleton's `update`, in this order.
    */
   requires?: readonly string[];
+  /** users (emails) the deployment must have before the examples can be created; the operator creates users */
+  users?: readonly string[];
 }
 
 export interface FamilyDescriptor {

@@ -51,6 +51,8 @@ function assertNoSecrets(t: Test, d: FamilyDescriptor, answer: unknown, secrets:
 
 /** Rows other families must hold before this family's examples can be created (`examples.requires`). */
 async function prepareRequired(api: Client, d: FamilyDescriptor): Promise<void> {
+  // users are the operator's to create; a second create of the same email is a harmless 409
+  for (const email of d.examples.users ?? []) await vigil.operator.post('/api/admin/v1/users', { email });
   for (const name of d.examples.requires ?? []) {
     const target = families.find((f) => f.name === name)!;
     if (target.kind === 'singleton') await api.put(`${CONFIG}/${name}`, target.examples.update);

@@ -73,6 +73,7 @@ async function withRefs(side: Side, body: Row): Promise<Row> {
 }
 
 async function prepare(side: Side, d: FamilyDescriptor) {
+  for (const email of d.examples.users ?? []) await vigil.operator.post('/api/admin/v1/users', { email });
   for (const name of d.examples.requires ?? []) {
     const target = families.find((f) => f.name === name)!;
     if (target.kind === 'singleton') await side.update(target, undefined, target.examples.update ?? {});
