@@ -107,9 +107,9 @@ function describeInner(s: Json): string {
     case 'boolean':
       return 'must be true or false';
     case 'array':
-      return `must be an array${s.maxItems !== undefined ? ` of at most ${s.maxItems} items` : ''}`;
+      return `must be an array${range(s.minItems, s.maxItems).replace(/(\d+)$/, '$1 items')}`;
     case 'object':
-      return 'must be an object';
+      return `must be an object${range(s.minProperties, s.maxProperties).replace(/(\d+)$/, '$1 entries')}`;
     default:
       return 'has a value of the wrong type';
   }

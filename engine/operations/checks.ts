@@ -30,6 +30,7 @@ export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Ro
     const where = target ? { id: { $in: ids }, [target]: null } : { id: { $in: ids } };
     const known = new Set((await ctx.lookup.rows(ref.family, where)).map((r) => r.id));
     const missing = ids.filter((id) => !known.has(id));
+    if (many) next[field] = ids; // a list of ids names each row once
     if (!missing.length) continue;
     const message = `${missing.length === 1 ? 'is not an active row' : 'are not active rows'} of ${ref.family} in this organization: ${missing.join(', ')}`;
     if (ref.unknown === 'refuse') {

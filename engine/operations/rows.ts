@@ -30,14 +30,19 @@ export function fieldsFromId(d: FamilyDescriptor, id: string): Row {
   return values;
 }
 
-/** Replaces plaintext secrets taken from the input with sealed values; omitted ones keep what is stored. */
+/**
+ * Seals the secrets the input sent, as `prepare` left them (it may normalize `{}` to null); secrets that
+ * were not sent keep what is stored.
+ */
 export function sealSecrets(services: Services, d: FamilyDescriptor, row: Row, input: Row): Row {
   const next = { ...row };
   for (const name of planFields(d).secrets) {
-    const value = input[name];
+    if (!(name in input)) continue;
+    const value = row[name];
     // a secret may be a map (header values) as well as a string: it is sealed as JSON text
     if (typeof value === 'string') next[name] = services.secrets.seal(value);
     else if (value !== undefined && value !== null) next[name] = services.secrets.seal(JSON.stringify(value));
+    else next[name] = null;
   }
   return next;
 }

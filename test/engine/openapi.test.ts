@@ -182,6 +182,7 @@ t.test('every documented operation is served, and answers as documented', async 
       }
       continue;
     }
+    for (const email of d.examples.users ?? []) await vigil.operator.post('/api/admin/v1/users', { email });
     for (const name of d.examples.requires ?? []) {
       const target = families.find((f) => f.name === name)!;
       if (target.kind === 'singleton') await api.put(`${CONFIG}/${name}`, target.examples.update);

@@ -100,7 +100,7 @@ t.test('labels come from natural keys, id rules and display names, deduplicated 
 
 t.test('no secret value anywhere; a stored secret is a comment naming its write-only argument', async (t) => {
   for (const secret of seeded.secrets) t.notOk(text.includes(secret), 'a secret value never appears');
-  t.notMatch(text, /digest/i, 'nor a digest of one');
+  t.notMatch(text, /digest:|\bv1\.[\w-]{10,}\./, 'nor a digest or a sealed value');
   t.match(text, '# api_key_wo = <sensitive>  (api_key is set; manage it with api_key_wo and api_key_wo_version)');
   t.match(text, '# api_token_wo = <sensitive>  (api_token is set; manage it with api_token_wo and api_token_wo_version)');
   const fallback = text.slice(text.indexOf('resource "vigil_ai_providers" "fallback"'), text.indexOf('resource "vigil_ai_providers" "primary"'));

@@ -1,0 +1,138 @@
+import Type from 'typebox';
+import { defineFamily, nullable, type Row, type Rule } from '../engine/descriptor.ts';
+import type { FieldError } from '../engine/errors.ts';
+import { notAUrl } from '../engine/rules.ts';
+
+export const OUTBOUND_KINDS = ['webhook', 'chat', 'pager'] as const;
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** https anywhere; plain http only to this machine (127.0.0.0/8, localhost, [::1]); never credentials in the URL. */
+export function urlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.username || url.password) return 'must not carry credentials (user:password@); put them in a write-only field';
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && LOOPBACK.test(url.hostname)) return null;
+  return 'must be an https URL (plain http is accepted only for loopback hosts: 127.0.0.0/8, localhost, [::1])';
+}
+
+export const HTTPS_OR_LOOPBACK = 'https, or plain http only to a loopback host (127.0.0.0/8, localhost, [::1]) for local receivers and tests; no user:password@';
+
+const httpsOrLoopback: Rule = {
+  description: `url must be ${HTTPS_OR_LOOPBACK}`,
+  fields: ['url'],
+  check: (row) => {
+    const problem = typeof row.url === 'string' ? urlProblem(row.url) : null;
+    return problem ? [{ field: 'url', message: problem }] : [];
+  },
+};
+
+/** Headers the delivery sets itself, and names that differ only by case (HTTP header names are case-insensitive). */
+const RESERVED = ['host', 'content-length', 'content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+const MAX_HEADERS = 20;
+
+const headerRule: Rule = {
+  description: `headers must hold at most ${MAX_HEADERS} names, none of ${RESERVED.join(', ')} (the delivery sets those), and no name twice in different case`,
+  fields: ['headers'],
+  check: (row) => {
+    // on an update that does not send headers the row holds the sealed value: nothing to check
+    if (row.headers === null || typeof row.headers !== 'object') return [];
+    const names = Object.keys(row.headers as Row);
+    const errors: FieldError[] = [];
+    if (names.length > MAX_HEADERS) errors.push({ field: 'headers', message: `must hold at most ${MAX_HEADERS} headers` });
+    const seen = new Set<string>();
+    for (const name of names) {
+      const lower = name.toLowerCase();
+      if (RESERVED.includes(lower)) errors.push({ field: `headers.${name}`, message: 'is set by the delivery itself and cannot be overridden' });
+      else if (seen.has(lower)) errors.push({ field: `headers.${name}`, message: 'repeats a header name in different case' });
+      seen.add(lower);
+    }
+    return errors;
+  },
+};
+
+/** An HTTP token (RFC 9110 `tchar`s), as header names are written. */
+const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$";
+
+export default defineFamily({
+  name: 'outbound_configs',
+  description:
+    'A delivery destination that outbound rules and change notifications send events to. `kind` says how the event is written: ' +
+    '`webhook` POSTs JSON `{ type, timestamp, data }` (`type` is the event kind, such as alert.fired); `chat` posts a chat message to an incoming-webhook URL; ' +
+    '`pager` sends to a paging service\'s events endpoint (alert.fired triggers, alert.acknowledged acknowledges, alert.resolved resolves, keyed by the alert). ' +
+    '`url` must be https; plain http is accepted only for loopback hosts (127.0.0.0/8, localhost, [::1]) so local receivers and tests work, and a URL never carries user:password@. ' +
+    'Deliveries are signed Standard Webhooks style when `signing_secret` is set: headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` ' +
+    '(a `whsec_` secret is base64-decoded first, as that specification says); receivers that do not check signatures can ignore them. ' +
+    'An attempt that answers non-2xx or takes longer than `timeout_ms` fails and is retried with exponential backoff. A disabled config keeps its secrets and receives nothing. ' +
+    'Secrets are write-only and sealed whole, answered only as `headers_set` and `signing_secret_set`, and appear in the audit log only as (set), (changed) or (cleared). ' +
+    '`headers` (extra request headers, e.g. an Authorization header for the receiver) is sent whole: a sent map replaces the stored one, an omitted one keeps it, ' +
+    'and `{}` removes them all (nothing is stored, so `headers_set` reads false). `signing_secret: null` removes the secret and deliveries go unsigned. ' +
+    'Choices where the spec is silent: `name` is unique within the organization; create, update and delete need the org admin role, because a destination decides where the organization\'s ' +
+    'data goes; a config that outbound rules or change notifications still name cannot be deleted (422 naming `id`): repoint or delete them first.',
+  kind: 'collection',
+  operations: ['list', 'read', 'create', 'update', 'delete'],
+  roles: { create: 'org_admin', update: 'org_admin', delete: 'org_admin' },
+  naturalKey: ['name'],
+  requiredOnCreate: ['name', 'kind', 'url'],
+  order: [{ field: 'name', direction: 'asc' }],
+  fields: {
+    id: Type.String({ readOnly: true }),
+    name: Type.String({ minLength: 1, maxLength: 100, description: 'unique within the organization; rules and notifications show it' }),
+    kind: Type.Union(OUTBOUND_KINDS.map((k) => Type.Literal(k)), { description: 'webhook (JSON event), chat (chat incoming webhook) or pager (paging events endpoint)' }),
+    url: Type.String({ format: 'uri', maxLength: 2048, description: `where deliveries go; ${HTTPS_OR_LOOPBACK}` }),
+    headers: Type.Record(
+      Type.String({ pattern: HEADER_NAME }),
+      Type.String({ maxLength: 1000 }),
+      {
+        additionalProperties: false,
+        writeOnly: true,
+        description: `write-only: extra request headers, name → value (names are HTTP tokens, values at most 1000 characters, at most ${MAX_HEADERS}); sealed whole; a sent map replaces the stored one; {} removes them`,
+      },
+    ),
+    headers_set: Type.Boolean({ readOnly: true, description: 'whether extra headers are stored' }),
+    signing_secret: nullable(Type.String({ minLength: 16, maxLength: 512, format: 'password' }), {
+      writeOnly: true,
+      description: 'write-only, 16..512 characters: signs every delivery (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature); omitted keeps it; null removes it',
+    }),
+    signing_secret_set: Type.Boolean({ readOnly: true, description: 'whether deliveries are signed' }),
+    enabled: Type.Boolean({ default: true, description: 'when false nothing is delivered; rules and secrets are kept' }),
+    timeout_ms: Type.Integer({ minimum: 100, maximum: 30000, default: 5000, description: 'how long one delivery attempt may take, 100..30000 ms' }),
+    updated_at: Type.String({ format: 'date-time', readOnly: true }),
+  },
+  presence: { headers_set: 'headers', signing_secret_set: 'signing_secret' },
+  rules: [httpsOrLoopback, headerRule, notAUrl('signing_secret', 'url')],
+  hooks: {
+    // `{}` clears: store nothing rather than an empty sealed map, so `headers_set` reads false
+    prepare: (row) => (row.headers !== null && typeof row.headers === 'object' && Object.keys(row.headers).length === 0 ? { ...row, headers: null } : row),
+    validateDelete: async (row, ctx) => {
+      const users = [
+        ...(await ctx.lookup.rows('outbound_rules', { outbound_config_id: row.id })).map((r) => `outbound_rules ${String(r.name)}`),
+        ...(await ctx.lookup.rows('change_notifications', { outbound_config_id: row.id })).map((r) => `change_notifications ${String(r.name)}`),
+      ];
+      return users.length ? [{ field: 'id', message: `is still used by ${users.join(', ')}; repoint or delete them first` }] : [];
+    },
+  },
+  examples: {
+    valid: [
+      { name: 'ops webhook', kind: 'webhook', url: 'https://hooks.example.com/vigil', headers: { Authorization: 'Bearer receiver-token-0001' }, signing_secret: 'whsec_c2VjcmV0LXNpZ25pbmcta2V5' },
+      { name: 'local receiver', kind: 'webhook', url: 'http://127.0.0.1:9000/events', timeout_ms: 1000, enabled: false },
+      { name: 'pager', kind: 'pager', url: 'https://events.pager.example.com/v2/enqueue' },
+    ],
+    invalid: [
+      { body: { kind: 'webhook', url: 'https://x.example.com' }, field: 'name' },
+      { body: { name: 'x', kind: 'email', url: 'https://x.example.com' }, field: 'kind' },
+      { body: { name: 'x', kind: 'webhook', url: 'http://hooks.example.com/vigil' }, field: 'url' },
+      { body: { name: 'x', kind: 'webhook', url: 'https://user:pw@hooks.example.com/' }, field: 'url' },
+      { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', headers: { 'bad name': 'v' } }, field: 'headers.bad name' },
+      { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', headers: { 'Webhook-Signature': 'v' } }, field: 'headers.Webhook-Signature' },
+      { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', signing_secret: 'too-short' }, field: 'signing_secret' },
+      { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', timeout_ms: 30001 }, field: 'timeout_ms' },
+    ],
+    update: { url: 'https://hooks.example.com/vigil/v2', timeout_ms: 10000, enabled: false },
+  },
+});
