@@ -6,7 +6,7 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Settings } from 'typebox/system';
 import type { FieldError } from './errors.ts';
-import { describeSchema, isReadOnly } from './fields.ts';
+import { describeSchema, isReadOnly, unwrapNullable } from './fields.ts';
 import type { FamilyDescriptor, Row } from './descriptor.ts';
 
 Settings.Set({ maxErrors: 1000 });
@@ -40,10 +40,28 @@ function resolve(schema: TSchema, schemaPath: string): TSchema {
   return (node && typeof node === 'object' ? node : schema) as TSchema;
 }
 
+type Json2 = Record<string, unknown>;
+
+/** The object shapes of a union of objects (`{ username, password }` or `{ token }`), or undefined. */
+function objectBranches(schema: TSchema): TSchema[] | undefined {
+  const { inner } = unwrapNullable(schema);
+  const members = inner.anyOf as Json2[] | undefined;
+  return Array.isArray(members) && members.length > 1 && members.every((m) => m.type === 'object') ? (members as unknown as TSchema[]) : undefined;
+}
+
+const shapeOf = (branch: TSchema) => `{ ${Object.keys(((branch as unknown as Json2).properties as Json2 | undefined) ?? {}).join(', ')} }`;
+
 /** Field errors for one value against one field schema (empty when it is valid). */
 export function checkValue(field: string, schema: TSchema, value: unknown): FieldError[] {
   const validator = validatorFor(schema);
   if (validator.Check(value)) return [];
+  const branches = objectBranches(schema);
+  if (branches) {
+    // report against the shape the value comes closest to, not every shape at once
+    if (!isPlainObject(value)) return [{ field, message: `must be an object shaped ${branches.map(shapeOf).join(' or ')}${unwrapNullable(schema).nullable ? ', or null' : ''}` }];
+    const candidates = branches.map((branch) => checkValue(field, branch, value));
+    return candidates.reduce((best, errors) => (errors.length < best.length ? errors : best));
+  }
   const byPath = new Map<string, string>();
   const errors = [...validator.Errors(value)] as { keyword: string; schemaPath: string; instancePath: string; params: Json }[];
   for (const error of errors) {

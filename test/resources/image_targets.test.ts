@@ -93,7 +93,7 @@ t.test('credentials are write-only: two shapes, never answered, null removes the
   ] as const) {
     const refused = await api.put(path, { credentials });
     t.equal(refused.status, 422, `${name} is refused`);
-    t.ok(fieldsOf(refused).includes('credentials'), 'naming credentials');
+    t.ok(fieldsOf(refused).some((f: string) => f === 'credentials' || f.startsWith('credentials.')), 'naming credentials or the key of the closest shape');
     t.notOk(leaks(refused.body), 'without repeating a value');
   }
   const token = await api.put(path, { credentials: { token: 'registry-token-secret' } });
