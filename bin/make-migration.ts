@@ -2,11 +2,10 @@
  * Writes a migration for whatever the descriptors changed: applies the committed migrations to a fresh
  * in-memory database, then diffs it against the tables the registry derives. `npm run db:migration`.
  */
-import { allEntities } from '../engine/persistence/entities.ts';
 import { migrate, openDatabase } from '../engine/persistence/database.ts';
-import { families } from '../resources/index.ts';
+import { appEntities } from './tables.ts';
 
-const db = await openDatabase({ dataDir: 'memory://', entities: allEntities(families) });
+const db = await openDatabase({ dataDir: 'memory://', entities: appEntities() });
 await migrate(db);
 const initial = (await db.migrator.getExecuted()).length === 0;
 const result = await db.migrator.create(undefined, false, initial, process.argv[2]);

@@ -6,11 +6,13 @@ import { createLogger } from '../engine/logger.ts';
 import { openApiRoutes } from '../engine/http/openapi-routes.ts';
 import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
+import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
 import { exportOperation } from '../export/export.ts';
 
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   return {
     registry: createRegistry(families),
+    entities: WEBHOOK_ENTITIES,
     operations: [...domainOperations, exportOperation],
     config: {
       publicUrl: env.PUBLIC_URL,

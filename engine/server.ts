@@ -1,6 +1,7 @@
 /** Builds the Koa app from a registry and serves it. The engine knows no family: it receives them. */
 import http from 'node:http';
 import Koa from 'koa';
+import type { EntitySchema } from '@mikro-orm/core';
 import { bodyParser } from '@koa/bodyparser';
 import type Router from '@koa/router';
 import type { Clock } from './clock.ts';
@@ -34,6 +35,8 @@ export interface ServeOptions {
   bootstrap?: boolean;
   /** routes of other parts (webhooks, documentation), mounted before the configuration API */
   routers?: ((services: Services) => Router)[];
+  /** tables of other parts (webhook deliveries, alerts, …), created by the same migrations */
+  entities?: EntitySchema[];
   /** operations of other parts (the export, …), served under /api/v1/config and as agent tools */
   operations?: DomainOperation[];
   /** `entities` creates tables straight from the descriptors (tests of families not yet in a migration) */
@@ -54,7 +57,7 @@ export interface RunningService {
 }
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, entities: allEntities(options.registry.families) });
+  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, entities: allEntities(options.registry.families, options.entities) });
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
   const host = options.host ?? '127.0.0.1';

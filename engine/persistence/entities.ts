@@ -173,6 +173,7 @@ function buildFamilyEntity(family: FamilyDescriptor): EntitySchema {
   });
 }
 
-export function allEntities(families: readonly FamilyDescriptor[]): EntitySchema[] {
-  return [...CORE_ENTITIES, ...families.filter((f) => !f.table).map(familyEntity)];
+/** Every table: the engine's own, each family's, and those of other parts (webhooks, …). */
+export function allEntities(families: readonly FamilyDescriptor[], extra: readonly EntitySchema[] = []): EntitySchema[] {
+  return [...CORE_ENTITIES, ...families.filter((f) => !f.table).map(familyEntity), ...extra];
 }

@@ -1,11 +1,10 @@
 /** The committed migrations build exactly the tables the descriptors derive. */
 import t from 'tap';
-import { allEntities } from '../../engine/persistence/entities.ts';
 import { migrate, openDatabase } from '../../engine/persistence/database.ts';
-import { families } from '../../resources/index.ts';
+import { appEntities } from '../../bin/tables.ts';
 
 t.test('migrations match the registry (run `npm run db:migration` after changing a descriptor)', async (t) => {
-  const db = await openDatabase({ dataDir: 'memory://', entities: allEntities(families) });
+  const db = await openDatabase({ dataDir: 'memory://', entities: appEntities() });
   t.teardown(() => db.close());
   await migrate(db);
   const pending = (await db.schema.getUpdateSchemaSQL({ wrap: false })).trim();

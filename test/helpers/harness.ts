@@ -15,6 +15,7 @@ import { serve, type RunningService } from '../../engine/server.ts';
 import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
 import { domainOperations, families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
+import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
 import { exportOperation } from '../../export/export.ts';
 
 export interface Answer {
@@ -103,6 +104,7 @@ export async function startVigil(options: { families?: FamilyDescriptor[]; extra
   const scratch = await scratchDatabase();
   const running = await serve({
     registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
+    entities: WEBHOOK_ENTITIES,
     config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES },
     clock,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
