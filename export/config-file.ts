@@ -3,10 +3,15 @@
  * against the descriptors (settable arguments only; `<secret>_wo` and `<secret>_wo_version` for write-only
  * fields; references as `vigil_<family>.<label>.id`), their `import` blocks, and the marker comments of an
  * export. A mistake is thrown as a ConfigFileError naming its line.
+ *
+ * A write-only value is a string or `var.<name>`; a secret that is an object (outbound_configs.headers,
+ * connectors.credentials, …) is written as an HCL object whose keys are written out and whose values are
+ * each a string or `var.<name>`. A string holding "${…}" there is refused rather than sent as typed: the
+ * parser cannot tell `"Bearer ${var.t}"` (a template, never evaluated here) from an escaped `"$${…}"`.
  */
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
-import { resourceType, secretArgument, secretVersionArgument } from './export.ts';
+import { resourceType, secretArgument, secretIsObject, secretVersionArgument } from './export.ts';
 import { blockLines, HclSyntaxError, parseHcl, traversalOf, type HclObject } from './hcl-reader.ts';
 import { readMarkers, readOrganization, type Marker } from './markers.ts';
 
@@ -26,8 +31,11 @@ export class Reference {
   }
 }
 
-/** Where a write-only value comes from: written in the file, or `var.<name>` read from the environment. */
-export type SecretSource = { literal: string } | { variable: string };
+/** Where a write-only string comes from: written in the file, or `var.<name>` read from the environment. */
+export type SecretText = { literal: string } | { variable: string };
+
+/** Where a write-only value comes from: a string, or for a secret that is an object, one string per key. */
+export type SecretSource = SecretText | { entries: Record<string, SecretText> };
 
 export interface FileResource {
   /** `vigil_<family>.<label>` */
@@ -50,14 +58,14 @@ export interface ConfigFile {
 
 const isObject = (v: unknown): v is HclObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The line of `name = …` inside the block that starts at `from`, or the block's own line. */
+/** The line of `name = …` (or of a `name {` block) inside the block that starts at `from`, or the block's own line. */
 function argumentLine(lines: string[], from: number, name: string): number {
-  const pattern = new RegExp(`^\\s*${name.replace(/[^A-Za-z0-9_-]/g, '')}\\s*=`);
+  const pattern = new RegExp(`^\\s*${name.replace(/[^A-Za-z0-9_-]/g, '')}\\s*[={]`);
   for (let i = from; i < lines.length && i < from + 10_000; i++) {
     if (pattern.test(lines[i]!)) return i + 1;
     if (i > from && /^\s*resource\s/.test(lines[i]!)) break;
   }
-  return from;
+  return from + 1;
 }
 
 function referenceValue(value: unknown, target: string, where: string, line: number): unknown {
@@ -69,7 +77,7 @@ function referenceValue(value: unknown, target: string, where: string, line: num
   return new Reference(`${match[1]}.${match[2]}`);
 }
 
-function secretSource(value: unknown, where: string, line: number): SecretSource {
+function secretText(value: unknown, where: string, line: number): SecretText {
   const traversal = traversalOf(value);
   if (traversal !== undefined) {
     const variable = /^var\.([A-Za-z_][A-Za-z0-9_-]*)$/.exec(traversal);
@@ -80,6 +88,31 @@ function secretSource(value: unknown, where: string, line: number): SecretSource
   return { literal: value };
 }
 
+const OBJECT_FORM = '{ key = "value" or var.<name>, … }';
+
+/** `<secret>_wo`: a string or var.<name>, or for a secret that is an object, an object of those. */
+function secretSource(value: unknown, secret: string, isObject: boolean, where: string, line: number): SecretSource {
+  if (!isObject) {
+    if (value !== null && typeof value === 'object') throw new ConfigFileError(`${where} must be a string or var.<name>: ${secret} is not an object.`, line);
+    return secretText(value, where, line);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const traversal = traversalOf(value);
+    const what = traversal ?? (Array.isArray(value) ? 'a list or a block' : typeof value === 'string' ? 'a string' : JSON.stringify(value));
+    throw new ConfigFileError(`${where} must be an object, ${OBJECT_FORM} (${secret} is one), not ${what}.`, line);
+  }
+  const entries: Record<string, SecretText> = {};
+  for (const [key, entry] of Object.entries(value as HclObject)) {
+    if (key.includes('${')) throw new ConfigFileError(`${where}: a key must be written out, not computed (${key}).`, line);
+    const at = `${where}: the value of "${key}"`;
+    if (typeof entry === 'string' && traversalOf(entry) === undefined && entry.includes('${')) {
+      throw new ConfigFileError(`${at} holds an interpolation ("\${…}"), which is never evaluated here: put the whole value in a variable and write var.<name>.`, line);
+    }
+    entries[key] = secretText(entry, at, line);
+  }
+  return { entries };
+}
+
 function readResource(family: FamilyDescriptor, label: string, body: HclObject, line: number, lines: string[]): FileResource {
   const address = `${resourceType(family.name)}.${label}`;
   const { writable, secrets } = planFields(family);
@@ -88,7 +121,7 @@ function readResource(family: FamilyDescriptor, label: string, body: HclObject, 
     const at = argumentLine(lines, line - 1, name);
     const secret = secrets.find((s) => name === secretArgument(s) || name === secretVersionArgument(s));
     if (secret) {
-      if (name === secretArgument(secret)) resource.secrets[secret] = secretSource(value, `${address}: ${name}`, at);
+      if (name === secretArgument(secret)) resource.secrets[secret] = secretSource(value, secret, secretIsObject(family, secret), `${address}: ${name}`, at);
       continue;
     }
     if (!writable.includes(name) || secrets.includes(name)) {

@@ -23,7 +23,7 @@ import Type from 'typebox';
 import type { Caller } from '../engine/auth/caller.ts';
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
-import { planFields } from '../engine/fields.ts';
+import { planFields, unwrapNullable } from '../engine/fields.ts';
 import { authorize } from '../engine/operations/authorize.ts';
 import { readStore } from '../engine/operations/context.ts';
 import type { DomainOperation } from '../engine/operations/domain.ts';
@@ -37,6 +37,18 @@ import { familyMarker, organizationLine, rowMarker } from './markers.ts';
 export const resourceType = (family: string) => `vigil_${family}`;
 export const secretArgument = (field: string) => `${field}_wo`;
 export const secretVersionArgument = (field: string) => `${field}_wo_version`;
+
+/**
+ * Whether a write-only field holds an object (outbound_configs.headers, connectors.credentials, …) rather than
+ * a string: its `<field>_wo` is then written `{ key = "…" or var.<name>, … }`.
+ */
+export function secretIsObject(d: FamilyDescriptor, field: string): boolean {
+  const schema = d.fields[field];
+  if (!schema) return false;
+  const { inner } = unwrapNullable(schema);
+  const members = inner.anyOf as Record<string, unknown>[] | undefined;
+  return inner.type === 'object' || (Array.isArray(members) && members.length > 0 && members.every((m) => m.type === 'object'));
+}
 
 type State = 'active' | 'archived' | 'history';
 
@@ -114,7 +126,8 @@ function resourceBlock(d: FamilyDescriptor, row: ExportedRow, addresses: Map<str
     const flag = Object.entries(d.presence ?? {}).find(([, target]) => target === secret)?.[0];
     if (flag && row.view[flag] !== true) continue;
     const state = flag ? `${secret} is set` : `${secret} is write-only`;
-    comments.push(`${secretArgument(secret)} = <sensitive>  (${state}; manage it with ${secretArgument(secret)} and ${secretVersionArgument(secret)})`);
+    const hint = secretIsObject(d, secret) ? '{ … } <sensitive>' : '<sensitive>';
+    comments.push(`${secretArgument(secret)} = ${hint}  (${state}; manage it with ${secretArgument(secret)} and ${secretVersionArgument(secret)})`);
   }
   if (writable.length === 0) comments.push(`Every field of ${d.name} is read-only: this block sets nothing and is here for its import block.`);
   return { type: 'resource', labels: [resourceType(d.name), row.label], attributes, comments };

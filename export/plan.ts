@@ -12,9 +12,12 @@
  * - an argument left out of a block is left as it is (the API's own update rule), never reset;
  * - rows of the organization that no block names are kept, and deleted only with --prune (archived and
  *   history rows never are);
- * - a write-only value (`<field>_wo`, a string or `var.<name>` read from VIGIL_VAR_<name>) is sent on create
- *   and when no value is stored; without a state file a stored one cannot be compared, so it is replaced only
- *   with --replace-secrets. `<field>_wo_version` is accepted and not compared;
+ * - a write-only value (`<field>_wo`, a string or `var.<name>` read from VIGIL_VAR_<name>; for a secret that
+ *   is an object, such as headers or credentials, an object of those) is sent on create and when no value is
+ *   stored; without a state file a stored one cannot be compared, so it is replaced only with
+ *   --replace-secrets. `<field>_wo_version` is accepted and not compared. A create whose `<field>_wo` names a
+ *   variable that is not set is listed, not made without the secret; an update leaves that secret as it is,
+ *   with a warning. An empty object means "none": it is sent only to clear a stored value (--replace-secrets);
  * - what cannot be applied is listed with its reason instead of failing the plan: read-only singletons of
  *   another organization, archived and history rows, rows whose family the plan lacks, creates that need a
  *   secret the file does not give, changes to create-only fields or families without update, and rows that
@@ -23,8 +26,8 @@
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
 import { canonical } from '../engine/operations/project.ts';
-import { readConfigFile, Reference, type ConfigFile, type FileResource, type SecretSource } from './config-file.ts';
-import { resourceType, secretArgument } from './export.ts';
+import { readConfigFile, Reference, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
+import { resourceType, secretArgument, secretIsObject } from './export.ts';
 import { CONFIG_PREFIX, PlanError, refusal, rowPath, type ConfigApi } from './remote.ts';
 
 export interface Change {
@@ -93,9 +96,27 @@ export function familyOrder(families: readonly FamilyDescriptor[]): FamilyDescri
 
 export const variableName = (name: string) => `VIGIL_VAR_${name}`;
 
-export function secretValue(source: SecretSource, env: Record<string, string | undefined>): string | undefined {
-  return 'literal' in source ? source.literal : env[variableName(source.variable)];
+/** The variables a write-only value names that the environment does not set. */
+export function unsetVariables(source: SecretSource, env: Record<string, string | undefined>): string[] {
+  const texts = 'entries' in source ? Object.values(source.entries) : [source];
+  const unset = texts.flatMap((t) => ('variable' in t && env[variableName(t.variable)] === undefined ? [t.variable] : []));
+  return [...new Set(unset)];
 }
+
+/** The value to send: a string, or an object of strings; undefined while a variable it names is not set. */
+export function secretValue(source: SecretSource, env: Record<string, string | undefined>): string | Record<string, string> | undefined {
+  const text = (t: SecretText) => ('literal' in t ? t.literal : env[variableName(t.variable)]);
+  if (!('entries' in source)) return text(source);
+  if (unsetVariables(source, env).length) return undefined;
+  // keys in code-unit order, whatever order the file wrote them in: the same object is always sent the same way
+  const keys = Object.keys(source.entries).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(keys.map((key) => [key, text(source.entries[key]!)!]));
+}
+
+/** `var.a is not set (VIGIL_VAR_a), var.b is not set (VIGIL_VAR_b)` */
+const unsetText = (names: string[]) => names.map((n) => `var.${n} is not set (${variableName(n)})`).join(', ');
+
+const isEmptyObject = (value: unknown) => value !== null && typeof value === 'object' && Object.keys(value).length === 0;
 
 const presenceFlag = (d: FamilyDescriptor, secret: string) => Object.entries(d.presence ?? {}).find(([, target]) => target === secret)?.[0];
 
@@ -241,11 +262,14 @@ async function planUpdate(
     if (stored && !options.replaceSecrets) continue;
     const value = secretValue(source, env);
     if (value === undefined) {
-      plan.warnings.push(`${resource.address}: ${secretArgument(secret)} names var.${(source as { variable: string }).variable}, but ${variableName((source as { variable: string }).variable)} is not set; ${secret} is left as it is`);
+      const unset = unsetVariables(source, env);
+      plan.warnings.push(`${resource.address}: ${secretArgument(secret)} names ${unset.map((n) => `var.${n}`).join(', ')}, but ${unset.map(variableName).join(', ')} ${unset.length === 1 ? 'is' : 'are'} not set; ${secret} is left as it is`);
       continue;
     }
+    // {} stores nothing: sent only to clear a stored value
+    if (isEmptyObject(value) && !stored) continue;
     body[secret] = value;
-    changes.push({ field: secret, before: stored ? '(set)' : '(not set)', after: SENSITIVE });
+    changes.push({ field: secret, before: stored ? '(set)' : '(not set)', after: isEmptyObject(value) ? '(none)' : SENSITIVE });
   }
   const userOnly = changes.filter((c) => d.userTokenFields?.includes(c.field));
   for (const c of userOnly) {
@@ -287,11 +311,16 @@ function planCreate(plan: Plan, resource: FileResource, env: Record<string, stri
     const source = resource.secrets[secret];
     const value = source ? secretValue(source, env) : undefined;
     if (value !== undefined) {
+      if (isEmptyObject(value)) continue; // {} stores nothing
       body[secret] = value;
       changes.push({ field: secret, after: SENSITIVE });
+    } else if (source) {
+      const required = d.requiredOnCreate?.includes(secret) ? ', which is required to create it' : `, which ${secretArgument(secret)} gives`;
+      skip(resource, `needs a value for ${secret}${required}; ${unsetText(unsetVariables(source, env))}`);
+      return;
     } else if (d.requiredOnCreate?.includes(secret)) {
-      const how = source && 'variable' in source ? `var.${source.variable} is not set (${variableName(source.variable)})` : `an export never holds it: set ${secretArgument(secret)} (a string, or var.<name> read from VIGIL_VAR_<name>)`;
-      skip(resource, `needs a value for ${secret}, which is required to create it; ${how}`);
+      const form = secretIsObject(d, secret) ? 'an object of strings or var.<name>' : 'a string, or var.<name>';
+      skip(resource, `needs a value for ${secret}, which is required to create it; an export never holds it: set ${secretArgument(secret)} (${form} read from VIGIL_VAR_<name>)`);
       return;
     }
   }

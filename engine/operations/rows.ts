@@ -6,6 +6,7 @@ import { validationFailed, type FieldError } from '../errors.ts';
 import { planFields } from '../fields.ts';
 import type { FamilyStore } from '../persistence/store.ts';
 import { checkValue } from '../validation.ts';
+import { canonical } from './project.ts';
 import type { Services } from './types.ts';
 
 /** The id of a row: a uuid, or its `id.from` fields joined by `/` (empty trailing parts left out). */
@@ -41,7 +42,7 @@ export function sealSecrets(services: Services, d: FamilyDescriptor, row: Row, i
     const value = row[name];
     // a secret may be a map (header values) as well as a string: it is sealed as JSON text
     if (typeof value === 'string') next[name] = services.secrets.seal(value);
-    else if (value !== undefined && value !== null) next[name] = services.secrets.seal(JSON.stringify(value));
+    else if (value !== undefined && value !== null) next[name] = services.secrets.seal(canonical(value)); // key order never counts as a change
     else next[name] = null;
   }
   return next;
