@@ -1,0 +1,113 @@
+/**
+ * `metric-dashboard`: Grafana unified alerting's webhook contact point, and the Alertmanager webhook shape
+ * (`version: "4"`, which Grafana's payload extends), both grouped: one request carries several alerts.
+ *
+ *   { receiver, status, orgId?, version, groupKey, groupLabels, commonLabels, commonAnnotations, externalURL,
+ *     alerts: [{ status, labels, annotations, startsAt, endsAt, generatorURL, fingerprint,
+ *                silenceURL?, dashboardURL?, panelURL?, values? }] }
+ *
+ * Status: each alert's own `status` (the group's when an alert has none): `firing` → firing, `resolved` →
+ * resolved. Neither product has an acknowledged state.
+ *
+ * Fingerprint: `metric-dashboard:<alert.fingerprint>` (Grafana's and Alertmanager's hash of the alert's labels,
+ * identical in the firing and the resolved delivery); when absent, a digest of the sorted labels.
+ *
+ * Severity, from the first of the labels `severity`, `priority`, `level` (then the same annotations):
+ *   critical / crit / fatal / emergency / p0 / p1 / sev1 → critical
+ *   high / error / major / page / p2 / sev2             → high
+ *   warning / warn / medium / minor / p3 / sev3         → warning
+ *   info / low / notice / none / p4 / p5                → info
+ *   no such label, or a word not listed                 → warning
+ *
+ * Title: the `alertname` label (else the `summary` or `title` annotation). Summary: the `summary` annotation
+ * (else `description`, `message`). Service: the `service` label (else `app`, `job`). URL: `generatorURL`.
+ * Labels: the alert's labels. Grafana's `values` and annotations stay out of the labels (values change on every
+ * evaluation; annotations are prose).
+ */
+import {
+  alerts,
+  digest,
+  event,
+  field,
+  fingerprint,
+  id,
+  isoTime,
+  isRecord,
+  Labels,
+  MAX_ALERTS_PER_REQUEST,
+  objectBody,
+  record,
+  safe,
+  severityFromWord,
+  str,
+  unreadable,
+  type Json,
+} from './common.ts';
+import type { AlertEvent, AlertSeverity, ParseResult } from './types.ts';
+
+const SOURCE = 'metric-dashboard' as const;
+const DEFAULT_SEVERITY: AlertSeverity = 'warning';
+
+function severityOf(labels: Json, annotations: Json): AlertSeverity {
+  for (const obj of [labels, annotations]) {
+    for (const key of ['severity', 'priority', 'level']) {
+      const sev = severityFromWord(str(obj, key));
+      if (sev) return sev;
+    }
+  }
+  return DEFAULT_SEVERITY;
+}
+
+function readAlert(raw: unknown, index: number, groupStatus: string | undefined): AlertEvent | string {
+  const at = `alerts[${index}]`;
+  if (!isRecord(raw)) return `${at} is not an object`;
+  const status = str(raw, 'status') ?? groupStatus;
+  if (status !== 'firing' && status !== 'resolved') {
+    return `${at}.status must be "firing" or "resolved" (got ${status === undefined ? 'nothing' : JSON.stringify(status.slice(0, 40))})`;
+  }
+  const labelsObj = record(raw, 'labels');
+  const annotations = record(raw, 'annotations') ?? {};
+  const own = id(field(raw, 'fingerprint'));
+  if (!labelsObj && own === undefined) return `${at} has neither labels nor a fingerprint`;
+  const labelObj = labelsObj ?? {};
+  const labels = new Labels().setAll(labelObj).map;
+  const key = own ?? digest(Object.keys(labelObj).sort().map((k) => `${k}=${String(labelObj[k])}`));
+
+  const alertname = str(labelObj, 'alertname');
+  const summaryAnn = str(annotations, 'summary');
+  const title = alertname ?? summaryAnn ?? str(annotations, 'title') ?? `Alert ${key}`;
+  const summary = (alertname ? summaryAnn : undefined) ?? str(annotations, 'description') ?? str(annotations, 'message');
+
+  return event({
+    fingerprint: fingerprint(SOURCE, key),
+    status,
+    title,
+    source: SOURCE,
+    severity: severityOf(labelObj, annotations),
+    service: str(labelObj, 'service') ?? str(labelObj, 'app') ?? str(labelObj, 'job'),
+    summary,
+    labels,
+    url: str(raw, 'generatorURL', 4096),
+    started_at: isoTime(field(raw, 'startsAt')),
+    ended_at: status === 'resolved' ? isoTime(field(raw, 'endsAt')) : undefined,
+    external_id: own,
+  });
+}
+
+function parseBody(body: unknown): ParseResult {
+  const obj = objectBody(body, 'Grafana or Alertmanager');
+  if (typeof obj === 'string') return unreadable(obj);
+  const list = obj['alerts'];
+  if (!Array.isArray(list)) return unreadable('alerts is missing: expected the `alerts` array of a Grafana or Alertmanager webhook');
+  if (list.length > MAX_ALERTS_PER_REQUEST) return unreadable(`alerts has ${list.length} entries; at most ${MAX_ALERTS_PER_REQUEST} per request`);
+  const groupStatus = str(obj, 'status');
+  const events: AlertEvent[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const e = readAlert(list[i], i, groupStatus);
+    if (typeof e === 'string') return unreadable(e);
+    events.push(e);
+  }
+  return alerts(events);
+}
+
+export const parse = safe(SOURCE, parseBody);

@@ -1,0 +1,59 @@
+/**
+ * The normalized alert event every alert source parser produces, and what a parser answers.
+ *
+ * One schema, one type: `AlertEvent` is `Static<typeof AlertEventSchema>`, so the pipeline, the tests and any
+ * validation read the same definition. Severities are the ones alert routes match on (resources/alert_routes.ts).
+ */
+import Type, { type Static } from 'typebox';
+import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
+
+/** The six alert sources (URL segments of `POST /webhooks/<source>/<token>`). */
+export const ALERT_SOURCES = [
+  'metric-dashboard',
+  'incident-pager',
+  'monitoring-a',
+  'monitoring-b',
+  'cloud-alarms',
+  'cloud-audit',
+] as const;
+export type AlertSource = (typeof ALERT_SOURCES)[number];
+
+export const ALERT_STATUSES = ['firing', 'resolved', 'acknowledged'] as const;
+
+export const AlertEventSchema = Type.Object(
+  {
+    /** `<source>:<the product's own stable id>`; the same alert in a later delivery gets the same fingerprint. */
+    fingerprint: Type.String({ minLength: 1 }),
+    status: Type.Enum(ALERT_STATUSES),
+    title: Type.String({ minLength: 1 }),
+    source: Type.Enum(ALERT_SOURCES),
+    service: Type.Optional(Type.String()),
+    severity: Type.Enum(ALERT_SEVERITIES),
+    summary: Type.Optional(Type.String()),
+    labels: Type.Record(Type.String(), Type.String()),
+    url: Type.Optional(Type.String()),
+    /** ISO 8601 */
+    started_at: Type.Optional(Type.String()),
+    /** ISO 8601, only on resolved events */
+    ended_at: Type.Optional(Type.String()),
+    /** the product's own id of the alert/incident/event, for display and links */
+    external_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type AlertEvent = Static<typeof AlertEventSchema>;
+export type AlertStatus = AlertEvent['status'];
+export type AlertSeverity = AlertEvent['severity'];
+
+export type ParseResult =
+  | { kind: 'alerts'; events: AlertEvent[] }
+  | {
+      kind: 'subscription';
+      type: 'SubscriptionConfirmation' | 'UnsubscribeConfirmation';
+      subscribeUrl?: string;
+      topicArn?: string;
+      messageId: string;
+    }
+  | { kind: 'unreadable'; reason: string };
+
+export type Parser = (body: unknown) => ParseResult;
