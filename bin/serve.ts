@@ -7,13 +7,14 @@ import { openApiRoutes } from '../engine/http/openapi-routes.ts';
 import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
+import { WEBHOOK_OPERATIONS, webhookRouters } from '../webhooks/index.ts';
 import { exportOperation } from '../export/export.ts';
 
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   return {
     registry: createRegistry(families),
     entities: WEBHOOK_ENTITIES,
-    operations: [...domainOperations, exportOperation],
+    operations: [...domainOperations, exportOperation, ...WEBHOOK_OPERATIONS],
     config: {
       publicUrl: env.PUBLIC_URL,
       trustPrincipalId: env.VIGIL_TRUST_PRINCIPAL_ID ?? 'vigil-platform',
@@ -29,6 +30,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
     authCacheMs: env.VIGIL_AUTH_CACHE_MS === undefined ? undefined : Number(env.VIGIL_AUTH_CACHE_MS),
     routers: [openApiRoutes],
+    rawRouters: webhookRouters({ databaseUrl: env.DATABASE_URL || undefined }),
   };
 }
 

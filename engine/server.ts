@@ -35,6 +35,11 @@ export interface ServeOptions {
   bootstrap?: boolean;
   /** routes of other parts (webhooks, documentation), mounted before the configuration API */
   routers?: ((services: Services) => Router)[];
+  /**
+   * routes that read their own request bodies as raw bytes (webhooks: signatures are computed over the bytes
+   * sent, and some senders post text/plain), mounted before the JSON-only check and the JSON body parser
+   */
+  rawRouters?: ((services: Services) => Router)[];
   /** tables of other parts (webhook deliveries, alerts, …), created by the same migrations */
   entities?: EntitySchema[];
   /** operations of other parts (the export, …), served under /api/v1/config and as agent tools */
@@ -88,6 +93,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     }
     await next();
   });
+  for (const make of options.rawRouters ?? []) app.use(make(services).routes());
   app.use(requireJson);
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: options.jsonLimit ?? '1mb', encoding: 'utf-8' }));
   for (const make of options.routers ?? []) app.use(make(services).routes());

@@ -22,6 +22,7 @@ import outbound_rules from './outbound_rules.ts';
 import overseer_settings from './overseer_settings.ts';
 import prompt_templates from './prompt_templates.ts';
 import repo_settings from './repo_settings.ts';
+import request_signing from './request_signing.ts';
 import service_bindings from './service_bindings.ts';
 import slis from './slis.ts';
 import slos from './slos.ts';
@@ -58,6 +59,7 @@ export const families: FamilyDescriptor[] = [
   overseer_settings,
   prompt_templates,
   repo_settings,
+  request_signing,
   service_bindings,
   slis,
   slos,

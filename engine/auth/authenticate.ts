@@ -29,11 +29,12 @@ export function organizationFromRow(row: Record<string, unknown>): Organization 
     plan: isPlan(row.plan) ? row.plan : 'free',
     disabled: Boolean(row.disabled),
     features: (typeof row.features === 'string' ? JSON.parse(row.features) : (row.features ?? {})) as Record<string, boolean>,
+    flags: (typeof row.flags === 'string' ? JSON.parse(row.flags) : (row.flags ?? {})) as Record<string, unknown>,
   };
 }
 
 export async function loadOrganization(db: Database, id: string): Promise<Organization | null> {
-  const [row] = await db.em.getConnection().execute('select id, name, plan, disabled, features from organizations where id = ?', [id]);
+  const [row] = await db.em.getConnection().execute('select id, name, plan, disabled, features, flags from organizations where id = ?', [id]);
   return row ? organizationFromRow(row) : null;
 }
 
@@ -60,7 +61,7 @@ export async function authenticateApiKey(
   let row = cache.get(hash);
   if (!row) {
     [row] = await connection.execute(
-      `select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features
+      `select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features, o.flags
          from api_keys k join organizations o on o.id = k.organization_id
         where k.key_hash = ? and k.revoked_at is null`,
       [hash],

@@ -7,6 +7,8 @@ export interface Organization {
   disabled: boolean;
   /** per-organization feature switches set by the operator (add-ons), over the plan's table */
   features: Record<string, boolean>;
+  /** per-organization settings the operator sets (support switches such as signing for a source), read by hooks */
+  flags: Record<string, unknown>;
 }
 
 export type CredentialKind = 'api_key' | 'personal_token';

@@ -36,7 +36,7 @@ export async function authenticatePersonalToken(
   }
   if (!isUuid(chosen) || !covered.includes(chosen)) throw new ApiError('forbidden', 'This personal token does not cover that organization.');
   const [row] = await connection.execute(
-    `select o.id, o.name, o.plan, o.disabled, o.features, m.role
+    `select o.id, o.name, o.plan, o.disabled, o.features, o.flags, m.role
        from organizations o join memberships m on m.organization_id = o.id and m.user_id = ?
       where o.id = ?`,
     [pat.user_id, chosen],

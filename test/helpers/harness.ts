@@ -16,6 +16,7 @@ import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
 import { domainOperations, families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
+import { WEBHOOK_OPERATIONS, webhookRouters, type WebhookOptions } from '../../webhooks/index.ts';
 import { exportOperation } from '../../export/export.ts';
 
 export interface Answer {
@@ -99,7 +100,9 @@ export function familiesWith(extra: FamilyDescriptor[] = []): FamilyDescriptor[]
   return [...allFamilies.filter((f) => !names.has(f.name)), ...extra];
 }
 
-export async function startVigil(options: { families?: FamilyDescriptor[]; extraFamilies?: FamilyDescriptor[]; publicUrl?: string } = {}): Promise<Vigil> {
+export async function startVigil(
+  options: { families?: FamilyDescriptor[]; extraFamilies?: FamilyDescriptor[]; publicUrl?: string; webhooks?: WebhookOptions } = {},
+): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
   const scratch = await scratchDatabase();
   const running = await serve({
@@ -115,8 +118,9 @@ export async function startVigil(options: { families?: FamilyDescriptor[]; extra
     secretKey: randomBytes(32).toString('base64'),
     bootstrap: false,
     schema: 'entities',
-    operations: [...domainOperations, exportOperation],
+    operations: [...domainOperations, exportOperation, ...WEBHOOK_OPERATIONS],
     routers: [openApiRoutes],
+    rawRouters: webhookRouters({ databaseUrl: scratch?.url, ...options.webhooks }),
   });
   const operator = client(running.url, OPERATOR_TOKEN);
   return {
