@@ -1,20 +1,18 @@
 /** `vigil plan` / `vigil apply`: an export plans to nothing, applies to an empty organization, and stops on a concurrent change. */
-import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { applyPlan } from '../../export/apply.ts';
 import { ConfigFileError, readConfigFile, Reference, type ConfigFile } from '../../export/config-file.ts';
 import { computePlan, type Plan } from '../../export/plan.ts';
 import { httpConfigApi } from '../../export/remote.ts';
 import { families } from '../../resources/index.ts';
+import { runCli, scratchFiles } from '../helpers/cli.ts';
 import { CONFIG, startVigil, type Client } from '../helpers/harness.ts';
 import { seed } from './seed.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
-const dir = await mkdtemp(join(tmpdir(), 'vigil-plan-'));
+const file = await scratchFiles('vigil-plan-');
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { VIGIL_URL: vigil.url, ...env });
 const EXPORT = `${CONFIG}/export?format=hcl`;
 
 const source = await vigil.organization('business', { compliance: true });
@@ -27,19 +25,6 @@ const plan = (key: Client & { token: string }, file: ConfigFile | string, option
   computePlan(remote(key), families, typeof file === 'string' ? readConfigFile(file, families) : file, options);
 const addresses = (p: Plan, action?: string) => p.actions.filter((a) => !action || a.action === action).map((a) => a.address);
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/vigil.ts', ...args], { env: { ...process.env, VIGIL_URL: vigil.url, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function file(name: string, text: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, text);
-  return path;
-}
 
 /** Each block's arguments, references as addresses: what must match between two organizations. */
 function blocks(text: string): Map<string, unknown> {

@@ -1,19 +1,17 @@
 /** `vigil plan` / `vigil apply`: write-only values that are objects (headers, credentials) given as `<field>_wo = { … }`. */
-import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { applyPlan } from '../../export/apply.ts';
 import { ConfigFileError, readConfigFile } from '../../export/config-file.ts';
 import { computePlan, type Plan } from '../../export/plan.ts';
 import { httpConfigApi } from '../../export/remote.ts';
 import { families } from '../../resources/index.ts';
+import { runCli, scratchFiles } from '../helpers/cli.ts';
 import { CONFIG, startVigil, type Client } from '../helpers/harness.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
-const dir = await mkdtemp(join(tmpdir(), 'vigil-secret-maps-'));
+const file = await scratchFiles('vigil-secret-maps-');
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { VIGIL_URL: vigil.url, ...env });
 
 type Key = Client & { token: string };
 const remote = (key: Key) => httpConfigApi(vigil.url, key.token);
@@ -21,19 +19,6 @@ const plan = (key: Key, text: string, options = {}) => computePlan(remote(key), 
 const newKey = async (): Promise<Key> => (await vigil.organization('business')).key();
 const action = (p: Plan, address: string) => p.actions.find((a) => a.address === address);
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/vigil.ts', ...args], { env: { ...process.env, VIGIL_URL: vigil.url, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function file(name: string, text: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, text);
-  return path;
-}
 
 async function rowNamed(key: Key, family: string, name: string): Promise<any> {
   return (await key.get(`${CONFIG}/${family}`)).body.data.find((r: { name: string }) => r.name === name);

@@ -34,7 +34,6 @@ import {
   isoTime,
   isRecord,
   Labels,
-  objectBody,
   record,
   safe,
   severityFromWord,
@@ -43,7 +42,7 @@ import {
   unreadable,
   type Json,
 } from './common.ts';
-import { readSns } from './sns.ts';
+import { throughSns } from './sns.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
 
 const SOURCE = 'cloud-alarms' as const;
@@ -124,12 +123,4 @@ function readAlarm(message: Json): ParseResult {
   ]);
 }
 
-function parseBody(body: unknown): ParseResult {
-  const obj = objectBody(body, 'Amazon SNS');
-  if (typeof obj === 'string') return unreadable(obj);
-  const read = readSns(obj);
-  if (read.kind !== 'message') return read;
-  return readAlarm(read.message);
-}
-
-export const parse = safe(SOURCE, parseBody);
+export const parse = safe(SOURCE, throughSns(readAlarm));

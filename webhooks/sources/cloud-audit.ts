@@ -42,14 +42,13 @@ import {
   id,
   isoTime,
   Labels,
-  objectBody,
   record,
   safe,
   str,
   unreadable,
   type Json,
 } from './common.ts';
-import { readSns } from './sns.ts';
+import { throughSns } from './sns.ts';
 import type { AlertSeverity, ParseResult } from './types.ts';
 
 const SOURCE = 'cloud-audit' as const;
@@ -121,7 +120,7 @@ function readEvent(message: Json): ParseResult {
   const detailType = str(message, 'detail-type', 200);
   const detail = record(message, 'detail');
   if (!detailType || !detail) return unreadable('detail-type and detail are missing: expected an EventBridge event in the SNS Message');
-  if (!/via CloudTrail$/i.test(detailType)) return unreadable(`detail-type ${JSON.stringify(detailType)} is not a CloudTrail event ("AWS API Call via CloudTrail", …)`);
+  if (!/via CloudTrail$/i.test(detailType)) return unreadable('detail-type is not a CloudTrail event ("AWS API Call via CloudTrail", …)');
   const eventName = str(detail, 'eventName', 200);
   if (!eventName) return unreadable('detail.eventName is missing from the CloudTrail event');
   const eventId = id(field(detail, 'eventID')) ?? id(field(message, 'id'));
@@ -184,12 +183,4 @@ function readEvent(message: Json): ParseResult {
   ]);
 }
 
-function parseBody(body: unknown): ParseResult {
-  const obj = objectBody(body, 'Amazon SNS');
-  if (typeof obj === 'string') return unreadable(obj);
-  const read = readSns(obj);
-  if (read.kind !== 'message') return read;
-  return readEvent(read.message);
-}
-
-export const parse = safe(SOURCE, parseBody);
+export const parse = safe(SOURCE, throughSns(readEvent));

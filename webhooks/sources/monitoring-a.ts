@@ -134,7 +134,7 @@ function parseBody(body: unknown): ParseResult {
   if (!transition) return unreadable('transition is missing: expected "transition": "$ALERT_TRANSITION" (Triggered, Recovered, Warn, No Data, …)');
   const status = TRANSITIONS[transition.toLowerCase()];
   if (!status || !Object.hasOwn(TRANSITIONS, transition.toLowerCase())) {
-    return unreadable(`transition ${JSON.stringify(transition)} is not a Datadog alert transition (Triggered, Re-Triggered, Recovered, Warn, Re-Warn, No Data, Re-No Data, Renotify)`);
+    return unreadable(`transition is not a Datadog alert transition (Triggered, Re-Triggered, Recovered, Warn, Re-Warn, No Data, Re-No Data, Renotify)`);
   }
 
   const alertId = id(v(obj, 'alert_id'));

@@ -103,7 +103,7 @@ function parseBody(body: unknown): ParseResult {
   if (!issueId) return unreadable('id is missing: expected the New Relic workflow payload\'s "id": {{ json issueId }}');
   const state = text(field(obj, 'state'), 40)?.toUpperCase();
   if (!state) return unreadable('state is missing: expected "state": {{ json state }} (ACTIVATED, ACKNOWLEDGED, CLOSED, CREATED)');
-  if (!Object.hasOwn(STATES, state)) return unreadable(`state ${JSON.stringify(state)} is not a New Relic issue state (ACTIVATED, ACKNOWLEDGED, CLOSED, CREATED)`);
+  if (!Object.hasOwn(STATES, state)) return unreadable(`state is not a New Relic issue state (ACTIVATED, ACKNOWLEDGED, CLOSED, CREATED)`);
   const status = STATES[state];
 
   const acc = record(obj, 'accumulations') ?? {};

@@ -11,7 +11,7 @@
  * copied anywhere. A body without `Type` is read as the message itself (SNS raw message delivery, or a direct
  * post); the HTTP layer, which sees the body too, decides whether such payloads are allowed.
  */
-import { field, id, isRecord, str, unreadable, type Json } from './common.ts';
+import { field, id, isRecord, objectBody, str, unreadable, type Json } from './common.ts';
 import type { ParseResult } from './types.ts';
 
 /** SNS messages are at most 256 KiB. */
@@ -37,7 +37,7 @@ export function readSns(body: Json): SnsRead {
     };
   }
   if (type !== 'Notification') {
-    return unreadable(`SNS Type ${JSON.stringify(type.slice(0, 40))} is not Notification, SubscriptionConfirmation or UnsubscribeConfirmation`);
+    return unreadable(`SNS Type is not Notification, SubscriptionConfirmation or UnsubscribeConfirmation`);
   }
   if (!messageId) return unreadable('MessageId is missing from the SNS Notification');
   const raw = field(body, 'Message');
@@ -52,4 +52,14 @@ export function readSns(body: Json): SnsRead {
   }
   if (!isRecord(parsed)) return unreadable('Message of the SNS Notification is not a JSON object');
   return { kind: 'message', message: parsed };
+}
+
+/** A parser of a product that delivers through SNS: the envelope is read here, its message by `readMessage`. */
+export function throughSns(readMessage: (message: Json) => ParseResult): (body: unknown) => ParseResult {
+  return (body) => {
+    const obj = objectBody(body, 'Amazon SNS');
+    if (typeof obj === 'string') return unreadable(obj);
+    const read = readSns(obj);
+    return read.kind === 'message' ? readMessage(read.message) : read;
+  };
 }

@@ -104,7 +104,9 @@ t.test('a bare alarm (raw message delivery) is read too', async (t) => {
 
 t.test('unreadable payloads', async (t) => {
   const alarm = fixture(SRC, 'alarm');
-  t.match(reasonOf(t, parse({ ...alarm, Type: 'Bogus' })), /SNS Type "Bogus" is not/);
+  const bogus = reasonOf(t, parse({ ...alarm, Type: 'Bogus' }));
+  t.match(bogus, /SNS Type is not/);
+  t.notMatch(bogus, /Bogus/, 'the reason does not repeat the value sent');
   t.match(reasonOf(t, parse({ ...alarm, Type: 5 })), /Type must be a string/);
   t.match(reasonOf(t, parse({ ...alarm, MessageId: undefined })), /MessageId is missing/);
   t.match(reasonOf(t, parse({ ...alarm, Message: '' })), /Message is missing/);

@@ -1,0 +1,29 @@
+/** The `vigil` CLI as a person runs it: a child process, its exit code and output. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['bin/vigil.ts', ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A scratch folder and a writer of files in it (configuration files for plan and apply). */
+export async function scratchFiles(prefix: string) {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return async (name: string, text: string): Promise<string> => {
+    const path = join(dir, name);
+    await writeFile(path, text);
+    return path;
+  };
+}
