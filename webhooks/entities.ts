@@ -1,6 +1,7 @@
-/** Tables of the webhook side (deliveries, alerts, …), created by the same migrations as the engine's. */
+/** Tables of the webhook side (deliveries, rate limits, alerts, …), created by the same migrations as the engine's. */
 import type { EntitySchema } from '@mikro-orm/core';
+import { ALERT_ENTITIES } from './alerts/entities.ts';
 import { WebhookDeliveryEntity } from './deliveries.ts';
 import { WebhookRateLimitEntity } from './rate-limit.ts';
 
-export const WEBHOOK_ENTITIES: EntitySchema[] = [WebhookDeliveryEntity, WebhookRateLimitEntity];
+export const WEBHOOK_ENTITIES: EntitySchema[] = [WebhookDeliveryEntity, WebhookRateLimitEntity, ...ALERT_ENTITIES];

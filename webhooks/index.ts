@@ -2,14 +2,20 @@
 import type Router from '@koa/router';
 import type { DomainOperation } from '../engine/operations/domain.ts';
 import type { Services } from '../engine/operations/types.ts';
+import { alertHandlers, type AlertHandlerOptions } from './alerts/handler.ts';
+import { ALERT_OPERATIONS } from './alerts/tools.ts';
 import { listWebhookDeliveries } from './deliveries.ts';
-import { webhookRoutes, type WebhookOptions } from './router.ts';
+import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts';
 
-export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries];
+export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS];
 
-/** The routers for `serve`'s `rawRouters`: mounted before the JSON body parser, as signatures need the raw bytes. */
+export type WebhookOptions = RouterOptions & AlertHandlerOptions;
+
+/**
+ * The routers for `serve`'s `rawRouters`: mounted before the JSON body parser, as signatures need the raw bytes.
+ * Every source's handler is wired here; `options.handlers` replaces some (tests).
+ */
 export function webhookRouters(options: WebhookOptions = {}): ((services: Services) => Router)[] {
-  return [(services) => webhookRoutes(services, options)];
+  const handlers = { ...alertHandlers(options), ...options.handlers };
+  return [(services) => webhookRoutes(services, { ...options, handlers })];
 }
-
-export type { WebhookOptions } from './router.ts';

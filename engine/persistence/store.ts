@@ -20,7 +20,7 @@ interface Shape {
 }
 
 /** Raw rows carry timestamptz as text ("2026-03-01 12:00:00.5+00"); the engine works with Dates. */
-function parseTimestamp(value: unknown): unknown {
+export function parseTimestamp(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const iso = value.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00');
   const date = new Date(iso);

@@ -1,5 +1,6 @@
 /** Request signing: the request_signing family and each source's scheme through HTTP; the rate limit. */
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
 import { connectAgent } from '../helpers/mcp.ts';
@@ -66,95 +67,104 @@ t.test('dashboard and monitoring secrets are refused until the operator switches
   t.equal((await api.del(`${PATH}/monitoring-a`)).status, 204, 'deleting stays possible');
 });
 
-const BODY = JSON.stringify({ event: { event_type: 'incident.triggered', data: { id: 'Q1' } } });
+/** a real-shaped payload per source, as its product sends it (the handlers read them) */
+const fixture = (path: string) => readFileSync(new URL(`../fixtures/webhooks/${path}`, import.meta.url), 'utf8');
+const BODIES: Record<string, string> = {
+  'incident-pager': fixture('incident-pager/triggered.json'),
+  'metric-dashboard': fixture('metric-dashboard/grafana-firing.json'),
+  'monitoring-a': fixture('monitoring-a/triggered.json'),
+  'monitoring-b': fixture('monitoring-b/activated.json'),
+  'cloud-alarms': fixture('cloud-alarms/alarm.json'),
+  'code-host': JSON.stringify({ zen: 'Design for failure.', hook_id: 1 }),
+};
 
 t.test('incident-pager: PagerDuty v3 signatures, several allowed; missing, wrong and rotated secrets answer 401', async (t) => {
   const { org, api } = await setup();
   const token = org.webhookToken;
-  t.equal((await post('incident-pager', token, BODY)).status, 200, 'without a secret the token alone is enough');
+  t.equal((await post('incident-pager', token, BODIES['incident-pager'])).status, 200, 'without a secret the token alone is enough');
   await api.post(PATH, { source: 'incident-pager', secret: 'pager-secret-0000001' });
-  const good = `v1=${hmac('pager-secret-0000001', BODY)}`;
-  t.equal((await post('incident-pager', token, BODY, { 'x-pagerduty-signature': good })).status, 200, 'valid');
-  const missing = await post('incident-pager', token, BODY);
+  const good = `v1=${hmac('pager-secret-0000001', BODIES['incident-pager'])}`;
+  t.equal((await post('incident-pager', token, BODIES['incident-pager'], { 'x-pagerduty-signature': good })).status, 200, 'valid');
+  const missing = await post('incident-pager', token, BODIES['incident-pager']);
   t.equal(missing.status, 401, 'missing');
   t.equal(missing.body.error, 'unauthorized');
   t.match(missing.body.message, /X-PagerDuty-Signature/);
   // new organization for the next requests: the limit is 3 a minute per source
   const { org: org2, api: api2 } = await setup();
   await api2.post(PATH, { source: 'incident-pager', secret: 'pager-secret-0000001' });
-  const wrong = await post('incident-pager', org2.webhookToken, BODY, { 'x-pagerduty-signature': `v1=${hmac('another-secret-000001', BODY)}` });
+  const wrong = await post('incident-pager', org2.webhookToken, BODIES['incident-pager'], { 'x-pagerduty-signature': `v1=${hmac('another-secret-000001', BODIES['incident-pager'])}` });
   t.equal(wrong.status, 401, 'wrong');
-  t.equal((await post('incident-pager', org2.webhookToken, BODY, { 'x-pagerduty-signature': `v1=${hmac('another-secret-000001', BODY)}, v1=${hmac('pager-secret-0000001', BODY)}` })).status, 200, 'any of several signatures matching');
-  t.equal((await post('incident-pager', org2.webhookToken, `${BODY} `, { 'x-pagerduty-signature': good })).status, 401, 'a changed byte breaks the signature');
+  t.equal((await post('incident-pager', org2.webhookToken, BODIES['incident-pager'], { 'x-pagerduty-signature': `v1=${hmac('another-secret-000001', BODIES['incident-pager'])}, v1=${hmac('pager-secret-0000001', BODIES['incident-pager'])}` })).status, 200, 'any of several signatures matching');
+  t.equal((await post('incident-pager', org2.webhookToken, `${BODIES['incident-pager']} `, { 'x-pagerduty-signature': good })).status, 401, 'a changed byte breaks the signature');
 
   const { org: org3, api: api3 } = await setup();
   await api3.post(PATH, { source: 'incident-pager', secret: 'pager-secret-0000001' });
   await api3.put(`${PATH}/incident-pager`, { secret: 'pager-secret-0000002' });
-  t.equal((await post('incident-pager', org3.webhookToken, BODY, { 'x-pagerduty-signature': good })).status, 401, 'the rotated-away secret no longer signs');
-  t.equal((await post('incident-pager', org3.webhookToken, BODY, { 'x-pagerduty-signature': `v1=${hmac('pager-secret-0000002', BODY)}` })).status, 200, 'the new secret does');
+  t.equal((await post('incident-pager', org3.webhookToken, BODIES['incident-pager'], { 'x-pagerduty-signature': good })).status, 401, 'the rotated-away secret no longer signs');
+  t.equal((await post('incident-pager', org3.webhookToken, BODIES['incident-pager'], { 'x-pagerduty-signature': `v1=${hmac('pager-secret-0000002', BODIES['incident-pager'])}` })).status, 200, 'the new secret does');
   await api3.put(`${PATH}/incident-pager`, { enabled: false });
-  t.equal((await post('incident-pager', org3.webhookToken, BODY)).status, 200, 'a disabled secret is not checked');
+  t.equal((await post('incident-pager', org3.webhookToken, BODIES['incident-pager'])).status, 200, 'a disabled secret is not checked');
 });
 
 t.test('code-host: GitHub X-Hub-Signature-256', async (t) => {
   const { org, api } = await setup();
   await api.post(PATH, { source: 'code-host', secret: 'github-secret-000001' });
-  const sig = `sha256=${hmac('github-secret-000001', BODY)}`;
-  t.equal((await post('code-host', org.webhookToken, BODY, { 'x-hub-signature-256': sig })).status, 200, 'valid');
-  t.equal((await post('code-host', org.webhookToken, BODY)).status, 401, 'missing');
-  t.equal((await post('code-host', org.webhookToken, BODY, { 'x-hub-signature-256': `sha256=${hmac('github-secret-000002', BODY)}` })).status, 401, 'wrong');
+  const sig = `sha256=${hmac('github-secret-000001', BODIES['code-host'])}`;
+  t.equal((await post('code-host', org.webhookToken, BODIES['code-host'], { 'x-hub-signature-256': sig })).status, 200, 'valid');
+  t.equal((await post('code-host', org.webhookToken, BODIES['code-host'])).status, 401, 'missing');
+  t.equal((await post('code-host', org.webhookToken, BODIES['code-host'], { 'x-hub-signature-256': `sha256=${hmac('github-secret-000002', BODIES['code-host'])}` })).status, 401, 'wrong');
   const { org: org2, api: api2 } = await setup();
   await api2.post(PATH, { source: 'code-host', secret: 'github-secret-000001' });
   await api2.put(`${PATH}/code-host`, { secret: 'github-secret-000002' });
-  t.equal((await post('code-host', org2.webhookToken, BODY, { 'x-hub-signature-256': sig })).status, 401, 'rotated away');
-  t.equal((await post('code-host', org2.webhookToken, BODY, { 'x-hub-signature-256': `sha256=${hmac('github-secret-000002', BODY)}` })).status, 200, 'rotated in');
-  t.equal((await post('code-host', org2.webhookToken, BODY, { 'x-hub-signature-256': hmac('github-secret-000002', BODY) })).status, 401, 'without the sha256= prefix');
+  t.equal((await post('code-host', org2.webhookToken, BODIES['code-host'], { 'x-hub-signature-256': sig })).status, 401, 'rotated away');
+  t.equal((await post('code-host', org2.webhookToken, BODIES['code-host'], { 'x-hub-signature-256': `sha256=${hmac('github-secret-000002', BODIES['code-host'])}` })).status, 200, 'rotated in');
+  t.equal((await post('code-host', org2.webhookToken, BODIES['code-host'], { 'x-hub-signature-256': hmac('github-secret-000002', BODIES['code-host']) })).status, 401, 'without the sha256= prefix');
 });
 
 t.test('metric-dashboard: Grafana HMAC, with and without the timestamp header', async (t) => {
   const { org, api } = await setup({ signing_enabled_sources: true });
   await api.post(PATH, { source: 'metric-dashboard', secret: 'grafana-secret-00001' });
-  t.equal((await post('metric-dashboard', org.webhookToken, BODY, { 'x-grafana-alerting-signature': hmac('grafana-secret-00001', BODY) })).status, 200, 'valid');
-  t.equal((await post('metric-dashboard', org.webhookToken, BODY)).status, 401, 'missing');
-  t.equal((await post('metric-dashboard', org.webhookToken, BODY, { 'x-grafana-alerting-signature': hmac('grafana-secret-00002', BODY) })).status, 401, 'wrong');
+  t.equal((await post('metric-dashboard', org.webhookToken, BODIES['metric-dashboard'], { 'x-grafana-alerting-signature': hmac('grafana-secret-00001', BODIES['metric-dashboard']) })).status, 200, 'valid');
+  t.equal((await post('metric-dashboard', org.webhookToken, BODIES['metric-dashboard'])).status, 401, 'missing');
+  t.equal((await post('metric-dashboard', org.webhookToken, BODIES['metric-dashboard'], { 'x-grafana-alerting-signature': hmac('grafana-secret-00002', BODIES['metric-dashboard']) })).status, 401, 'wrong');
   const { org: org2, api: api2 } = await setup({ signing_enabled_sources: true });
   await api2.post(PATH, { source: 'metric-dashboard', secret: 'grafana-secret-00001' });
   const now = Math.floor(vigil.clock.now().getTime() / 1000);
-  const stamped = (ts: number, secret = 'grafana-secret-00001') => ({ 'x-grafana-alerting-timestamp': String(ts), 'x-grafana-alerting-signature': hmac(secret, `${ts}:${BODY}`) });
-  t.equal((await post('metric-dashboard', org2.webhookToken, BODY, stamped(now))).status, 200, 'a fresh timestamp signs "<timestamp>:<body>"');
-  t.equal((await post('metric-dashboard', org2.webhookToken, BODY, stamped(now - 600))).status, 401, 'a timestamp ten minutes old is a replay');
+  const stamped = (ts: number, secret = 'grafana-secret-00001') => ({ 'x-grafana-alerting-timestamp': String(ts), 'x-grafana-alerting-signature': hmac(secret, `${ts}:${BODIES['metric-dashboard']}`) });
+  t.equal((await post('metric-dashboard', org2.webhookToken, BODIES['metric-dashboard'], stamped(now))).status, 200, 'a fresh timestamp signs "<timestamp>:<body>"');
+  t.equal((await post('metric-dashboard', org2.webhookToken, BODIES['metric-dashboard'], stamped(now - 600))).status, 401, 'a timestamp ten minutes old is a replay');
   await api2.put(`${PATH}/metric-dashboard`, { secret: 'grafana-secret-00002' });
-  t.equal((await post('metric-dashboard', org2.webhookToken, BODY, stamped(now))).status, 401, 'rotated away');
+  t.equal((await post('metric-dashboard', org2.webhookToken, BODIES['metric-dashboard'], stamped(now))).status, 401, 'rotated away');
 });
 
 t.test('monitoring-a and monitoring-b: the secret as a bearer credential or custom header', async (t) => {
   for (const source of ['monitoring-a', 'monitoring-b']) {
     const { org, api } = await setup({ signing_enabled_sources: true });
     await api.post(PATH, { source, secret: 'monitoring-secret-001' });
-    t.equal((await post(source, org.webhookToken, BODY, { authorization: 'Bearer monitoring-secret-001' })).status, 200, `${source}: bearer`);
-    t.equal((await post(source, org.webhookToken, BODY, { 'x-vigil-signature-secret': 'monitoring-secret-001' })).status, 200, `${source}: custom header`);
-    t.equal((await post(source, org.webhookToken, BODY)).status, 401, `${source}: missing`);
+    t.equal((await post(source, org.webhookToken, BODIES[source], { authorization: 'Bearer monitoring-secret-001' })).status, 200, `${source}: bearer`);
+    t.equal((await post(source, org.webhookToken, BODIES[source], { 'x-vigil-signature-secret': 'monitoring-secret-001' })).status, 200, `${source}: custom header`);
+    t.equal((await post(source, org.webhookToken, BODIES[source])).status, 401, `${source}: missing`);
     const { org: org2, api: api2 } = await setup({ signing_enabled_sources: true });
     await api2.post(PATH, { source, secret: 'monitoring-secret-001' });
-    t.equal((await post(source, org2.webhookToken, BODY, { authorization: 'Bearer monitoring-secret-00' })).status, 401, `${source}: wrong`);
+    t.equal((await post(source, org2.webhookToken, BODIES[source], { authorization: 'Bearer monitoring-secret-00' })).status, 401, `${source}: wrong`);
     await api2.put(`${PATH}/${source}`, { secret: 'monitoring-secret-002' });
-    t.equal((await post(source, org2.webhookToken, BODY, { 'x-vigil-signature-secret': 'monitoring-secret-001' })).status, 401, `${source}: rotated away`);
-    t.equal((await post(source, org2.webhookToken, BODY, { 'x-vigil-signature-secret': 'monitoring-secret-002' })).status, 200, `${source}: rotated in`);
+    t.equal((await post(source, org2.webhookToken, BODIES[source], { 'x-vigil-signature-secret': 'monitoring-secret-001' })).status, 401, `${source}: rotated away`);
+    t.equal((await post(source, org2.webhookToken, BODIES[source], { 'x-vigil-signature-secret': 'monitoring-secret-002' })).status, 200, `${source}: rotated in`);
   }
 });
 
 t.test('an approved automatic runbook makes the dashboard, pager and monitoring sources require a signature', async (t) => {
-  const { org, api } = await setup({ automatic_runbook_approved: true, signing_enabled_sources: true });
+  const { org, api } = await setup({ automatic_runbook_approved: true, signing_enabled_sources: ['metric-dashboard', 'monitoring-a', 'monitoring-b'] });
   for (const source of ['metric-dashboard', 'incident-pager', 'monitoring-a', 'monitoring-b']) {
-    const refused = await post(source, org.webhookToken, BODY);
+    const refused = await post(source, org.webhookToken, BODIES[source]);
     t.equal(refused.status, 401, `${source}: unsigned without a secret`);
     t.match(refused.body.message, /runbook/);
   }
-  t.equal((await post('code-host', org.webhookToken, BODY)).status, 200, 'code-host is not among them');
-  t.equal((await post('cloud-alarms', org.webhookToken, BODY)).status, 200, 'nor the cloud sources');
+  t.equal((await post('code-host', org.webhookToken, BODIES['code-host'])).status, 200, 'code-host is not among them');
+  t.equal((await post('cloud-alarms', org.webhookToken, BODIES['cloud-alarms'])).status, 200, 'nor the cloud sources');
   await api.post(PATH, { source: 'incident-pager', secret: 'pager-secret-0000001' });
-  t.equal((await post('incident-pager', org.webhookToken, BODY, { 'x-pagerduty-signature': `v1=${hmac('pager-secret-0000001', BODY)}` })).status, 200, 'signed with a saved secret');
-  t.equal((await post('incident-pager', org.webhookToken, BODY, { 'x-pagerduty-signature': `v1=${hmac('pager-secret-0000002', BODY)}` })).status, 401, 'wrongly signed');
+  t.equal((await post('incident-pager', org.webhookToken, BODIES['incident-pager'], { 'x-pagerduty-signature': `v1=${hmac('pager-secret-0000001', BODIES['incident-pager'])}` })).status, 200, 'signed with a saved secret');
+  t.equal((await post('incident-pager', org.webhookToken, BODIES['incident-pager'], { 'x-pagerduty-signature': `v1=${hmac('pager-secret-0000002', BODIES['incident-pager'])}` })).status, 401, 'wrongly signed');
 
   const agent = await connectAgent(vigil.url, (await org.key(['mcp:read'])).token);
   t.teardown(() => agent.close());

@@ -1,4 +1,5 @@
 /** The shared webhook machinery through HTTP: tokens, User-Agent, body limits, the delivery log. */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import t from 'tap';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
@@ -11,7 +12,10 @@ const UA = { 'user-agent': 'vigil-tests/1.0' };
 const HOUR = 60 * 60 * 1000;
 const MINUTE = 60 * 1000;
 
-async function post(path: string, body: unknown = { alerts: [] }, headers: Record<string, string> = {}) {
+/** a Grafana notification, as the dashboard source reads it */
+const GRAFANA = JSON.parse(readFileSync(new URL('../fixtures/webhooks/metric-dashboard/grafana-firing.json', import.meta.url), 'utf8'));
+
+async function post(path: string, body: unknown = GRAFANA, headers: Record<string, string> = {}) {
   const res = await fetch(`${vigil.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...UA, ...headers },
@@ -26,7 +30,7 @@ t.test('a valid token answers; unknown, rotated-away, revoked-previous and disab
   const org = await vigil.organization();
   const ok = await post(`/webhooks/metric-dashboard/${org.webhookToken}`);
   t.equal(ok.status, 200);
-  t.same(ok.body, { status: 'ok', processed: 0, total: 0 }, 'a source without a handler yet reads and processes nothing');
+  t.same(ok.body, { status: 'ok', processed: 2, total: 2 }, 'the notification\'s two alerts are processed');
 
   const unknown = await post('/webhooks/metric-dashboard/vigil_wh_no-such-token-at-all-000000');
   t.equal(unknown.status, 404);
@@ -47,11 +51,11 @@ t.test('a valid token answers; unknown, rotated-away, revoked-previous and disab
   // revoke: the previous token stops at once
   const second = await vigil.organization();
   const next = await vigil.operator.post(`/api/admin/v1/organizations/${second.id}/webhook_token/rotate`);
-  t.equal((await post(`/webhooks/incident-pager/${second.webhookToken}`)).status, 200, 'inside the grace before revoke');
+  t.equal((await post(`/webhooks/metric-dashboard/${second.webhookToken}`)).status, 200, 'inside the grace before revoke');
   t.equal((await vigil.operator.post(`/api/admin/v1/organizations/${second.id}/webhook_token/revoke_previous`)).status, 204);
-  const revoked = await post(`/webhooks/incident-pager/${second.webhookToken}`);
+  const revoked = await post(`/webhooks/metric-dashboard/${second.webhookToken}`);
   t.equal(revoked.status, 404, 'a revoked previous token answers 404 at once');
-  t.equal((await post(`/webhooks/incident-pager/${next.body.webhook_token}`)).status, 200);
+  t.equal((await post(`/webhooks/metric-dashboard/${next.body.webhook_token}`)).status, 200);
 
   // a disabled organization
   const third = await vigil.organization();
@@ -102,7 +106,8 @@ t.test('bodies over the source limit answer 413 without being read', async (t) =
   t.equal(unknownToken.status, 413, 'the same 413 for an unknown token: a 413 never confirms a token');
   t.equal((await post(`/webhooks/tickets/${org.webhookToken}`, JSON.stringify({ title: 'x'.repeat(65_000) }))).status, 200, 'just under the limit is read');
   t.equal((await post(`/webhooks/deployments/${org.webhookToken}`, JSON.stringify({ description: 'x'.repeat(70 * 1024) }))).status, 413, 'deployments take 64 KiB');
-  t.equal((await post(`/webhooks/metric-dashboard/${org.webhookToken}`, JSON.stringify({ description: 'x'.repeat(70 * 1024) }))).status, 200, 'alert sources take 1 MiB');
+  const large = { ...GRAFANA, commonAnnotations: { description: 'x'.repeat(900 * 1024) } };
+  t.equal((await post(`/webhooks/metric-dashboard/${org.webhookToken}`, large)).status, 200, 'alert sources take 1 MiB');
 
   // a chunked body (no Content-Length) is cut off at the limit
   const chunked = await new Promise<{ status: number; body: any }>((resolve) => {
@@ -162,7 +167,7 @@ t.test('the delivery log records outcomes, keeps safe headers only and strips se
   t.equal(text.source, 'deployments', 'newest first');
   t.equal(text.outcome, 'no handler yet');
   t.same(text.payload, { '(not kept)': 'the body is not JSON' }, 'a text/plain body reaches the webhook (no JSON-only refusal) and is noted');
-  t.match(alarm, { source: 'cloud-alarms', status: 200, outcome: 'no handler yet', received_at: String, detail: null });
+  t.match(alarm, { source: 'cloud-alarms', status: 400, outcome: 'refused: unreadable', received_at: String, detail: /CloudWatch/ });
   t.ok(alarm.size > 0);
   t.same(alarm.payload, { AlarmName: 'cpu high', api_key: '(removed)', nested: { password: '(removed)', ok: 1 } }, 'credential-like members are removed');
   t.equal(alarm.headers['user-agent'], 'vigil-tests/1.0');
@@ -190,7 +195,7 @@ t.test('the delivery log records outcomes, keeps safe headers only and strips se
   t.equal(later.body.data.length, 3);
   t.same(later.body.data[0].payload, { service: 'later' });
   t.equal(later.body.data[2].payload, null, 'an 8-day-old payload is gone');
-  t.equal(later.body.data[2].outcome, 'no handler yet', 'the row itself stays');
+  t.equal(later.body.data[2].outcome, 'refused: unreadable', 'the row itself stays');
   vigil.clock.advance(23 * 24 * HOUR);
   await post(`/webhooks/deployments/${org.webhookToken}`, { service: 'much later' });
   const pruned = await agent.call('list_webhook_deliveries');

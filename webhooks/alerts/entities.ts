@@ -1,0 +1,137 @@
+/**
+ * The tables the alert pipeline writes: alerts (one row per fingerprint and organization, kept across
+ * fire/resolve cycles), the effects recorded on them, storms, incidents, investigation requests, and the AI
+ * spend ledger the monthly budget check reads (filled with each provider call's cost by the investigations).
+ */
+import { EntitySchema } from '@mikro-orm/core';
+
+const uuid = { type: 'string', columnType: 'uuid' } as const;
+const text = { type: 'string', columnType: 'text' } as const;
+const optionalText = { ...text, nullable: true } as const;
+const time = { type: 'Date', columnType: 'timestamptz' } as const;
+const optionalTime = { ...time, nullable: true } as const;
+// insertion order, so rows written in the same millisecond still list newest first
+const seq = { type: 'bigint', columnType: 'bigint', autoincrement: true, unique: true } as const;
+
+export const AlertEntity = new EntitySchema<any>({
+  name: 'Alert',
+  tableName: 'alerts',
+  properties: {
+    id: { ...uuid, primary: true },
+    seq,
+    organization_id: uuid,
+    fingerprint: text,
+    source: text,
+    title: text,
+    service: optionalText,
+    severity: text,
+    summary: optionalText,
+    labels: { type: 'json', columnType: 'jsonb' },
+    url: optionalText,
+    external_id: optionalText,
+    /** firing, acknowledged, resolved or muted */
+    status: text,
+    started_at: time,
+    /** the last time it was raised loudly (paged, or grouped into a storm): what storms count */
+    raised_at: optionalTime,
+    acknowledged_at: optionalTime,
+    resolved_at: optionalTime,
+    last_received_at: time,
+    /** firing deliveries received for it, repeats included */
+    occurrences: { type: 'integer', default: 1 },
+    /** whether a chat post opened a thread for it, which later events update */
+    chat_thread: { type: 'boolean', default: false },
+    muted_by: { ...uuid, nullable: true },
+    storm_id: { ...uuid, nullable: true },
+    incident_id: { ...uuid, nullable: true },
+    created_at: time,
+    updated_at: time,
+  },
+  uniques: [{ properties: ['organization_id', 'fingerprint'] }],
+  indexes: [
+    { properties: ['organization_id', 'updated_at'] },
+    { properties: ['organization_id', 'raised_at'] },
+    { properties: ['incident_id'] },
+  ],
+});
+
+export const AlertEffectEntity = new EntitySchema<any>({
+  name: 'AlertEffect',
+  tableName: 'alert_effects',
+  properties: {
+    seq: { type: 'bigint', columnType: 'bigint', autoincrement: true, primary: true },
+    organization_id: uuid,
+    alert_id: uuid,
+    at: time,
+    kind: text,
+    detail: { type: 'json', columnType: 'jsonb' },
+  },
+  indexes: [{ properties: ['alert_id', 'seq'] }],
+});
+
+export const AlertStormEntity = new EntitySchema<any>({
+  name: 'AlertStorm',
+  tableName: 'alert_storms',
+  properties: {
+    id: { ...uuid, primary: true },
+    organization_id: uuid,
+    started_at: time,
+    last_alert_at: time,
+    alert_count: { type: 'integer' },
+    incident_id: { ...uuid, nullable: true },
+  },
+  indexes: [{ properties: ['organization_id', 'last_alert_at'] }],
+});
+
+export const IncidentEntity = new EntitySchema<any>({
+  name: 'Incident',
+  tableName: 'incidents',
+  properties: {
+    id: { ...uuid, primary: true },
+    seq,
+    organization_id: uuid,
+    title: text,
+    severity: text,
+    /** open or closed */
+    status: text,
+    opened_at: time,
+    closed_at: optionalTime,
+    storm_id: { ...uuid, nullable: true },
+  },
+  indexes: [{ properties: ['organization_id', 'seq'] }],
+});
+
+export const InvestigationEntity = new EntitySchema<any>({
+  name: 'Investigation',
+  tableName: 'investigations',
+  properties: {
+    id: { ...uuid, primary: true },
+    seq,
+    organization_id: uuid,
+    alert_id: { ...uuid, nullable: true },
+    storm_id: { ...uuid, nullable: true },
+    /** automatic (the alert pipeline) or a person's request */
+    trigger: text,
+    /** requested until an investigator picks it up */
+    status: text,
+    requested_at: time,
+  },
+  indexes: [{ properties: ['organization_id', 'alert_id', 'requested_at'] }, { properties: ['status', 'seq'] }],
+});
+
+export const AiSpendEntity = new EntitySchema<any>({
+  name: 'AiSpend',
+  tableName: 'ai_spend',
+  properties: {
+    seq: { type: 'bigint', columnType: 'bigint', autoincrement: true, primary: true },
+    organization_id: uuid,
+    occurred_at: time,
+    cost_usd: { type: 'decimal', columnType: 'numeric(14,6)' },
+    /** what the call was for: investigation, fix request, … */
+    purpose: text,
+    reference: optionalText,
+  },
+  indexes: [{ properties: ['organization_id', 'occurred_at'] }],
+});
+
+export const ALERT_ENTITIES: EntitySchema[] = [AlertEntity, AlertEffectEntity, AlertStormEntity, IncidentEntity, InvestigationEntity, AiSpendEntity];

@@ -1,0 +1,354 @@
+/**
+ * The alert pipeline: the normalized events of one delivery, in one transaction (a 2xx answer means every
+ * consequence is committed). Per event, the alert is found by fingerprint and locked (a row lock: concurrent
+ * deliveries of one alert queue up, so 50 of them create one alert and page once), then:
+ *
+ * - firing, new or back from resolved:
+ *   - an in-force mute matches title, source or fingerprint → stored `muted`; no page, no investigation;
+ *   - it resolved less than `alert_refire_cooldown_minutes` ago → quiet (`cooldown`): the chat thread is updated,
+ *     nobody is paged, no investigation, no outbound rule; 0 turns the cooldown off;
+ *   - otherwise it is raised: under a per-organization lock (so the count is exact), if a storm is active (an
+ *     alert joined it less than `alert_storm_window_seconds` ago) the alert joins it quietly; else if it makes
+ *     `alert_storm_threshold` alerts raised within the window, a storm is formed of them and pages once; else
+ *     the alert pages and opens a chat thread. A paging alert (or storm) requests an automatic investigation
+ *     unless `investigation_paused`, one was requested for the alert within `investigation_cooldown_minutes`, or
+ *     the month's AI spend reached `monthly_ai_budget_usd`; and opens an incident when `auto_open_incidents` and
+ *     its severity reaches `incident_severity_floor` (a storm opens one incident for all of its alerts);
+ * - firing, already firing or acknowledged → `duplicate` (details refreshed, nothing pages);
+ * - acknowledged (pager) → kept in step; resolved → resolved, and its incident closed when
+ *   `auto_close_incidents` and no alert of it still fires.
+ * Every consequence is an effect row on the alert (`EFFECT_KINDS`). Delivering pages and chat posts to outside
+ * systems is the routing's work; here they are recorded.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeadlockException } from '@mikro-orm/core';
+import type { Organization } from '../../engine/auth/caller.ts';
+import { inTransaction, readStore } from '../../engine/operations/context.ts';
+import type { Services } from '../../engine/operations/types.ts';
+import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import type { AlertEvent, AlertSeverity } from '../sources/types.ts';
+import { matchingMute, monthSpend, monthStart, readPolicy, type Policy } from './policy.ts';
+
+export const EFFECT_KINDS = [
+  'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
+  'investigation_requested', 'investigation_skipped', 'incident_opened', 'incident_joined', 'incident_closed',
+] as const;
+export type EffectKind = (typeof EFFECT_KINDS)[number];
+
+/** What became of one event (the delivery log's outcome). */
+export type Outcome = 'created' | 'fired' | 'storm' | 'muted' | 'cooldown' | 'duplicate' | 'acknowledged' | 'resolved' | 'unknown alert';
+
+export interface EventResult {
+  fingerprint: string;
+  alertId: string | null;
+  outcome: Outcome;
+}
+
+
+interface AlertRow {
+  id: string;
+  status: 'firing' | 'acknowledged' | 'resolved' | 'muted';
+  severity: AlertSeverity;
+  title: string;
+  resolved_at: Date | null;
+  chat_thread: boolean;
+  storm_id: string | null;
+  incident_id: string | null;
+  muted_by: string | null;
+  raised_at: Date | null;
+  acknowledged_at: Date | null;
+}
+
+interface Effect {
+  alertId: string;
+  kind: EffectKind;
+  detail: Record<string, unknown>;
+}
+
+const SEVERITY_RANK: Record<AlertSeverity, number> = { critical: 4, high: 3, warning: 2, info: 1 };
+const MINUTE = 60_000;
+const DEADLOCK_RETRIES = 3;
+
+/** One delivery's events: all or nothing. Retried on a deadlock (two deliveries locking alerts in turn). */
+export async function ingestAlerts(services: Services, organization: Organization, events: readonly AlertEvent[], now: Date): Promise<EventResult[]> {
+  if (events.length === 0) return [];
+  const policy = await readPolicy(services, readStore(services).execute, organization.id, now);
+  // one lock order for every delivery: by fingerprint (a stable sort keeps one alert's events in order)
+  const ordered = events.map((event, index) => ({ event, index })).sort((a, b) => (a.event.fingerprint < b.event.fingerprint ? -1 : a.event.fingerprint > b.event.fingerprint ? 1 : 0));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(services, async (store) => {
+        const run = new Ingestion(store.execute, organization.id, policy, now);
+        const results: EventResult[] = new Array(events.length);
+        for (const { event, index } of ordered) results[index] = await run.event(event);
+        await run.flushEffects();
+        return results;
+      });
+    } catch (error) {
+      if (!(error instanceof DeadlockException) || attempt >= DEADLOCK_RETRIES) throw error;
+    }
+  }
+}
+
+function alertRow(record: Record<string, any>): AlertRow {
+  const time = (v: unknown) => (v === null || v === undefined ? null : (parseTimestamp(v) as Date));
+  return {
+    id: String(record.id), status: record.status, severity: record.severity, title: String(record.title),
+    resolved_at: time(record.resolved_at), chat_thread: record.chat_thread === true, storm_id: record.storm_id ?? null,
+    incident_id: record.incident_id ?? null, muted_by: record.muted_by ?? null, raised_at: time(record.raised_at),
+    acknowledged_at: time(record.acknowledged_at),
+  };
+}
+
+const ALERT_COLUMNS = 'id, status, severity, title, resolved_at, chat_thread, storm_id, incident_id, muted_by, raised_at, acknowledged_at';
+
+class Ingestion {
+  readonly #sql: Sql;
+  readonly #org: string;
+  readonly #policy: Policy;
+  readonly #now: Date;
+  readonly #effects: Effect[] = [];
+  #stormLocked = false;
+  #spent: number | undefined;
+
+  constructor(sql: Sql, organizationId: string, policy: Policy, now: Date) {
+    this.#sql = sql;
+    this.#org = organizationId;
+    this.#policy = policy;
+    this.#now = now;
+  }
+
+  get #settings() {
+    return this.#policy.settings;
+  }
+
+  #effect(alertId: string, kind: EffectKind, detail: Record<string, unknown> = {}): void {
+    this.#effects.push({ alertId, kind, detail });
+  }
+
+  async event(event: AlertEvent): Promise<EventResult> {
+    const found = event.status === 'resolved' ? await this.#existing(event.fingerprint) : await this.#findOrCreate(event);
+    if (!found) return { fingerprint: event.fingerprint, alertId: null, outcome: 'unknown alert' };
+    const { alert, created } = found;
+    if (event.status !== 'resolved') alert.severity = event.severity; // the product's current view
+    const outcome = event.status === 'firing' ? await this.#firing(alert, event, created)
+      : event.status === 'acknowledged' ? this.#acknowledged(alert, created)
+        : await this.#resolved(alert);
+    await this.#save(alert, event, created);
+    return { fingerprint: event.fingerprint, alertId: alert.id, outcome };
+  }
+
+  async #existing(fingerprint: string): Promise<{ alert: AlertRow; created: false } | null> {
+    const alert = await this.#lock(fingerprint);
+    return alert ? { alert, created: false } : null;
+  }
+
+  async #lock(fingerprint: string): Promise<AlertRow | null> {
+    const [row] = await this.#sql(`select ${ALERT_COLUMNS} from alerts where organization_id = ? and fingerprint = ? for update`, [this.#org, fingerprint]);
+    return row ? alertRow(row) : null;
+  }
+
+  /** The alert, locked; created first when new (a concurrent creator's insert makes this one wait, then read). */
+  async #findOrCreate(event: AlertEvent): Promise<{ alert: AlertRow; created: boolean }> {
+    const status = event.status === 'acknowledged' ? 'acknowledged' : 'firing';
+    const started = event.started_at ? new Date(event.started_at) : this.#now;
+    const inserted = await this.#sql(
+      `insert into alerts (id, organization_id, fingerprint, source, title, service, severity, summary, labels, url, external_id,
+                           status, started_at, last_received_at, occurrences, chat_thread, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, 1, false, ?, ?)
+       on conflict (organization_id, fingerprint) do nothing returning ${ALERT_COLUMNS}`,
+      [randomUUID(), this.#org, event.fingerprint, event.source, event.title, event.service ?? null, event.severity, event.summary ?? null,
+        JSON.stringify(event.labels), event.url ?? null, event.external_id ?? null, status,
+        Number.isNaN(started.getTime()) ? this.#now : started, this.#now, this.#now, this.#now],
+    );
+    if (inserted[0]) return { alert: alertRow(inserted[0]), created: true };
+    return { alert: (await this.#lock(event.fingerprint))!, created: false };
+  }
+
+  async #firing(alert: AlertRow, event: AlertEvent, created: boolean): Promise<Outcome> {
+    if (!created && (alert.status === 'firing' || alert.status === 'acknowledged')) return 'duplicate';
+    const mute = matchingMute(this.#policy.mutes, event);
+    if (mute) {
+      if (alert.status === 'muted' && !created) return 'muted';
+      alert.status = 'muted';
+      alert.muted_by = mute.id;
+      this.#effect(alert.id, 'muted', { mute_id: mute.id, pattern: mute.pattern });
+      this.#effect(alert.id, 'page_skipped', { reason: 'muted' });
+      this.#effect(alert.id, 'investigation_skipped', { reason: 'muted' });
+      return 'muted';
+    }
+    const wasResolved = alert.status === 'resolved';
+    alert.muted_by = null;
+    const cooldown = this.#settings.alert_refire_cooldown_minutes * MINUTE;
+    if (wasResolved && alert.resolved_at && cooldown > 0 && this.#now.getTime() - alert.resolved_at.getTime() < cooldown) {
+      alert.status = 'firing';
+      alert.resolved_at = null;
+      if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'fired again inside the re-fire cooldown' });
+      this.#effect(alert.id, 'page_skipped', { reason: 'refire_cooldown', cooldown_minutes: this.#settings.alert_refire_cooldown_minutes });
+      this.#effect(alert.id, 'investigation_skipped', { reason: 'refire_cooldown' });
+      return 'cooldown';
+    }
+    return this.#raise(alert, created ? 'created' : 'fired');
+  }
+
+  /** A loud fire: joins or forms a storm, or pages on its own; then investigation and incident. */
+  async #raise(alert: AlertRow, outcome: 'created' | 'fired'): Promise<Outcome> {
+    alert.status = 'firing';
+    alert.resolved_at = null;
+    alert.acknowledged_at = null;
+    alert.raised_at = this.#now;
+    await this.#lockStorms();
+    const threshold = this.#settings.alert_storm_threshold;
+    const since = new Date(this.#now.getTime() - this.#settings.alert_storm_window_seconds * 1000);
+    const [state] = await this.#sql(
+      `select (select row_to_json(s) from (select id, alert_count, incident_id from alert_storms
+                 where organization_id = ? and last_alert_at > ? order by last_alert_at desc limit 1) s) as storm,
+              (select count(*)::int from alerts where organization_id = ? and raised_at > ? and id <> ?) as raised`,
+      [this.#org, since, this.#org, since, alert.id],
+    );
+    const active = typeof state?.storm === 'string' ? JSON.parse(state.storm) : state?.storm;
+    if (active) {
+      alert.storm_id = active.id;
+      await this.#sql('update alert_storms set last_alert_at = ?, alert_count = alert_count + 1 where id = ?', [this.#now, active.id]);
+      this.#effect(alert.id, 'storm_grouped', { storm_id: active.id, alerts: Number(active.alert_count) + 1 });
+      this.#effect(alert.id, 'page_skipped', { reason: 'storm', storm_id: active.id });
+      this.#effect(alert.id, 'investigation_skipped', { reason: 'storm', storm_id: active.id });
+      await this.#incident(alert, { id: active.id, incidentId: active.incident_id ?? null });
+      return 'storm';
+    }
+    const raised = Number(state?.raised ?? 0) + 1;
+    if (raised >= threshold) {
+      const stormId = randomUUID();
+      await this.#sql('insert into alert_storms (id, organization_id, started_at, last_alert_at, alert_count) values (?, ?, ?, ?, ?)', [stormId, this.#org, this.#now, this.#now, raised]);
+      const grouped = await this.#sql('update alerts set storm_id = ? where organization_id = ? and raised_at > ? and id <> ? returning id, incident_id', [stormId, this.#org, since, alert.id]);
+      for (const other of grouped) this.#effect(String(other.id), 'storm_grouped', { storm_id: stormId, alerts: raised });
+      alert.storm_id = stormId;
+      this.#effect(alert.id, 'storm_grouped', { storm_id: stormId, alerts: raised });
+      this.#effect(alert.id, 'page', { reason: 'storm', storm_id: stormId, alerts: raised });
+      this.#effect(alert.id, 'chat_post', { reason: 'storm', storm_id: stormId });
+      alert.chat_thread = true;
+      await this.#investigate(alert, stormId);
+      // an incident one of the grouped alerts already opened becomes the storm's
+      const adopted = (grouped.find((g) => g.incident_id)?.incident_id as string | undefined) ?? null;
+      if (adopted) await this.#sql('update alert_storms set incident_id = ? where id = ?', [adopted, stormId]);
+      await this.#incident(alert, { id: stormId, incidentId: adopted });
+      return outcome;
+    }
+    alert.storm_id = null;
+    this.#effect(alert.id, 'page', { reason: outcome === 'created' ? 'alert fired' : 'alert fired again' });
+    this.#effect(alert.id, 'chat_post', {});
+    alert.chat_thread = true;
+    await this.#investigate(alert, null);
+    await this.#incident(alert, null);
+    return outcome;
+  }
+
+  /** Storm counts are exact: raising alerts of one organization take turns (until the transaction ends). */
+  async #lockStorms(): Promise<void> {
+    if (this.#stormLocked) return;
+    await this.#sql('select pg_advisory_xact_lock(hashtext(?))', [`${this.#org}:alert-storms`]);
+    this.#stormLocked = true;
+  }
+
+  async #investigate(alert: AlertRow, stormId: string | null): Promise<void> {
+    const s = this.#settings;
+    const skip = (reason: string, detail: Record<string, unknown> = {}) => this.#effect(alert.id, 'investigation_skipped', { reason, ...detail });
+    if (s.investigation_paused) return skip('paused');
+    if (s.investigation_cooldown_minutes > 0) {
+      const since = new Date(this.#now.getTime() - s.investigation_cooldown_minutes * MINUTE);
+      const [recent] = await this.#sql('select id from investigations where organization_id = ? and alert_id = ? and requested_at > ? limit 1', [this.#org, alert.id, since]);
+      if (recent) return skip('cooldown', { investigation_id: recent.id, cooldown_minutes: s.investigation_cooldown_minutes });
+    }
+    if (s.monthly_ai_budget_usd !== null) {
+      this.#spent ??= await monthSpend(this.#sql, this.#org, monthStart(this.#now, s.timezone));
+      if (this.#spent >= s.monthly_ai_budget_usd) return skip('budget', { spent_usd: this.#spent, budget_usd: s.monthly_ai_budget_usd });
+    }
+    const id = randomUUID();
+    await this.#sql(
+      `insert into investigations (id, organization_id, alert_id, storm_id, trigger, status, requested_at) values (?, ?, ?, ?, 'automatic', 'requested', ?)`,
+      [id, this.#org, alert.id, stormId, this.#now],
+    );
+    this.#effect(alert.id, 'investigation_requested', { investigation_id: id, ...(stormId ? { storm_id: stormId } : {}) });
+  }
+
+  /** Opens (or, in a storm that has one, joins) an incident when the settings ask for it. */
+  async #incident(alert: AlertRow, storm: { id: string; incidentId: string | null } | null): Promise<void> {
+    const s = this.#settings;
+    if (!s.auto_open_incidents || SEVERITY_RANK[alert.severity] < SEVERITY_RANK[s.incident_severity_floor]) return;
+    if (storm?.incidentId) {
+      const [open] = await this.#sql(`select id from incidents where id = ? and status = 'open'`, [storm.incidentId]);
+      if (open) {
+        alert.incident_id = storm.incidentId;
+        this.#effect(alert.id, 'incident_joined', { incident_id: storm.incidentId, storm_id: storm.id });
+        return;
+      }
+    }
+    if (!storm && alert.incident_id) {
+      const [open] = await this.#sql(`select id from incidents where id = ? and status = 'open'`, [alert.incident_id]);
+      if (open) return; // still in its open incident
+    }
+    const id = randomUUID();
+    await this.#sql(
+      `insert into incidents (id, organization_id, title, severity, status, opened_at, storm_id) values (?, ?, ?, ?, 'open', ?, ?)`,
+      [id, this.#org, storm ? `Alert storm: ${alert.title} and others` : alert.title, alert.severity, this.#now, storm?.id ?? null],
+    );
+    if (storm) await this.#sql('update alert_storms set incident_id = ? where id = ?', [id, storm.id]);
+    alert.incident_id = id;
+    this.#effect(alert.id, 'incident_opened', { incident_id: id, ...(storm ? { storm_id: storm.id } : {}) });
+  }
+
+  #acknowledged(alert: AlertRow, created: boolean): Outcome {
+    if (created) {
+      alert.acknowledged_at = this.#now;
+      return 'acknowledged';
+    }
+    if (alert.status === 'acknowledged' || alert.status === 'resolved') return 'duplicate';
+    alert.status = 'acknowledged';
+    alert.acknowledged_at = this.#now;
+    if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'acknowledged' });
+    return 'acknowledged';
+  }
+
+  async #resolved(alert: AlertRow): Promise<Outcome> {
+    if (alert.status === 'resolved') return 'duplicate';
+    alert.status = 'resolved';
+    alert.resolved_at = this.#now;
+    if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'resolved' });
+    if (this.#settings.auto_close_incidents && alert.incident_id) {
+      // the incident row lock makes two last alerts resolving at once see each other
+      const [incident] = await this.#sql(`select id from incidents where id = ? and status = 'open' for update`, [alert.incident_id]);
+      if (incident) {
+        const [firing] = await this.#sql(
+          `select 1 from alerts where incident_id = ? and id <> ? and status in ('firing', 'acknowledged') limit 1`, [alert.incident_id, alert.id]);
+        if (!firing) {
+          await this.#sql(`update incidents set status = 'closed', closed_at = ? where id = ?`, [this.#now, alert.incident_id]);
+          this.#effect(alert.id, 'incident_closed', { incident_id: alert.incident_id });
+        }
+      }
+    }
+    return 'resolved';
+  }
+
+  /** The alert's new state; firing deliveries also refresh what the product says about it. */
+  async #save(alert: AlertRow, event: AlertEvent, created: boolean): Promise<void> {
+    const state = [alert.status, alert.severity, alert.raised_at, alert.acknowledged_at, alert.resolved_at, alert.chat_thread, alert.muted_by, alert.storm_id, alert.incident_id, this.#now];
+    const stateSql = 'status = ?, severity = ?, raised_at = ?, acknowledged_at = ?, resolved_at = ?, chat_thread = ?, muted_by = ?, storm_id = ?, incident_id = ?, updated_at = ?';
+    if (event.status === 'resolved' || created) {
+      await this.#sql(`update alerts set ${stateSql} where id = ?`, [...state, alert.id]);
+      return;
+    }
+    await this.#sql(
+      `update alerts set ${stateSql}, title = ?, service = ?, summary = ?, labels = ?::jsonb, url = ?, external_id = ?,
+              last_received_at = ?, occurrences = occurrences + ? where id = ?`,
+      [...state, event.title, event.service ?? null, event.summary ?? null, JSON.stringify(event.labels), event.url ?? null,
+        event.external_id ?? null, this.#now, event.status === 'firing' ? 1 : 0, alert.id],
+    );
+  }
+
+  async flushEffects(): Promise<void> {
+    if (this.#effects.length === 0) return;
+    const values = this.#effects.map(() => '(?, ?, ?, ?, ?::jsonb)').join(', ');
+    const params = this.#effects.flatMap((e) => [this.#org, e.alertId, this.#now, e.kind, JSON.stringify(e.detail)]);
+    await this.#sql(`insert into alert_effects (organization_id, alert_id, at, kind, detail) values ${values}`, params);
+  }
+}
