@@ -9,6 +9,15 @@ import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
 import { WEBHOOK_OPERATIONS, webhookRouters } from '../webhooks/index.ts';
 import { exportOperation } from '../export/export.ts';
+import type { RateLimit } from '../webhooks/limits.ts';
+
+/** `VIGIL_WEBHOOK_RATE_LIMIT`: requests per minute per organization and source (default 600). */
+function webhookRateLimit(value: string | undefined): RateLimit | undefined {
+  if (value === undefined || value === '') return undefined;
+  const points = Number(value);
+  if (!Number.isInteger(points) || points < 1) throw new Error(`VIGIL_WEBHOOK_RATE_LIMIT must be a whole number of requests per minute, at least 1 (got ${value})`);
+  return { points, durationSeconds: 60 };
+}
 
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   return {
@@ -30,7 +39,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
     authCacheMs: env.VIGIL_AUTH_CACHE_MS === undefined ? undefined : Number(env.VIGIL_AUTH_CACHE_MS),
     routers: [openApiRoutes],
-    rawRouters: webhookRouters({ databaseUrl: env.DATABASE_URL || undefined }),
+    rawRouters: webhookRouters({ databaseUrl: env.DATABASE_URL || undefined, rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT) }),
   };
 }
 
