@@ -54,13 +54,16 @@ const CREDENTIAL_NAME = /secret|password|passwd|token|signature|authorization|ap
 /** A URL query parameter whose name suggests a credential (an SNS SubscribeURL's `Token`, `?api_key=`, …). */
 const CREDENTIAL_PARAM = /([?&](?:[\w.-]*(?:secret|password|token|signature|api[-_]?key|credential)[\w.-]*)=)[^&#\s"]*/gi;
 
+/** jsonb holds neither NUL (`\u0000`, dropped) nor a lone UTF-16 surrogate (made U+FFFD). */
+const withoutNul = (s: string) => s.toWellFormed().replaceAll('\u0000', '');
+
 /** A copy of a parsed payload with credential-like members (and credential-like URL parameters) replaced. */
 export function scrub(value: unknown, depth = 0): unknown {
   if (depth > 32) return '(too deep)';
-  if (typeof value === 'string') return value.includes('=') ? value.replace(CREDENTIAL_PARAM, '$1(removed)') : value;
+  if (typeof value === 'string') return withoutNul(value.includes('=') ? value.replace(CREDENTIAL_PARAM, '$1(removed)') : value);
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, CREDENTIAL_NAME.test(k) ? '(removed)' : scrub(v, depth + 1)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), CREDENTIAL_NAME.test(k) ? '(removed)' : scrub(v, depth + 1)]));
   }
   return value;
 }

@@ -368,3 +368,23 @@ t.test('get_alert: either id or fingerprint; unknown ones are 404-like tool erro
   t.match((await org.agent.call('get_alert', {})).body, { error: 'validation_failed' });
   t.match((await org.agent.call('get_alert', { id: byFp.id, fingerprint: 'x' })).body, { error: 'validation_failed' });
 });
+
+t.test('hostile alert payloads are recorded or refused, never a 500', async (t) => {
+  const org = await organization();
+  const nul = '\u0000';
+  const hostile = [
+    alertmanager([{ name: `Disk${nul}Full`, fp: `fp${nul}1`, service: `svc${nul}` }]),
+    { ...alertmanager([{ name: 'LabelKeys' }]), alerts: [{ status: 'firing', fingerprint: 'k1', labels: { [`a${nul}b`]: `v${nul}`, alertname: 'LabelKeys' } }] },
+    alertmanager([{ name: 'x'.repeat(100_000) }]),
+    alertmanager([{ name: '\ud800 lone surrogate' }]),
+    alertmanager(Array.from({ length: 300 }, (_, i) => ({ name: `Many${i}` }))),
+  ];
+  for (const body of hostile) {
+    const res = await deliver(org, body);
+    t.ok(res.status === 200 || res.status === 400, `answered ${res.status}: ${JSON.stringify(res.body).slice(0, 120)}`);
+  }
+  const nulAlert = await org.agent.call('get_alert', { fingerprint: 'metric-dashboard:fp1' });
+  t.equal(nulAlert.body.data.title, 'DiskFull', 'NUL characters are dropped, the alert is kept');
+  const log = await org.api.get(`${CONFIG}/webhook_deliveries?limit=${hostile.length}`);
+  t.equal(log.body.data.length, hostile.length, 'every delivery is in the log');
+});

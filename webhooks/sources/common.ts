@@ -38,7 +38,8 @@ export function text(value: unknown, max = MAX_LABEL_VALUE): string | undefined 
   else if (typeof value === 'number' && Number.isFinite(value)) s = String(value);
   else if (typeof value === 'bigint' || typeof value === 'boolean') s = String(value);
   if (s === undefined) return undefined;
-  s = s.trim();
+  // PostgreSQL holds neither NUL nor a lone UTF-16 surrogate: a stray one must not make a delivery fail
+  s = s.toWellFormed().replaceAll('\u0000', '').trim();
   if (s === '') return undefined;
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }

@@ -1,0 +1,80 @@
+/**
+ * Vigil with its webhooks, started with bin/serve.ts's own options (`serviceOptions`) on the scratch database,
+ * the webhook rate limit (600 a minute per organization and source by default) raised through
+ * VIGIL_WEBHOOK_RATE_LIMIT so a benchmark is not answered 429. The limiter still runs on PostgreSQL as deployed;
+ * only its ceiling differs. Prints `{"url", "pid"}` as one JSON line on stdout; SIGTERM closes it cleanly
+ * (so `--cpu-prof` writes its profile).
+ *
+ * BENCH_SQL_STATS=<file prefix>: every pg query is counted and timed (the time until its answer, per statement
+ * text with literals replaced by `?`); each SIGUSR2 writes the counts since the previous one to
+ * `<prefix>-<n>.json` and starts again. A diagnostic: the wrapping costs a little, so such runs are not the figures.
+ * BENCH_MEMORY_RATE_LIMIT=1 (diagnostic): the webhook rate limit kept in memory, as without a database URL, to
+ * show what the PostgreSQL limiter costs.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import pg from 'pg';
+import { serviceOptions } from '../../bin/serve.ts';
+import { createLogger } from '../../engine/logger.ts';
+import { serve } from '../../engine/server.ts';
+import { webhookRouters } from '../../webhooks/index.ts';
+
+const databaseUrl = process.env.BENCH_DATABASE_URL;
+const operatorToken = process.env.BENCH_OPERATOR_TOKEN;
+if (!databaseUrl || !operatorToken) throw new Error('BENCH_DATABASE_URL and BENCH_OPERATOR_TOKEN are required');
+
+const sqlStats = process.env.BENCH_SQL_STATS;
+if (sqlStats) countQueries(sqlStats);
+
+const options = serviceOptions({
+  DATABASE_URL: databaseUrl,
+  VIGIL_ADMIN_TOKEN: operatorToken,
+  VIGIL_SECRET_KEY: randomBytes(32).toString('base64'),
+  VIGIL_BOOTSTRAP: 'off',
+  VIGIL_WEBHOOK_RATE_LIMIT: '100000000',
+  PORT: '0',
+});
+const running = await serve({
+  ...options,
+  log: createLogger(process.env.LOG_LEVEL ?? 'error'),
+  ...(process.env.BENCH_MEMORY_RATE_LIMIT ? { rawRouters: webhookRouters({ rateLimit: { points: 100_000_000, durationSeconds: 60 } }) } : {}),
+});
+process.stdout.write(`${JSON.stringify({ url: running.url, pid: process.pid })}\n`);
+
+process.once('SIGTERM', () => {
+  void running.close().finally(() => process.exit(0));
+});
+
+function countQueries(prefix: string): void {
+  let stats = new Map<string, { calls: number; ms: number }>();
+  let dumps = 0;
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    // MikroORM inlines the parameters into the text: literals become `?` so one statement is counted as one
+    const text = (typeof first === 'string' ? first : (first?.text ?? '?'))
+      .replace(/'(?:[^']|'')*'/g, '?').replace(/\b\d+(?:\.\d+)?\b/g, '?').replace(/\s+/g, ' ').trim().slice(0, 200);
+    const started = performance.now();
+    const count = () => {
+      const s = stats.get(text) ?? { calls: 0, ms: 0 };
+      s.calls += 1;
+      s.ms += performance.now() - started;
+      stats.set(text, s);
+    };
+    // pg.Pool#query (the rate limiter's) passes a callback; MikroORM awaits the promise
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (...results: unknown[]) => (count(), callback(...results));
+      return query.apply(this, args);
+    }
+    const answer = query.apply(this, args);
+    if (answer && typeof (answer as Promise<unknown>).then === 'function') (answer as Promise<unknown>).then(count, count);
+    else count();
+    return answer;
+  } as typeof pg.Client.prototype.query;
+  process.on('SIGUSR2', () => {
+    const rows = [...stats].map(([sql, s]) => ({ sql, ...s })).sort((a, b) => b.ms - a.ms);
+    writeFileSync(`${prefix}-${++dumps}.json`, `${JSON.stringify(rows, null, 2)}\n`);
+    stats = new Map();
+  });
+}
