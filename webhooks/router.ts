@@ -19,7 +19,6 @@
 import type { IncomingMessage } from 'node:http';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { loadOrganization } from '../engine/auth/authenticate.ts';
 import type { Organization } from '../engine/auth/caller.ts';
 import { organizationByWebhookToken } from '../engine/admin/organizations.ts';
 import { ApiError } from '../engine/errors.ts';
@@ -202,7 +201,8 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
     const limit = BODY_LIMITS[source];
     const declared = Number(ctx.get('content-length') || 0);
     const read = declared > limit ? { raw: null, size: declared } : await readRaw(ctx.req, limit);
-    const organizationId = await organizationByWebhookToken(services, token);
+    const organization = await organizationByWebhookToken(services, token);
+    const organizationId = organization?.id;
     const header = (name: string) => {
       const value = ctx.req.headers[name.toLowerCase()];
       return Array.isArray(value) ? value.join(', ') : value;
@@ -228,13 +228,11 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
       closeAfterAnswer(ctx.req);
       return reply(ctx, answer);
     }
-    if (!organizationId) return reply(ctx, { status: 404, body: { ...WEBHOOK_NOT_FOUND } });
-    const raw = read.raw;
-    const organization = await loadOrganization(services.db, organizationId);
     if (!organization) return reply(ctx, { status: 404, body: { ...WEBHOOK_NOT_FOUND } });
+    const raw = read.raw;
 
     // 5. rate limit
-    const wait = await limiter.consume(`${organizationId}:${source}`);
+    const wait = await limiter.consume(`${organization.id}:${source}`);
     if (wait !== null) {
       const answer: Answer = {
         status: 429,
