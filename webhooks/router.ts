@@ -9,7 +9,8 @@
  *    chunked body is cut off at the limit. Either answers 413 whatever the token, so a 413 never confirms one.
  * 4. The token selects the organization with one hashed lookup: unknown, rotated away (over 72 hours), revoked
  *    previous and disabled-organization tokens all answer the same 404 status, body and headers.
- * 5. Rate limit per organization and source → 429 `rate_limited` with `Retry-After`.
+ * 5. Rate limit per organization and source → 429 `rate_limited` with `Retry-After` (the first refusal of a window
+ *    is logged, not each one).
  * 6. Signature (`signing.ts`): with a saved, enabled secret every request must carry a valid signature; the
  *    dashboard, pager and monitoring sources must be signed once the operator set the organization flag
  *    `automatic_runbook_approved` (an approved runbook that runs automatically). Otherwise 401.
@@ -180,6 +181,8 @@ async function checkSignature(
 export function webhookRoutes(services: Services, options: WebhookOptions = {}): Router {
   const limiter = createLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.databaseUrl);
   const handlers = options.handlers ?? {};
+  /** per organization and source: until when rate-limit refusals go unlogged */
+  const refusalLogged = new Map<string, number>();
   const router = new Router();
 
   const serve = async (ctx: Context) => {
@@ -239,7 +242,12 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
         body: { error: 'rate_limited', message: `Too many requests to the ${source} webhook; retry in ${wait} seconds.`, retry_after: wait },
         headers: { 'Retry-After': String(wait) },
       };
-      await log(answer, 'refused: rate limit', String(answer.body.message));
+      // a runaway sender must not turn every refusal into a write: the first one of each window is logged
+      const key = `${organization.id}:${source}`;
+      if ((refusalLogged.get(key) ?? 0) <= receivedAt.getTime()) {
+        refusalLogged.set(key, receivedAt.getTime() + wait * 1000);
+        await log(answer, 'refused: rate limit', `${answer.body.message} Further refusals until then are not logged.`);
+      }
       return reply(ctx, answer);
     }
 
