@@ -16,7 +16,7 @@
  * BENCH_SECONDS (10), BENCH_WARMUP (3), BENCH_SCENARIOS (comma-separated: new,repeats,quiet; default all),
  * BENCH_PROFILE=1 (the Vigil child with --cpu-prof, into bench/results/profiles), BENCH_SQL=1 (count and time
  * every SQL statement of the Vigil child per scenario: a diagnostic that slows it a little),
- * BENCH_MEMORY_RATE_LIMIT=1 (diagnostic: Vigil's webhook rate limit kept in memory instead of in PostgreSQL),
+ * VIGIL_WEBHOOK_RATE_LIMIT_STORE=postgres (the shared rate-limit store instead of memory),
  * DATABASE_URL an administrative connection (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { randomBytes } from 'node:crypto';
@@ -209,7 +209,7 @@ async function main(): Promise<number> {
       });
     }
 
-    const diagnostics = ['BENCH_PROFILE', 'BENCH_SQL', 'BENCH_MEMORY_RATE_LIMIT'].filter((name) => process.env[name]);
+    const diagnostics = ['BENCH_PROFILE', 'BENCH_SQL', 'VIGIL_WEBHOOK_RATE_LIMIT_STORE'].filter((name) => process.env[name]);
     const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(' / ');
     const lines = [
       `# Vigil alert webhooks benchmark — ${date}`,

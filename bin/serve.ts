@@ -19,6 +19,14 @@ function webhookRateLimit(value: string | undefined): RateLimit | undefined {
   return { points, durationSeconds: 60 };
 }
 
+/** `VIGIL_WEBHOOK_RATE_LIMIT_STORE`: memory (default) or postgres (shared by the instances of one database). */
+function rateLimitStore(value: string | undefined, databaseUrl: string | undefined): 'memory' | 'postgres' {
+  if (value === undefined || value === '' || value === 'memory') return 'memory';
+  if (value !== 'postgres') throw new Error(`VIGIL_WEBHOOK_RATE_LIMIT_STORE must be memory or postgres (got ${value})`);
+  if (!databaseUrl) throw new Error('VIGIL_WEBHOOK_RATE_LIMIT_STORE=postgres needs DATABASE_URL (the embedded database serves one instance)');
+  return 'postgres';
+}
+
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   return {
     registry: createRegistry(families),
@@ -39,7 +47,11 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
     authCacheMs: env.VIGIL_AUTH_CACHE_MS === undefined ? undefined : Number(env.VIGIL_AUTH_CACHE_MS),
     routers: [openApiRoutes],
-    rawRouters: webhookRouters({ databaseUrl: env.DATABASE_URL || undefined, rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT) }),
+    rawRouters: webhookRouters({
+      databaseUrl: env.DATABASE_URL || undefined,
+      rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT),
+      rateLimitStore: rateLimitStore(env.VIGIL_WEBHOOK_RATE_LIMIT_STORE, env.DATABASE_URL),
+    }),
   };
 }
 

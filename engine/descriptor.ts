@@ -159,6 +159,11 @@ export interface FamilyDescriptor {
   listCap?: number;
   /** fields that only a user credential (personal token) may write */
   userTokenFields?: readonly string[];
+  /**
+   * rows that decide how requests authenticate (signing secrets, …): every committed write clears the
+   * per-process credential cache, as operator changes do
+   */
+  authenticates?: boolean;
   rules?: readonly Rule[];
   hooks?: FamilyHooks;
   actions?: Record<string, ActionDescriptor>;

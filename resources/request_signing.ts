@@ -66,6 +66,7 @@ export default defineFamily({
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
   presence: { secret_set: 'secret' },
+  authenticates: true,
   computed: {
     scheme: (row) => SIGNING_SCHEMES[row.source as SignableSource]?.scheme ?? null,
     signature_header: (row) => SIGNING_SCHEMES[row.source as SignableSource]?.header ?? null,

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/sql';
+import { sqlExecutor } from '../engine/persistence/sql.ts';
 import Type from 'typebox';
 import type { DomainOperation } from '../engine/operations/domain.ts';
 import type { Services } from '../engine/operations/types.ts';
@@ -35,7 +35,8 @@ export const WebhookDeliveryEntity = new EntitySchema<any>({
     detail: { type: 'string', columnType: 'text', nullable: true },
     size: { type: 'integer' },
     headers: { type: 'json', columnType: 'jsonb' },
-    payload: { type: 'json', columnType: 'jsonb', nullable: true },
+    // json, not jsonb: kept as written, never queried into, and cheaper to store on every delivery
+    payload: { type: 'json', columnType: 'json', nullable: true },
   },
   indexes: [{ properties: ['organization_id', 'seq'] }, { properties: ['received_at'] }],
 });
@@ -97,34 +98,70 @@ export interface Delivery {
   payload: unknown;
 }
 
-let lastPrune = 0;
+const COLUMNS = '(id, organization_id, source, received_at, status, outcome, detail, size, headers, payload)';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::json)';
 
-export async function recordDelivery(services: Services, delivery: Delivery): Promise<void> {
-  const em = services.db.em.fork() as EntityManager;
-  await em.insert(WebhookDeliveryEntity, {
-    id: randomUUID(),
-    organization_id: delivery.organizationId,
-    source: delivery.source,
-    received_at: delivery.receivedAt,
-    status: delivery.status,
-    outcome: delivery.outcome,
-    detail: delivery.detail ?? null,
-    size: delivery.size,
-    headers: delivery.headers,
-    payload: delivery.payload ?? null,
-  });
-  const now = delivery.receivedAt.getTime();
-  if (Math.abs(now - lastPrune) >= PRUNE_EVERY_MS) {
-    lastPrune = now;
-    await pruneDeliveries(services, delivery.receivedAt);
-  }
+const rowParams = (d: Delivery) => [
+  randomUUID(), d.organizationId, d.source, d.receivedAt, d.status, d.outcome, d.detail ?? null, d.size,
+  JSON.stringify(d.headers), d.payload === null || d.payload === undefined ? null : JSON.stringify(d.payload),
+];
+
+export interface DeliveryLog {
+  /** resolves once the row is committed */
+  record(delivery: Delivery): Promise<void>;
+}
+
+/**
+ * The delivery log's writer, one per router. Rows that arrive while a write is in flight are written together
+ * by the next one (one multi-row insert, one commit): no delay when traffic is light, far fewer commits under
+ * load. A batch that fails is retried row by row, so one bad row costs only its own entry.
+ */
+export function deliveryLog(services: Services): DeliveryLog {
+  const sql = sqlExecutor(services.db);
+  let queue: { delivery: Delivery; done: (error?: unknown) => void }[] = [];
+  let writing = false;
+  let lastPrune = 0;
+
+  const write = async (batch: typeof queue) => {
+    try {
+      await sql(`insert into webhook_deliveries ${COLUMNS} values ${batch.map(() => ROW).join(', ')}`, batch.flatMap((b) => rowParams(b.delivery)));
+      for (const b of batch) b.done();
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.done(error);
+      for (const b of batch) await write([b]);
+    }
+  };
+
+  const drain = async () => {
+    writing = true;
+    while (queue.length) {
+      const batch = queue;
+      queue = [];
+      await write(batch);
+      const now = batch.at(-1)!.delivery.receivedAt;
+      if (Math.abs(now.getTime() - lastPrune) >= PRUNE_EVERY_MS) {
+        lastPrune = now.getTime();
+        await pruneDeliveries(services, now).catch((error: Error) => services.log.error({ err: { name: error.name, message: error.message } }, 'webhook deliveries not pruned'));
+      }
+    }
+    writing = false;
+  };
+
+  return {
+    record(delivery) {
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ delivery, done: (error) => (error ? reject(error) : resolve()) });
+        if (!writing) void drain();
+      });
+    },
+  };
 }
 
 /** Drops payloads older than 7 days and rows older than 30 days. */
 export async function pruneDeliveries(services: Services, now: Date): Promise<void> {
-  const connection = services.db.em.getConnection();
-  await connection.execute('delete from webhook_deliveries where received_at < ?', [new Date(now.getTime() - ROW_RETENTION_MS)]);
-  await connection.execute('update webhook_deliveries set payload = null where payload is not null and received_at < ?', [new Date(now.getTime() - PAYLOAD_RETENTION_MS)]);
+  const sql = sqlExecutor(services.db);
+  await sql('delete from webhook_deliveries where received_at < ?', [new Date(now.getTime() - ROW_RETENTION_MS)]);
+  await sql('update webhook_deliveries set payload = null where payload is not null and received_at < ?', [new Date(now.getTime() - PAYLOAD_RETENTION_MS)]);
 }
 
 const DELIVERY = Type.Object({
@@ -163,7 +200,7 @@ export const listWebhookDeliveries: DomainOperation = {
     const params: unknown[] = [caller.organization.id];
     if (typeof input.source === 'string') (where.push('source = ?'), params.push(input.source));
     if (typeof input.outcome === 'string') (where.push('outcome = ?'), params.push(input.outcome));
-    const rows = await services.db.em.getConnection().execute(
+    const rows = await sqlExecutor(services.db)(
       `select id, source, received_at, status, outcome, detail, size, headers, payload from webhook_deliveries
         where ${where.join(' and ')} order by seq desc limit ${limit + 1}`,
       params,

@@ -29,13 +29,15 @@ export interface WebhookLimiter {
   close(): Promise<void>;
 }
 
-export function createLimiter(limit: RateLimit, databaseUrl?: string): WebhookLimiter {
+/** `sharedUrl`: the PostgreSQL database whose table every instance counts in; absent, counts stay in memory. */
+export function createLimiter(limit: RateLimit, sharedUrl?: string): WebhookLimiter {
   const options = { keyPrefix: 'vigil_webhooks', points: limit.points, duration: limit.durationSeconds };
   const memory = new RateLimiterMemory(options);
   let pool: pg.Pool | undefined;
   let ready: Promise<RateLimiterAbstract> = Promise.resolve(memory);
-  if (databaseUrl) {
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 4, allowExitOnIdle: true });
+  if (sharedUrl) {
+    // a count lost to a crash in the last few milliseconds is harmless: no flush to disk per request
+    pool = new pg.Pool({ connectionString: sharedUrl, max: 4, allowExitOnIdle: true, options: '-c synchronous_commit=off' });
     // an idle client dropped by the server (a restart, a dropped database) must not crash the process
     pool.on('error', () => undefined);
     const store = pool;

@@ -22,10 +22,11 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Organization } from '../engine/auth/caller.ts';
 import { organizationByWebhookToken } from '../engine/admin/organizations.ts';
+import { hashToken } from '../engine/crypto.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Services } from '../engine/operations/types.ts';
 import { tableName } from '../engine/persistence/entities.ts';
-import { keptHeaders, keptPayload, recordDelivery } from './deliveries.ts';
+import { deliveryLog, keptHeaders, keptPayload } from './deliveries.ts';
 import type { WebhookAnswer, WebhookHandlers } from './handlers.ts';
 import { BODY_LIMITS, DEFAULT_RATE_LIMIT, SOURCES_WITH_CARD_PATHS, type RateLimit, type WebhookSource } from './limits.ts';
 import { createLimiter } from './rate-limit.ts';
@@ -37,8 +38,13 @@ export interface WebhookOptions {
   handlers?: WebhookHandlers;
   /** requests per organization and source in a window (default 600 a minute) */
   rateLimit?: RateLimit;
-  /** PostgreSQL URL: the rate limit is shared through this database; absent, it is kept in memory */
+  /** PostgreSQL URL of the service's database */
   databaseUrl?: string;
+  /**
+   * Where rate-limit counts live: `memory` (the default; right for one instance) or `postgres` (a table in
+   * `databaseUrl` that every instance serving the database counts in; one write per request).
+   */
+  rateLimitStore?: 'memory' | 'postgres';
 }
 
 /** The one answer for every token that selects no organization (and for unknown sources). */
@@ -136,28 +142,44 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** The saved, enabled signing secret of a source, or null. */
-async function signingSecret(services: Services, organizationId: string, source: string): Promise<string | null> {
+/** The source's sealed signing secret (when saved and enabled), read in the token lookup's round trip. */
+function signingSecretQuery(services: Services, source: WebhookSource): { sql: string; params: unknown[] } | undefined {
   const family = services.registry.get(SIGNING_FAMILY);
-  if (!family) return null;
-  const [row] = await services.db.em.getConnection().execute(
-    `select secret, enabled from ${tableName(family)} where organization_id = ? and source = ?`,
-    [organizationId, source],
-  );
-  if (!row || row.enabled === false || typeof row.secret !== 'string') return null;
-  return services.secrets.open(row.secret);
+  if (!family || !isSignable(source)) return undefined;
+  return {
+    sql: `select s.secret from "${tableName(family)}" s where s.organization_id = o.id and s.source = ? and s.enabled is not false`,
+    params: [source],
+  };
+}
+
+type TokenLookup = Awaited<ReturnType<typeof organizationByWebhookToken>>;
+
+/**
+ * The organization of a token, and the source's sealed signing secret, in one query; kept in the per-process
+ * credential cache like API keys (operator changes and request_signing writes clear it; another instance sees a
+ * change within `VIGIL_AUTH_CACHE_MS`). Tokens that select nothing are not kept, so every 404 costs the same.
+ */
+async function tokenLookup(services: Services, token: string, source: WebhookSource): Promise<TokenLookup> {
+  const key = `webhook:${source}:${hashToken(token)}`;
+  const cached = services.credentials.get(key) as { found: TokenLookup } | undefined;
+  if (cached) return cached.found;
+  const found = await organizationByWebhookToken(services, token, signingSecretQuery(services, source));
+  // a previous token's grace ends with the clock, not with a write: only current tokens are kept
+  if (found?.current) services.credentials.set(key, { found });
+  return found;
 }
 
 /** null when the request may go on; otherwise the 401 to answer. */
-async function checkSignature(
+function checkSignature(
   services: Services,
+  sealedSecret: unknown,
   organization: Organization,
   source: WebhookSource,
   raw: Buffer,
   header: (name: string) => string | undefined,
-): Promise<{ refusal: Answer | null; signed: boolean }> {
+): { refusal: Answer | null; signed: boolean } {
   if (!isSignable(source)) return { refusal: null, signed: false };
-  const secret = await signingSecret(services, organization.id, source);
+  const secret = typeof sealedSecret === 'string' ? services.secrets.open(sealedSecret) : null;
   const runbook = RUNBOOK_SIGNED_SOURCES.includes(source) && organization.flags.automatic_runbook_approved === true;
   const headers = signatureHeaders(source).join(' or ');
   if (secret !== null) {
@@ -179,10 +201,11 @@ async function checkSignature(
 }
 
 export function webhookRoutes(services: Services, options: WebhookOptions = {}): Router {
-  const limiter = createLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.databaseUrl);
+  const limiter = createLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.rateLimitStore === 'postgres' ? options.databaseUrl : undefined);
   const handlers = options.handlers ?? {};
   /** per organization and source: until when rate-limit refusals go unlogged */
   const refusalLogged = new Map<string, number>();
+  const deliveries = deliveryLog(services);
   const router = new Router();
 
   const serve = async (ctx: Context) => {
@@ -204,7 +227,8 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
     const limit = BODY_LIMITS[source];
     const declared = Number(ctx.get('content-length') || 0);
     const read = declared > limit ? { raw: null, size: declared } : await readRaw(ctx.req, limit);
-    const organization = await organizationByWebhookToken(services, token);
+    const found = await tokenLookup(services, token, source);
+    const organization = found?.organization;
     const organizationId = organization?.id;
     const header = (name: string) => {
       const value = ctx.req.headers[name.toLowerCase()];
@@ -213,7 +237,7 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
     const log = async (answer: Answer, outcome: string, detail?: string, payload: unknown = keptPayload(read.raw, read.raw ? parseJson(read.raw) : undefined)) => {
       if (!organizationId) return;
       try {
-        await recordDelivery(services, {
+        await deliveries.record({
           organizationId, source, receivedAt, status: answer.status, outcome, detail, size: read.size, headers: keptHeaders(header), payload,
         });
       } catch (error) {
@@ -252,7 +276,7 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
     }
 
     // 6. signature
-    const { refusal, signed } = await checkSignature(services, organization, source, raw, header);
+    const { refusal, signed } = checkSignature(services, found!.also, organization, source, raw, header);
     if (refusal) {
       await log(refusal, 'refused: signature', String(refusal.body.message));
       return reply(ctx, refusal);

@@ -1,15 +1,13 @@
 /**
  * Vigil with its webhooks, started with bin/serve.ts's own options (`serviceOptions`) on the scratch database,
  * the webhook rate limit (600 a minute per organization and source by default) raised through
- * VIGIL_WEBHOOK_RATE_LIMIT so a benchmark is not answered 429. The limiter still runs on PostgreSQL as deployed;
- * only its ceiling differs. Prints `{"url", "pid"}` as one JSON line on stdout; SIGTERM closes it cleanly
+ * VIGIL_WEBHOOK_RATE_LIMIT (100,000,000 a minute unless the environment sets it) so a benchmark is not answered 429;
+ * VIGIL_WEBHOOK_RATE_LIMIT_STORE passes through (memory by default, as one instance is deployed). Prints `{"url", "pid"}` as one JSON line on stdout; SIGTERM closes it cleanly
  * (so `--cpu-prof` writes its profile).
  *
  * BENCH_SQL_STATS=<file prefix>: every pg query is counted and timed (the time until its answer, per statement
  * text with literals replaced by `?`); each SIGUSR2 writes the counts since the previous one to
  * `<prefix>-<n>.json` and starts again. A diagnostic: the wrapping costs a little, so such runs are not the figures.
- * BENCH_MEMORY_RATE_LIMIT=1 (diagnostic): the webhook rate limit kept in memory, as without a database URL, to
- * show what the PostgreSQL limiter costs.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -17,7 +15,6 @@ import pg from 'pg';
 import { serviceOptions } from '../../bin/serve.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { serve } from '../../engine/server.ts';
-import { webhookRouters } from '../../webhooks/index.ts';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 const operatorToken = process.env.BENCH_OPERATOR_TOKEN;
@@ -31,14 +28,11 @@ const options = serviceOptions({
   VIGIL_ADMIN_TOKEN: operatorToken,
   VIGIL_SECRET_KEY: randomBytes(32).toString('base64'),
   VIGIL_BOOTSTRAP: 'off',
-  VIGIL_WEBHOOK_RATE_LIMIT: '100000000',
+  VIGIL_WEBHOOK_RATE_LIMIT: process.env.VIGIL_WEBHOOK_RATE_LIMIT ?? '100000000',
+  VIGIL_WEBHOOK_RATE_LIMIT_STORE: process.env.VIGIL_WEBHOOK_RATE_LIMIT_STORE,
   PORT: '0',
 });
-const running = await serve({
-  ...options,
-  log: createLogger(process.env.LOG_LEVEL ?? 'error'),
-  ...(process.env.BENCH_MEMORY_RATE_LIMIT ? { rawRouters: webhookRouters({ rateLimit: { points: 100_000_000, durationSeconds: 60 } }) } : {}),
-});
+const running = await serve({ ...options, log: createLogger(process.env.LOG_LEVEL ?? 'error') });
 process.stdout.write(`${JSON.stringify({ url: running.url, pid: process.pid })}\n`);
 
 process.once('SIGTERM', () => {
@@ -51,7 +45,7 @@ function countQueries(prefix: string): void {
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const first = args[0] as string | { text?: string };
-    // MikroORM inlines the parameters into the text: literals become `?` so one statement is counted as one
+    // literals (if any are inlined) become `?` so one statement is counted as one
     const text = (typeof first === 'string' ? first : (first?.text ?? '?'))
       .replace(/'(?:[^']|'')*'/g, '?').replace(/\b\d+(?:\.\d+)?\b/g, '?').replace(/\s+/g, ' ').trim().slice(0, 200);
     const started = performance.now();

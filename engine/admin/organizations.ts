@@ -2,6 +2,7 @@
  * Operator operations: organizations, plans and features, API keys, webhook tokens. What a hosted service
  * does in its own back office, for a self-hosted operator and for black-box tests.
  */
+import { sqlExecutor } from '../persistence/sql.ts';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/sql';
 import { ApiError, notFound, validationFailed, type FieldError } from '../errors.ts';
@@ -152,14 +153,22 @@ export async function revokePreviousWebhookToken(services: Services, organizatio
   if (count === 0) throw notFound('organization');
 }
 
-/** The organization a webhook token selects: the current token, or the previous one inside its grace. */
-/** The organization a webhook token selects (current, or previous inside its grace), with one query; or null. */
-export async function organizationByWebhookToken(services: Services, token: string): Promise<Organization | null> {
+/**
+ * The organization a webhook token selects (current, or previous inside its grace), with one query; or null.
+ * `also` is a scalar subquery the caller needs in the same round trip (it may name the organization as `o`);
+ * `current` is false for a previous token inside its grace.
+ */
+export async function organizationByWebhookToken(
+  services: Services,
+  token: string,
+  also?: { sql: string; params: unknown[] },
+): Promise<{ organization: Organization; also: unknown; current: boolean } | null> {
   const hash = hashToken(token);
-  const [row] = await em(services).execute(
-    `select id, name, plan, disabled, features, flags from organizations
-      where disabled = false and (webhook_token_hash = ? or (previous_webhook_token_hash = ? and previous_valid_until > ?))`,
-    [hash, hash, services.clock.now()],
+  const [row] = await sqlExecutor(services.db)(
+    `select o.id, o.name, o.plan, o.disabled, o.features, o.flags, ${also ? `(${also.sql})` : 'null'} as also,
+            o.webhook_token_hash = ? as current from organizations o
+      where o.disabled = false and (o.webhook_token_hash = ? or (o.previous_webhook_token_hash = ? and o.previous_valid_until > ?))`,
+    [...(also?.params ?? []), hash, hash, hash, services.clock.now()],
   );
-  return row ? organizationFromRow(row) : null;
+  return row ? { organization: organizationFromRow(row), also: row.also, current: row.current === true } : null;
 }

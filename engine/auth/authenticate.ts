@@ -1,4 +1,5 @@
 /** Bearer credentials → a Caller, with one query per request (key and organization joined). */
+import { sqlExecutor } from '../persistence/sql.ts';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import { hashToken } from '../crypto.ts';
@@ -34,7 +35,7 @@ export function organizationFromRow(row: Record<string, unknown>): Organization 
 }
 
 export async function loadOrganization(db: Database, id: string): Promise<Organization | null> {
-  const [row] = await db.em.getConnection().execute('select id, name, plan, disabled, features, flags from organizations where id = ?', [id]);
+  const [row] = await sqlExecutor(db)('select id, name, plan, disabled, features, flags from organizations where id = ?', [id]);
   return row ? organizationFromRow(row) : null;
 }
 
@@ -50,9 +51,9 @@ export async function authenticateApiKey(
   endpointFeature: Feature,
 ): Promise<Caller> {
   const token = bearerToken(header);
-  const connection = db.em.getConnection();
+  const sql = sqlExecutor(db);
   if (token.startsWith(PERSONAL_TOKEN_PREFIX)) {
-    const [pat] = await connection.execute('select id from personal_tokens where token_hash = ? and revoked_at is null', [hashToken(token)]);
+    const [pat] = await sql('select id from personal_tokens where token_hash = ? and revoked_at is null', [hashToken(token)]);
     if (!pat) throw unauthorized();
     throw new ApiError('personal_token_not_accepted', `Personal access tokens are not accepted by ${ENDPOINT_NAMES[transport]}; use an organization API key.`);
   }
@@ -60,7 +61,7 @@ export async function authenticateApiKey(
   const hash = hashToken(token);
   let row = cache.get(hash);
   if (!row) {
-    [row] = await connection.execute(
+    [row] = await sql(
       `select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features, o.flags
          from api_keys k join organizations o on o.id = k.organization_id
         where k.key_hash = ? and k.revoked_at is null`,

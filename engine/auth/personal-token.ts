@@ -3,6 +3,7 @@
  * with their membership role capped by the token's ceiling. A token covering several organizations picks
  * one with the `X-Vigil-Organization` header; one covering a single organization needs no header.
  */
+import { sqlExecutor } from '../persistence/sql.ts';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import { hashToken } from '../crypto.ts';
@@ -26,8 +27,8 @@ export async function authenticatePersonalToken(
   transport: Transport,
   endpointFeature: Feature,
 ): Promise<Caller> {
-  const connection = db.em.getConnection();
-  const [pat] = await connection.execute('select id, user_id, organizations, max_role from personal_tokens where token_hash = ? and revoked_at is null', [hashToken(token)]);
+  const sql = sqlExecutor(db);
+  const [pat] = await sql('select id, user_id, organizations, max_role from personal_tokens where token_hash = ? and revoked_at is null', [hashToken(token)]);
   if (!pat) throw new ApiError('unauthorized', 'Send a valid credential as "Authorization: Bearer <token>"; this one is missing, unknown or revoked.', { headers: { 'WWW-Authenticate': 'Bearer' } });
   const covered = (typeof pat.organizations === 'string' ? JSON.parse(pat.organizations) : pat.organizations) as string[];
   const chosen = organizationHeader?.trim().toLowerCase() || (covered.length === 1 ? covered[0] : undefined);
@@ -35,7 +36,7 @@ export async function authenticatePersonalToken(
     throw new ApiError('bad_request', `This token covers several organizations; name the one to act in with the ${ORGANIZATION_HEADER} header.`);
   }
   if (!isUuid(chosen) || !covered.includes(chosen)) throw new ApiError('forbidden', 'This personal token does not cover that organization.');
-  const [row] = await connection.execute(
+  const [row] = await sql(
     `select o.id, o.name, o.plan, o.disabled, o.features, o.flags, m.role
        from organizations o join memberships m on m.organization_id = o.id and m.user_id = ?
       where o.id = ?`,

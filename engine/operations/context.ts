@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.ts';
 import type { HookContext } from '../descriptor.ts';
-import type { Transaction } from '@mikro-orm/core';
-import { FamilyStore, type SqlExecutor } from '../persistence/store.ts';
+import { sqlExecutor } from '../persistence/sql.ts';
+import { FamilyStore } from '../persistence/store.ts';
 import type { Services } from './types.ts';
 
 export function hookContext(services: Services, caller: Caller, store: FamilyStore, now: Date): HookContext {
@@ -31,23 +31,10 @@ export function hookContext(services: Services, caller: Caller, store: FamilySto
  */
 export function inTransaction<T>(services: Services, work: (store: FamilyStore) => Promise<T>): Promise<T> {
   const connection = services.db.em.getConnection();
-  return connection.transactional((trx) => work(new FamilyStore(executor(services, trx))));
+  return connection.transactional((trx) => work(new FamilyStore(sqlExecutor(services.db, trx))));
 }
 
 /** Reads outside a transaction go straight to the connection: no EntityManager is needed for plain SQL. */
 export function readStore(services: Services): FamilyStore {
-  return new FamilyStore(executor(services));
-}
-
-/** Plain SQL on the connection; driver errors become MikroORM's typed exceptions (a unique violation, …). */
-function executor(services: Services, trx?: Transaction): SqlExecutor {
-  const connection = services.db.em.getConnection();
-  const driver = services.db.em.getDriver();
-  return async (sql, params) => {
-    try {
-      return await connection.execute(sql, params, 'all', trx);
-    } catch (error) {
-      throw driver.convertException(error as Error);
-    }
-  };
+  return new FamilyStore(sqlExecutor(services.db));
 }

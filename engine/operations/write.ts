@@ -51,6 +51,7 @@ async function conflictOnRace<T>(services: Services, caller: Caller, d: FamilyDe
 }
 
 async function afterCommit(services: Services, d: FamilyDescriptor, op: 'create' | 'update' | 'delete', written: Written): Promise<void> {
+  if (d.authenticates) services.credentials.clear();
   if (!d.hooks?.afterCommit) return;
   try {
     await d.hooks.afterCommit({ op, row: written.row, ctx: written.ctx });

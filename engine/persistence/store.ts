@@ -7,6 +7,9 @@
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { columnFor, planFields } from '../fields.ts';
 import { tableName } from './entities.ts';
+import type { SqlExecutor } from './sql.ts';
+
+export type { SqlExecutor } from './sql.ts';
 
 const SYSTEM_COLUMNS = ['id', 'organization_id', 'row_version', 'created_at', 'updated_at'];
 const quote = (name: string) => `"${name}"`;
@@ -83,8 +86,6 @@ export interface ListOptions {
   limit?: number;
 }
 
-/** Runs one SQL statement with `?` parameters: inside a transaction, or straight on the connection for reads. */
-export type SqlExecutor = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
 export class FamilyStore {
   readonly execute: SqlExecutor;

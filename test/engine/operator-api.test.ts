@@ -81,18 +81,18 @@ t.test('webhook token rotation keeps the old token for 72 hours', async (t) => {
   t.equal(rotated.status, 200);
   t.not(rotated.body.webhook_token, old);
   t.equal(rotated.body.previous_valid_until, new Date(vigil.clock.now().getTime() + 72 * 3600_000).toISOString());
-  t.equal((await organizationByWebhookToken(services, old))?.id, org.id, 'the old token still selects the organization');
-  t.equal((await organizationByWebhookToken(services, rotated.body.webhook_token))?.id, org.id);
+  t.equal((await organizationByWebhookToken(services, old))?.organization.id, org.id, 'the old token still selects the organization');
+  t.equal((await organizationByWebhookToken(services, rotated.body.webhook_token))?.organization.id, org.id);
   vigil.clock.advance(72 * 3600_000 - 1000);
-  t.equal((await organizationByWebhookToken(services, old))?.id, org.id, 'inside the grace');
+  t.equal((await organizationByWebhookToken(services, old))?.organization.id, org.id, 'inside the grace');
   vigil.clock.advance(2000);
   t.equal(await organizationByWebhookToken(services, old), null, 'after 72 hours the old token selects nothing');
 
   const again = await vigil.operator.post(`${ADMIN}/organizations/${org.id}/webhook_token/rotate`);
-  t.equal((await organizationByWebhookToken(services, rotated.body.webhook_token))?.id, org.id);
+  t.equal((await organizationByWebhookToken(services, rotated.body.webhook_token))?.organization.id, org.id);
   t.equal((await vigil.operator.post(`${ADMIN}/organizations/${org.id}/webhook_token/revoke_previous`)).status, 204);
   t.equal(await organizationByWebhookToken(services, rotated.body.webhook_token), null, 'revoke now stops the old token at once');
-  t.equal((await organizationByWebhookToken(services, again.body.webhook_token))?.id, org.id);
+  t.equal((await organizationByWebhookToken(services, again.body.webhook_token))?.organization.id, org.id);
   await vigil.operator.patch(`${ADMIN}/organizations/${org.id}`, { disabled: true });
   t.equal(await organizationByWebhookToken(services, again.body.webhook_token), null, 'a disabled organization selects nothing');
 });

@@ -120,7 +120,8 @@ export async function startVigil(
     schema: 'entities',
     operations: [...domainOperations, exportOperation, ...WEBHOOK_OPERATIONS],
     routers: [openApiRoutes],
-    rawRouters: webhookRouters({ databaseUrl: scratch?.url, ...options.webhooks }),
+    // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too
+    rawRouters: webhookRouters({ databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks }),
   });
   const operator = client(running.url, OPERATOR_TOKEN);
   return {

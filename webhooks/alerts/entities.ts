@@ -48,8 +48,9 @@ export const AlertEntity = new EntitySchema<any>({
     updated_at: time,
   },
   uniques: [{ properties: ['organization_id', 'fingerprint'] }],
+  // no index on a column a repeat changes (updated_at, last_received_at, occurrences): repeats stay HOT updates
+  // (the table's fillfactor leaves room for them, set in the migration)
   indexes: [
-    { properties: ['organization_id', 'updated_at'] },
     { properties: ['organization_id', 'raised_at'] },
     { properties: ['incident_id'] },
   ],
@@ -80,7 +81,8 @@ export const AlertStormEntity = new EntitySchema<any>({
     alert_count: { type: 'integer' },
     incident_id: { ...uuid, nullable: true },
   },
-  indexes: [{ properties: ['organization_id', 'last_alert_at'] }],
+  // started_at, never updated: each alert joining a storm rewrites its row, which stays a HOT update
+  indexes: [{ properties: ['organization_id', 'started_at'] }],
 });
 
 export const IncidentEntity = new EntitySchema<any>({

@@ -71,16 +71,23 @@ const DEADLOCK_RETRIES = 3;
 
 /** One delivery's events: all or nothing. Retried on a deadlock (two deliveries locking alerts in turn). */
 export async function ingestAlerts(services: Services, organization: Organization, events: readonly AlertEvent[], now: Date): Promise<EventResult[]> {
-  if (events.length === 0) return [];
+  const results: EventResult[] = new Array(events.length);
+  const repeated = await refreshRepeats(readStore(services).execute, organization.id, events, now);
+  const rest: { event: AlertEvent; index: number }[] = [];
+  events.forEach((event, index) => {
+    const id = repeated.get(event.fingerprint);
+    if (id) results[index] = { fingerprint: event.fingerprint, alertId: id, outcome: 'duplicate' };
+    else rest.push({ event, index });
+  });
+  if (rest.length === 0) return results;
   const policy = await readPolicy(services, readStore(services).execute, organization.id, now);
   // one lock order for every delivery: by fingerprint (a stable sort keeps one alert's events in order)
-  const ordered = events.map((event, index) => ({ event, index })).sort((a, b) => (a.event.fingerprint < b.event.fingerprint ? -1 : a.event.fingerprint > b.event.fingerprint ? 1 : 0));
+  rest.sort((a, b) => (a.event.fingerprint < b.event.fingerprint ? -1 : a.event.fingerprint > b.event.fingerprint ? 1 : 0));
   for (let attempt = 1; ; attempt++) {
     try {
       return await inTransaction(services, async (store) => {
         const run = new Ingestion(store.execute, organization.id, policy, now);
-        const results: EventResult[] = new Array(events.length);
-        for (const { event, index } of ordered) results[index] = await run.event(event);
+        for (const { event, index } of rest) results[index] = await run.event(event);
         await run.flushEffects();
         return results;
       });
@@ -88,6 +95,32 @@ export async function ingestAlerts(services: Services, organization: Organizatio
       if (!(error instanceof DeadlockException) || attempt >= DEADLOCK_RETRIES) throw error;
     }
   }
+}
+
+/**
+ * Repeats of alerts already firing or acknowledged (products re-send an alert until it resolves) change nothing
+ * but the product's details and the count: one statement refreshes them all, no policy read, no transaction.
+ * An alert whose fingerprint appears twice in the delivery goes the full way, so its events keep their order.
+ */
+async function refreshRepeats(sql: Sql, organizationId: string, events: readonly AlertEvent[], now: Date): Promise<Map<string, string>> {
+  const seen = new Map<string, number>();
+  for (const e of events) seen.set(e.fingerprint, (seen.get(e.fingerprint) ?? 0) + 1);
+  const candidates = events.filter((e) => e.status === 'firing' && seen.get(e.fingerprint) === 1);
+  if (candidates.length === 0) return new Map();
+  const values = candidates.map((e) => ({
+    fingerprint: e.fingerprint, title: e.title, service: e.service ?? null, severity: e.severity, summary: e.summary ?? null,
+    labels: e.labels, url: e.url ?? null, external_id: e.external_id ?? null,
+  }));
+  const rows = await sql(
+    `update alerts a set title = v.title, service = v.service, severity = v.severity, summary = v.summary, labels = v.labels,
+            url = v.url, external_id = v.external_id, last_received_at = ?, occurrences = a.occurrences + 1, updated_at = ?
+       from jsonb_to_recordset(?::jsonb) as v(fingerprint text, title text, service text, severity text, summary text,
+                                             labels jsonb, url text, external_id text)
+      where a.organization_id = ? and a.fingerprint = v.fingerprint and a.status in ('firing', 'acknowledged')
+      returning a.fingerprint, a.id`,
+    [now, now, JSON.stringify(values), organizationId],
+  );
+  return new Map(rows.map((r) => [String(r.fingerprint), String(r.id)]));
 }
 
 function alertRow(record: Record<string, any>): AlertRow {
@@ -201,12 +234,13 @@ class Ingestion {
     const threshold = this.#settings.alert_storm_threshold;
     const since = new Date(this.#now.getTime() - this.#settings.alert_storm_window_seconds * 1000);
     const [state] = await this.#sql(
-      `select (select row_to_json(s) from (select id, alert_count, incident_id from alert_storms
-                 where organization_id = ? and last_alert_at > ? order by last_alert_at desc limit 1) s) as storm,
-              (select count(*)::int from alerts where organization_id = ? and raised_at > ? and id <> ?) as raised`,
-      [this.#org, since, this.#org, since, alert.id],
+      `select (select row_to_json(s) from (select id, alert_count, incident_id, last_alert_at > ? as active from alert_storms
+                 where organization_id = ? order by started_at desc limit 1) s) as storm,
+              (select count(*)::int from (select 1 from alerts where organization_id = ? and raised_at > ? and id <> ? limit ?) r) as raised`,
+      [since, this.#org, this.#org, since, alert.id, threshold],
     );
-    const active = typeof state?.storm === 'string' ? JSON.parse(state.storm) : state?.storm;
+    const latest = typeof state?.storm === 'string' ? JSON.parse(state.storm) : state?.storm;
+    const active = latest?.active ? latest : null;
     if (active) {
       alert.storm_id = active.id;
       await this.#sql('update alert_storms set last_alert_at = ?, alert_count = alert_count + 1 where id = ?', [this.#now, active.id]);
@@ -216,15 +250,16 @@ class Ingestion {
       await this.#incident(alert, { id: active.id, incidentId: active.incident_id ?? null });
       return 'storm';
     }
-    const raised = Number(state?.raised ?? 0) + 1;
-    if (raised >= threshold) {
+    // counted up to the threshold only: a long storm's window may hold thousands
+    if (Number(state?.raised ?? 0) + 1 >= threshold) {
       const stormId = randomUUID();
-      await this.#sql('insert into alert_storms (id, organization_id, started_at, last_alert_at, alert_count) values (?, ?, ?, ?, ?)', [stormId, this.#org, this.#now, this.#now, raised]);
       const grouped = await this.#sql('update alerts set storm_id = ? where organization_id = ? and raised_at > ? and id <> ? returning id, incident_id', [stormId, this.#org, since, alert.id]);
-      for (const other of grouped) this.#effect(String(other.id), 'storm_grouped', { storm_id: stormId, alerts: raised });
+      const size = grouped.length + 1;
+      await this.#sql('insert into alert_storms (id, organization_id, started_at, last_alert_at, alert_count) values (?, ?, ?, ?, ?)', [stormId, this.#org, this.#now, this.#now, size]);
+      for (const other of grouped) this.#effect(String(other.id), 'storm_grouped', { storm_id: stormId, alerts: size });
       alert.storm_id = stormId;
-      this.#effect(alert.id, 'storm_grouped', { storm_id: stormId, alerts: raised });
-      this.#effect(alert.id, 'page', { reason: 'storm', storm_id: stormId, alerts: raised });
+      this.#effect(alert.id, 'storm_grouped', { storm_id: stormId, alerts: size });
+      this.#effect(alert.id, 'page', { reason: 'storm', storm_id: stormId, alerts: size });
       this.#effect(alert.id, 'chat_post', { reason: 'storm', storm_id: stormId });
       alert.chat_thread = true;
       await this.#investigate(alert, stormId);
