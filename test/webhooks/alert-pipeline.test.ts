@@ -388,3 +388,17 @@ t.test('hostile alert payloads are recorded or refused, never a 500', async (t) 
   const log = await org.api.get(`${CONFIG}/webhook_deliveries?limit=${hostile.length}`);
   t.equal(log.body.data.length, hostile.length, 'every delivery is in the log');
 });
+
+t.test('20 concurrent new alerts with a storm threshold of 3: two page alone, the third forms one storm, the rest join it', async (t) => {
+  const org = await organization({ alert_storm_threshold: 3, auto_open_incidents: true, incident_severity_floor: 'critical' });
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => fire(org, { name: `Burst${i}` })));
+  t.ok(answers.every((a) => a.status === 200), 'all accepted');
+  const alerts = await Promise.all(Array.from({ length: 20 }, (_, i) => alert(org, `Burst${i}`)));
+  const pages = alerts.reduce((n, a) => n + count(a, 'page'), 0);
+  t.equal(pages, 3, 'three pages in all: two alone, one for the storm');
+  t.equal(new Set(alerts.map((a) => a.storm_id)).size, 1, 'one storm holds them all');
+  t.ok(alerts[0].storm_id);
+  t.equal(alerts.reduce((n, a) => n + count(a, 'incident_opened'), 0), 2, 'the two lone alerts opened incidents; the storm adopted one');
+  t.equal(new Set(alerts.map((a) => a.incident_id)).size, 2, 'every later alert joined the storm\'s incident');
+  t.equal(alerts.reduce((n, a) => n + count(a, 'investigation_requested'), 0), 3, 'three investigations, not twenty');
+});

@@ -53,6 +53,7 @@ export const AlertEntity = new EntitySchema<any>({
   indexes: [
     { properties: ['organization_id', 'raised_at'] },
     { properties: ['incident_id'] },
+    { properties: ['storm_id'] },
   ],
 });
 
@@ -77,11 +78,10 @@ export const AlertStormEntity = new EntitySchema<any>({
     id: { ...uuid, primary: true },
     organization_id: uuid,
     started_at: time,
-    last_alert_at: time,
-    alert_count: { type: 'integer' },
     incident_id: { ...uuid, nullable: true },
   },
-  // started_at, never updated: each alert joining a storm rewrites its row, which stays a HOT update
+  // a storm's alerts and whether it is still active are read from its alerts (storm_id, raised_at), so alerts
+  // joining a storm write nothing shared
   indexes: [{ properties: ['organization_id', 'started_at'] }],
 });
 

@@ -107,13 +107,28 @@ async function refreshRepeats(sql: Sql, organizationId: string, events: readonly
   for (const e of events) seen.set(e.fingerprint, (seen.get(e.fingerprint) ?? 0) + 1);
   const candidates = events.filter((e) => e.status === 'firing' && seen.get(e.fingerprint) === 1);
   if (candidates.length === 0) return new Map();
+  const set = `title = v.title, service = v.service, severity = v.severity, summary = v.summary, labels = v.labels, url = v.url,
+               external_id = v.external_id, last_received_at = ?, occurrences = a.occurrences + 1, updated_at = ?`;
+  if (candidates.length === 1) {
+    // the common delivery, one alert: plain parameters are cheaper for PostgreSQL than a JSON recordset
+    const e = candidates[0]!;
+    const rows = await sql(
+      `update alerts a set ${set}
+         from (select ?::text as title, ?::text as service, ?::text as severity, ?::text as summary, ?::jsonb as labels,
+                      ?::text as url, ?::text as external_id) v
+        where a.organization_id = ? and a.fingerprint = ? and a.status in ('firing', 'acknowledged')
+        returning a.fingerprint, a.id`,
+      [now, now, e.title, e.service ?? null, e.severity, e.summary ?? null, JSON.stringify(e.labels), e.url ?? null, e.external_id ?? null,
+        organizationId, e.fingerprint],
+    );
+    return new Map(rows.map((r) => [String(r.fingerprint), String(r.id)]));
+  }
   const values = candidates.map((e) => ({
     fingerprint: e.fingerprint, title: e.title, service: e.service ?? null, severity: e.severity, summary: e.summary ?? null,
     labels: e.labels, url: e.url ?? null, external_id: e.external_id ?? null,
   }));
   const rows = await sql(
-    `update alerts a set title = v.title, service = v.service, severity = v.severity, summary = v.summary, labels = v.labels,
-            url = v.url, external_id = v.external_id, last_received_at = ?, occurrences = a.occurrences + 1, updated_at = ?
+    `update alerts a set ${set}
        from jsonb_to_recordset(?::jsonb) as v(fingerprint text, title text, service text, severity text, summary text,
                                              labels jsonb, url text, external_id text)
       where a.organization_id = ? and a.fingerprint = v.fingerprint and a.status in ('firing', 'acknowledged')
@@ -230,32 +245,30 @@ class Ingestion {
     alert.resolved_at = null;
     alert.acknowledged_at = null;
     alert.raised_at = this.#now;
-    await this.#lockStorms();
     const threshold = this.#settings.alert_storm_threshold;
     const since = new Date(this.#now.getTime() - this.#settings.alert_storm_window_seconds * 1000);
-    const [state] = await this.#sql(
-      `select (select row_to_json(s) from (select id, alert_count, incident_id, last_alert_at > ? as active from alert_storms
-                 where organization_id = ? order by started_at desc limit 1) s) as storm,
-              (select count(*)::int from (select 1 from alerts where organization_id = ? and raised_at > ? and id <> ? limit ?) r) as raised`,
-      [since, this.#org, this.#org, since, alert.id, threshold],
-    );
-    const latest = typeof state?.storm === 'string' ? JSON.parse(state.storm) : state?.storm;
-    const active = latest?.active ? latest : null;
+    // joining an active storm needs no lock (it writes only this alert); deciding to page or to form one does
+    let state = await this.#stormState(alert.id, since, threshold);
+    if (!state.storm) {
+      await this.#lockStorms();
+      state = await this.#stormState(alert.id, since, threshold);
+    }
+    const active = state.storm;
     if (active) {
       alert.storm_id = active.id;
-      await this.#sql('update alert_storms set last_alert_at = ?, alert_count = alert_count + 1 where id = ?', [this.#now, active.id]);
-      this.#effect(alert.id, 'storm_grouped', { storm_id: active.id, alerts: Number(active.alert_count) + 1 });
+      this.#effect(alert.id, 'storm_grouped', { storm_id: active.id, alerts: active.alerts + 1 });
       this.#effect(alert.id, 'page_skipped', { reason: 'storm', storm_id: active.id });
       this.#effect(alert.id, 'investigation_skipped', { reason: 'storm', storm_id: active.id });
-      await this.#incident(alert, { id: active.id, incidentId: active.incident_id ?? null });
+      await this.#incident(alert, active.id);
       return 'storm';
     }
     // counted up to the threshold only: a long storm's window may hold thousands
-    if (Number(state?.raised ?? 0) + 1 >= threshold) {
+    if (state.raised + 1 >= threshold) {
       const stormId = randomUUID();
       const grouped = await this.#sql('update alerts set storm_id = ? where organization_id = ? and raised_at > ? and id <> ? returning id, incident_id', [stormId, this.#org, since, alert.id]);
       const size = grouped.length + 1;
-      await this.#sql('insert into alert_storms (id, organization_id, started_at, last_alert_at, alert_count) values (?, ?, ?, ?, ?)', [stormId, this.#org, this.#now, this.#now, size]);
+      const adopted = (grouped.find((g) => g.incident_id)?.incident_id as string | undefined) ?? null;
+      await this.#sql('insert into alert_storms (id, organization_id, started_at, incident_id) values (?, ?, ?, ?)', [stormId, this.#org, this.#now, adopted]);
       for (const other of grouped) this.#effect(String(other.id), 'storm_grouped', { storm_id: stormId, alerts: size });
       alert.storm_id = stormId;
       this.#effect(alert.id, 'storm_grouped', { storm_id: stormId, alerts: size });
@@ -263,10 +276,8 @@ class Ingestion {
       this.#effect(alert.id, 'chat_post', { reason: 'storm', storm_id: stormId });
       alert.chat_thread = true;
       await this.#investigate(alert, stormId);
-      // an incident one of the grouped alerts already opened becomes the storm's
-      const adopted = (grouped.find((g) => g.incident_id)?.incident_id as string | undefined) ?? null;
-      if (adopted) await this.#sql('update alert_storms set incident_id = ? where id = ?', [adopted, stormId]);
-      await this.#incident(alert, { id: stormId, incidentId: adopted });
+      // an incident one of the grouped alerts already opened became the storm's (above)
+      await this.#incident(alert, stormId);
       return outcome;
     }
     alert.storm_id = null;
@@ -276,6 +287,23 @@ class Ingestion {
     await this.#investigate(alert, null);
     await this.#incident(alert, null);
     return outcome;
+  }
+
+  /**
+   * The storm an alert raised inside the window belongs to (a storm lasts while alerts keep joining it), and how
+   * many other alerts were raised inside the window, counted up to the threshold (a long storm's window may
+   * hold thousands). Only committed alerts count: under the storm lock that is every other raise.
+   */
+  async #stormState(alertId: string, since: Date, threshold: number): Promise<{ storm: { id: string; alerts: number } | null; raised: number }> {
+    const [row] = await this.#sql(
+      `select (select row_to_json(s) from (select a.storm_id as id, (select count(*)::int from alerts x where x.storm_id = a.storm_id) as alerts
+                 from alerts a where a.organization_id = ? and a.raised_at > ? and a.storm_id is not null and a.id <> ?
+                 order by a.raised_at desc limit 1) s) as storm,
+              (select count(*)::int from (select 1 from alerts where organization_id = ? and raised_at > ? and id <> ? limit ?) r) as raised`,
+      [this.#org, since, alertId, this.#org, since, alertId, threshold],
+    );
+    const storm = typeof row?.storm === 'string' ? JSON.parse(row.storm) : row?.storm;
+    return { storm: storm ? { id: String(storm.id), alerts: Number(storm.alerts) } : null, raised: Number(row?.raised ?? 0) };
   }
 
   /** Storm counts are exact: raising alerts of one organization take turns (until the transaction ends). */
@@ -307,29 +335,30 @@ class Ingestion {
   }
 
   /** Opens (or, in a storm that has one, joins) an incident when the settings ask for it. */
-  async #incident(alert: AlertRow, storm: { id: string; incidentId: string | null } | null): Promise<void> {
+  async #incident(alert: AlertRow, stormId: string | null): Promise<void> {
     const s = this.#settings;
     if (!s.auto_open_incidents || SEVERITY_RANK[alert.severity] < SEVERITY_RANK[s.incident_severity_floor]) return;
-    if (storm?.incidentId) {
-      const [open] = await this.#sql(`select id from incidents where id = ? and status = 'open'`, [storm.incidentId]);
-      if (open) {
-        alert.incident_id = storm.incidentId;
-        this.#effect(alert.id, 'incident_joined', { incident_id: storm.incidentId, storm_id: storm.id });
+    if (stormId) {
+      // the storm's row lock: two alerts joining at once open one incident between them
+      const [storm] = await this.#sql(
+        `select i.id from alert_storms st left join incidents i on i.id = st.incident_id and i.status = 'open' where st.id = ? for update of st`, [stormId]);
+      if (storm?.id) {
+        alert.incident_id = String(storm.id);
+        this.#effect(alert.id, 'incident_joined', { incident_id: alert.incident_id, storm_id: stormId });
         return;
       }
-    }
-    if (!storm && alert.incident_id) {
+    } else if (alert.incident_id) {
       const [open] = await this.#sql(`select id from incidents where id = ? and status = 'open'`, [alert.incident_id]);
       if (open) return; // still in its open incident
     }
     const id = randomUUID();
     await this.#sql(
       `insert into incidents (id, organization_id, title, severity, status, opened_at, storm_id) values (?, ?, ?, ?, 'open', ?, ?)`,
-      [id, this.#org, storm ? `Alert storm: ${alert.title} and others` : alert.title, alert.severity, this.#now, storm?.id ?? null],
+      [id, this.#org, stormId ? `Alert storm: ${alert.title} and others` : alert.title, alert.severity, this.#now, stormId],
     );
-    if (storm) await this.#sql('update alert_storms set incident_id = ? where id = ?', [id, storm.id]);
+    if (stormId) await this.#sql('update alert_storms set incident_id = ? where id = ?', [id, stormId]);
     alert.incident_id = id;
-    this.#effect(alert.id, 'incident_opened', { incident_id: id, ...(storm ? { storm_id: storm.id } : {}) });
+    this.#effect(alert.id, 'incident_opened', { incident_id: id, ...(stormId ? { storm_id: stormId } : {}) });
   }
 
   #acknowledged(alert: AlertRow, created: boolean): Outcome {

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122034216 extends Migration {
+export class Migration20261122035208 extends Migration {
 
-  override name = 'Migration20261122034216';
+  override name = 'Migration20261122035208';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "ai_spend" ("seq" bigserial primary key, "organization_id" uuid not null, "occurred_at" timestamptz not null, "cost_usd" numeric(14,6) not null, "purpose" text not null, "reference" text null);`);
@@ -14,17 +14,14 @@ export class Migration20261122034216 extends Migration {
     this.addSql(`alter table "alerts" set (fillfactor = 80);`);
     this.addSql(`create index "alerts_organization_id_raised_at_index" on "alerts" ("organization_id", "raised_at");`);
     this.addSql(`create index "alerts_incident_id_index" on "alerts" ("incident_id");`);
+    this.addSql(`create index "alerts_storm_id_index" on "alerts" ("storm_id");`);
     this.addSql(`alter table "alerts" add constraint "alerts_organization_id_fingerprint_unique" unique ("organization_id", "fingerprint");`);
 
     this.addSql(`create table "alert_effects" ("seq" bigserial primary key, "organization_id" uuid not null, "alert_id" uuid not null, "at" timestamptz not null, "kind" text not null, "detail" jsonb not null);`);
     this.addSql(`create index "alert_effects_alert_id_seq_index" on "alert_effects" ("alert_id", "seq");`);
 
-    this.addSql(`create table "alert_storms" ("id" uuid not null, "organization_id" uuid not null, "started_at" timestamptz not null, "last_alert_at" timestamptz not null, "alert_count" int not null, "incident_id" uuid null, primary key ("id"));`);
+    this.addSql(`create table "alert_storms" ("id" uuid not null, "organization_id" uuid not null, "started_at" timestamptz not null, "incident_id" uuid null, primary key ("id"));`);
     this.addSql(`create index "alert_storms_organization_id_started_at_index" on "alert_storms" ("organization_id", "started_at");`);
-    this.addSql(`alter table "alert_storms" set (fillfactor = 50);`);
-
-    // the delivery log keeps payloads as written (json, not jsonb): never queried into, cheaper on every delivery
-    this.addSql(`alter table "webhook_deliveries" alter column "payload" type json using "payload"::json;`);
 
     this.addSql(`create table "incidents" ("id" uuid not null, "seq" bigserial, "organization_id" uuid not null, "title" text not null, "severity" text not null, "status" text not null, "opened_at" timestamptz not null, "closed_at" timestamptz null, "storm_id" uuid null, primary key ("id"));`);
     this.addSql(`alter table "incidents" add constraint "incidents_seq_unique" unique ("seq");`);
@@ -34,6 +31,9 @@ export class Migration20261122034216 extends Migration {
     this.addSql(`alter table "investigations" add constraint "investigations_seq_unique" unique ("seq");`);
     this.addSql(`create index "investigations_organization_id_alert_id_requested_at_index" on "investigations" ("organization_id", "alert_id", "requested_at");`);
     this.addSql(`create index "investigations_status_seq_index" on "investigations" ("status", "seq");`);
+
+    // the delivery log keeps payloads as written (json, not jsonb): never queried into, cheaper on every delivery
+    this.addSql(`alter table "webhook_deliveries" alter column "payload" type json using "payload"::json;`);
   }
 
   override down(): void | Promise<void> {
