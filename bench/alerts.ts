@@ -93,7 +93,7 @@ async function observer(scratch: Scratch) {
         deliveries: await q(`select status || ' ' || outcome as k, count(*) as n from webhook_deliveries where organization_id = $1 group by 1 order by 2 desc`),
         alerts: await q('select status as k, count(*) as n from alerts where organization_id = $1 group by 1'),
         storms: await q(`select 'storms' as k, count(*) as n from alert_storms where organization_id = $1 union all
-                         select 'alerts in storms', coalesce(sum(alert_count), 0) from alert_storms where organization_id = $1`),
+                         select 'alerts in storms', count(*) from alerts where organization_id = $1 and storm_id is not null`),
       };
     },
     close: () => c.end(),

@@ -256,7 +256,7 @@ class Ingestion {
     const active = state.storm;
     if (active) {
       alert.storm_id = active.id;
-      this.#effect(alert.id, 'storm_grouped', { storm_id: active.id, alerts: active.alerts + 1 });
+      this.#effect(alert.id, 'storm_grouped', { storm_id: active.id });
       this.#effect(alert.id, 'page_skipped', { reason: 'storm', storm_id: active.id });
       this.#effect(alert.id, 'investigation_skipped', { reason: 'storm', storm_id: active.id });
       await this.#incident(alert, active.id);
@@ -290,20 +290,18 @@ class Ingestion {
   }
 
   /**
-   * The storm an alert raised inside the window belongs to (a storm lasts while alerts keep joining it), and how
+   * The storm of the latest alert raised inside the window (a storm lasts while alerts keep joining it), and how
    * many other alerts were raised inside the window, counted up to the threshold (a long storm's window may
    * hold thousands). Only committed alerts count: under the storm lock that is every other raise.
    */
-  async #stormState(alertId: string, since: Date, threshold: number): Promise<{ storm: { id: string; alerts: number } | null; raised: number }> {
+  async #stormState(alertId: string, since: Date, threshold: number): Promise<{ storm: { id: string } | null; raised: number }> {
     const [row] = await this.#sql(
-      `select (select row_to_json(s) from (select a.storm_id as id, (select count(*)::int from alerts x where x.storm_id = a.storm_id) as alerts
-                 from alerts a where a.organization_id = ? and a.raised_at > ? and a.storm_id is not null and a.id <> ?
-                 order by a.raised_at desc limit 1) s) as storm,
+      `select (select a.storm_id from alerts a where a.organization_id = ? and a.raised_at > ? and a.storm_id is not null and a.id <> ?
+                 order by a.raised_at desc limit 1) as storm,
               (select count(*)::int from (select 1 from alerts where organization_id = ? and raised_at > ? and id <> ? limit ?) r) as raised`,
       [this.#org, since, alertId, this.#org, since, alertId, threshold],
     );
-    const storm = typeof row?.storm === 'string' ? JSON.parse(row.storm) : row?.storm;
-    return { storm: storm ? { id: String(storm.id), alerts: Number(storm.alerts) } : null, raised: Number(row?.raised ?? 0) };
+    return { storm: row?.storm ? { id: String(row.storm) } : null, raised: Number(row?.raised ?? 0) };
   }
 
   /** Storm counts are exact: raising alerts of one organization take turns (until the transaction ends). */
