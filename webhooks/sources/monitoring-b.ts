@@ -13,7 +13,8 @@
  * (`{{ json accumulations }}`) with `conditionName`, `policyName` and `tag.<name>` (or `tag: { <name> }`)
  * lists, whose tags become labels. A title given as a list uses its first entry.
  *
- * Status, from `state`: ACTIVATED, CREATED → firing; ACKNOWLEDGED → acknowledged; CLOSED → resolved.
+ * Status, from `state`: ACTIVATED, CREATED → firing; ACKNOWLEDGED and INVESTIGATING (someone has taken it up, New
+ * Relic's workflow "Investigating" trigger) → acknowledged; CLOSED → resolved.
  *
  * Fingerprint: `monitoring-b:<issueId>` (the issue id, the same in every notification of that issue).
  *
@@ -47,6 +48,7 @@ const STATES: Record<string, AlertStatus> = {
   ACTIVATED: 'firing',
   CREATED: 'firing',
   ACKNOWLEDGED: 'acknowledged',
+  INVESTIGATING: 'acknowledged',
   CLOSED: 'resolved',
 };
 
@@ -102,8 +104,8 @@ function parseBody(body: unknown): ParseResult {
   const issueId = id(get(obj, 'id', 'issueId'));
   if (!issueId) return unreadable('id is missing: expected the New Relic workflow payload\'s "id": {{ json issueId }}');
   const state = text(field(obj, 'state'), 40)?.toUpperCase();
-  if (!state) return unreadable('state is missing: expected "state": {{ json state }} (ACTIVATED, ACKNOWLEDGED, CLOSED, CREATED)');
-  if (!Object.hasOwn(STATES, state)) return unreadable(`state is not a New Relic issue state (ACTIVATED, ACKNOWLEDGED, CLOSED, CREATED)`);
+  if (!state) return unreadable('state is missing: expected "state": {{ json state }} (ACTIVATED, ACKNOWLEDGED, INVESTIGATING, CLOSED, CREATED)');
+  if (!Object.hasOwn(STATES, state)) return unreadable(`state is not a New Relic issue state (ACTIVATED, ACKNOWLEDGED, INVESTIGATING, CLOSED, CREATED)`);
   const status = STATES[state];
 
   const acc = record(obj, 'accumulations') ?? {};

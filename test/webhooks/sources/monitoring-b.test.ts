@@ -40,6 +40,8 @@ t.test('ACKNOWLEDGED and CLOSED deliveries of the issue keep its fingerprint', a
   t.strictSame(closed, { ...activated, status: 'resolved', labels: { ...activated.labels, state: 'CLOSED' }, ended_at: '2024-03-01T10:30:00.000Z' });
   t.equal(acked.fingerprint, activated.fingerprint);
   t.equal(closed.fingerprint, activated.fingerprint);
+  const [investigating] = eventsOf(t, parse({ ...(fixture(SRC, 'activated') as object), state: 'INVESTIGATING' }));
+  t.equal(investigating.status, 'acknowledged', 'the workflow\'s Investigating trigger counts as acknowledged');
 });
 
 t.test('issueId, a title list and accumulations with tags', async (t) => {
