@@ -26,7 +26,7 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { measure, scratchDatabase, startChild, type Child, type CpuProbe, type Measured, type Scratch } from './lib.ts';
+import { measure, startChild, withRun, type Child, type CpuProbe, type Measured, type Scratch } from './lib.ts';
 
 const CONNECTIONS = 32;
 const GOAL = { ratio: 0.4, p99Ms: 50 };
@@ -157,18 +157,7 @@ async function main(): Promise<number> {
   const stamp = date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
   const loadAtStart = os.loadavg();
   const operatorToken = `bench-operator-${randomBytes(12).toString('hex')}`;
-  let scratch: Scratch | undefined;
-  const children: Child[] = [];
-  const closers: (() => Promise<void>)[] = [];
-  const stopAll = () => Promise.all([...closers.map((close) => close().catch(() => undefined)), ...children.map((c) => c.stop())]);
-  const onSignal = (signal: NodeJS.Signals) => {
-    process.stderr.write(`\n${signal}: stopping servers and dropping the scratch database\n`);
-    void stopAll().finally(() => (scratch ? scratch.drop() : undefined)).finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    scratch = await scratchDatabase();
+  return withRun(async ({ scratch, children, closers }) => {
     await mkdir(PROFILES, { recursive: true });
     const sqlPrefix = process.env.BENCH_SQL ? `${PROFILES}/sql-${stamp}` : undefined;
     const env = { BENCH_DATABASE_URL: scratch.url, BENCH_OPERATOR_TOKEN: operatorToken, ...(sqlPrefix ? { BENCH_SQL_STATS: sqlPrefix } : {}) };
@@ -256,10 +245,7 @@ async function main(): Promise<number> {
       return 1;
     }
     return 0;
-  } finally {
-    await stopAll();
-    await scratch?.drop().catch((error) => process.stderr.write(`could not drop ${scratch!.name}: ${error}\n`));
-  }
+  });
 }
 
 main().then(

@@ -174,3 +174,31 @@ export async function measure(name: string, options: Omit<Options, 'duration'>, 
   const cpu = probe && before && cpuDelta(before, await cpuSnapshot(probe), probe);
   return summarize(name, result, warm, cpu);
 }
+
+/** What one benchmark run owns: its scratch database, its child servers and other things to close. */
+export interface Run {
+  scratch: Scratch;
+  children: Child[];
+  closers: (() => Promise<void>)[];
+}
+
+/** Runs `work` with a scratch database; stops the children and drops the database at the end or on SIGINT/SIGTERM. */
+export async function withRun(work: (run: Run) => Promise<number>): Promise<number> {
+  let scratch: Scratch | undefined;
+  const children: Child[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const stopAll = () => Promise.all([...closers.map((close) => close().catch(() => undefined)), ...children.map((c) => c.stop())]);
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.stderr.write(`\n${signal}: stopping servers and dropping the scratch database\n`);
+    void stopAll().finally(() => (scratch ? scratch.drop() : undefined)).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    scratch = await scratchDatabase();
+    return await work({ scratch, children, closers });
+  } finally {
+    await stopAll();
+    await scratch?.drop().catch((error) => process.stderr.write(`could not drop ${scratch!.name}: ${error}\n`));
+  }
+}

@@ -13,7 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { measure, scratchDatabase, startChild, type Child, type CpuProbe, type Measured, type Scratch } from './lib.ts';
+import { measure, startChild, withRun, type Child, type CpuProbe, type Measured } from './lib.ts';
 
 const CONNECTIONS = 32;
 const GOALS = { readRatio: 0.5, updateRatio: 0.3, readP99Ms: 25 };
@@ -120,18 +120,7 @@ async function main(): Promise<number> {
   const started = new Date();
   const loadAtStart = os.loadavg();
   const operatorToken = `bench-operator-${randomBytes(12).toString('hex')}`;
-  let scratch: Scratch | undefined;
-  const children: Child[] = [];
-  const closers: (() => Promise<void>)[] = [];
-  const stopAll = () => Promise.all([...closers.map((close) => close().catch(() => undefined)), ...children.map((c) => c.stop())]);
-  const onSignal = (signal: NodeJS.Signals) => {
-    process.stderr.write(`\n${signal}: stopping servers and dropping the scratch database\n`);
-    void stopAll().finally(() => (scratch ? scratch.drop() : undefined)).finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    scratch = await scratchDatabase();
+  return withRun(async ({ scratch, children, closers }) => {
     const env = { BENCH_DATABASE_URL: scratch.url, BENCH_OPERATOR_TOKEN: operatorToken };
     const profileArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${here('./results/profiles')}`] : [];
     const bare = await startChild('bare', here('./servers/bare.ts'), env);
@@ -228,10 +217,7 @@ async function main(): Promise<number> {
       return 1;
     }
     return 0;
-  } finally {
-    await stopAll();
-    await scratch?.drop().catch((error) => process.stderr.write(`could not drop ${scratch!.name}: ${error}\n`));
-  }
+  });
 }
 
 let settled = false;

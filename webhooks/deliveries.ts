@@ -122,13 +122,16 @@ export function deliveryLog(services: Services): DeliveryLog {
   let writing = false;
   let lastPrune = 0;
 
-  const write = async (batch: typeof queue) => {
+  /** Writes a batch; answers each row's failure (undefined when written). */
+  const write = async (batch: typeof queue): Promise<unknown[]> => {
     try {
       await sql(`insert into webhook_deliveries ${COLUMNS} values ${batch.map(() => ROW).join(', ')}`, batch.flatMap((b) => rowParams(b.delivery)));
-      for (const b of batch) b.done();
+      return batch.map(() => undefined);
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.done(error);
-      for (const b of batch) await write([b]);
+      if (batch.length === 1) return [error];
+      const failures: unknown[] = [];
+      for (const b of batch) failures.push(...(await write([b])));
+      return failures;
     }
   };
 
@@ -137,12 +140,14 @@ export function deliveryLog(services: Services): DeliveryLog {
     while (queue.length) {
       const batch = queue;
       queue = [];
-      await write(batch);
+      const failures = await write(batch);
+      // pruned before the writers hear back, so what a writer reads next is already pruned
       const now = batch.at(-1)!.delivery.receivedAt;
       if (Math.abs(now.getTime() - lastPrune) >= PRUNE_EVERY_MS) {
         lastPrune = now.getTime();
         await pruneDeliveries(services, now).catch((error: Error) => services.log.error({ err: { name: error.name, message: error.message } }, 'webhook deliveries not pruned'));
       }
+      batch.forEach((b, i) => b.done(failures[i]));
     }
     writing = false;
   };
