@@ -339,9 +339,15 @@ t.test('incident-pager: triggered, acknowledged and resolved kept in step', asyn
   t.equal(acked.status, 'acknowledged');
   t.ok(acked.acknowledged_at);
   t.equal(kinds(acked).at(-1), 'chat_thread_update');
+  await deliver(org, incident('incident.unacknowledged'), 'incident-pager');
+  const back = await get();
+  t.equal(back.status, 'firing', 'an un-acknowledgement puts it back to firing');
+  t.equal(back.acknowledged_at, null);
+  t.equal((await org.api.get(`${CONFIG}/webhook_deliveries?limit=1`)).body.data[0].outcome, 'unacknowledged');
+  await deliver(org, incident('incident.acknowledged'), 'incident-pager');
   await deliver(org, incident('incident.resolved'), 'incident-pager');
   t.equal((await get()).status, 'resolved');
-  t.equal(count(await get(), 'page'), 1);
+  t.equal(count(await get(), 'page'), 1, 'it paged once through all of it');
 });
 
 t.test('50 concurrent deliveries of one firing alert create one alert and page once', async (t) => {

@@ -14,7 +14,8 @@
  *     unless `investigation_paused`, one was requested for the alert within `investigation_cooldown_minutes`, or
  *     the month's AI spend reached `monthly_ai_budget_usd`; and opens an incident when `auto_open_incidents` and
  *     its severity reaches `incident_severity_floor` (a storm opens one incident for all of its alerts);
- * - firing, already firing or acknowledged → `duplicate` (details refreshed, nothing pages);
+ * - firing, already firing → `duplicate` (details refreshed, nothing pages); firing, acknowledged → back to firing
+ *   (`unacknowledged`: the pager took the acknowledgement back), nothing pages;
  * - acknowledged (pager) → kept in step; resolved → resolved, and its incident closed when
  *   `auto_close_incidents` and no alert of it still fires.
  * Every consequence is an effect row on the alert (`EFFECT_KINDS`). Delivering pages and chat posts to outside
@@ -36,7 +37,7 @@ export const EFFECT_KINDS = [
 export type EffectKind = (typeof EFFECT_KINDS)[number];
 
 /** What became of one event (the delivery log's outcome). */
-export type Outcome = 'created' | 'fired' | 'storm' | 'muted' | 'cooldown' | 'duplicate' | 'acknowledged' | 'resolved' | 'unknown alert';
+export type Outcome = 'created' | 'fired' | 'storm' | 'muted' | 'cooldown' | 'duplicate' | 'acknowledged' | 'unacknowledged' | 'resolved' | 'unknown alert';
 
 export interface EventResult {
   fingerprint: string;
@@ -98,7 +99,7 @@ export async function ingestAlerts(services: Services, organization: Organizatio
 }
 
 /**
- * Repeats of alerts already firing or acknowledged (products re-send an alert until it resolves) change nothing
+ * Repeats of alerts already firing (products re-send an alert until it resolves) change nothing
  * but the product's details and the count: one statement refreshes them all, no policy read, no transaction.
  * An alert whose fingerprint appears twice in the delivery goes the full way, so its events keep their order.
  */
@@ -116,7 +117,7 @@ async function refreshRepeats(sql: Sql, organizationId: string, events: readonly
       `update alerts a set ${set}
          from (select ?::text as title, ?::text as service, ?::text as severity, ?::text as summary, ?::jsonb as labels,
                       ?::text as url, ?::text as external_id) v
-        where a.organization_id = ? and a.fingerprint = ? and a.status in ('firing', 'acknowledged')
+        where a.organization_id = ? and a.fingerprint = ? and a.status = 'firing'
         returning a.fingerprint, a.id`,
       [now, now, e.title, e.service ?? null, e.severity, e.summary ?? null, JSON.stringify(e.labels), e.url ?? null, e.external_id ?? null,
         organizationId, e.fingerprint],
@@ -131,7 +132,7 @@ async function refreshRepeats(sql: Sql, organizationId: string, events: readonly
     `update alerts a set ${set}
        from jsonb_to_recordset(?::jsonb) as v(fingerprint text, title text, service text, severity text, summary text,
                                              labels jsonb, url text, external_id text)
-      where a.organization_id = ? and a.fingerprint = v.fingerprint and a.status in ('firing', 'acknowledged')
+      where a.organization_id = ? and a.fingerprint = v.fingerprint and a.status = 'firing'
       returning a.fingerprint, a.id`,
     [now, now, JSON.stringify(values), organizationId],
   );
@@ -214,7 +215,14 @@ class Ingestion {
   }
 
   async #firing(alert: AlertRow, event: AlertEvent, created: boolean): Promise<Outcome> {
-    if (!created && (alert.status === 'firing' || alert.status === 'acknowledged')) return 'duplicate';
+    if (!created && alert.status === 'firing') return 'duplicate';
+    if (!created && alert.status === 'acknowledged') {
+      // the pager un-acknowledged it (or reports it triggered again): in step, but it already paged
+      alert.status = 'firing';
+      alert.acknowledged_at = null;
+      if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'unacknowledged' });
+      return 'unacknowledged';
+    }
     const mute = matchingMute(this.#policy.mutes, event);
     if (mute) {
       if (alert.status === 'muted' && !created) return 'muted';
