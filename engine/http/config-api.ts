@@ -72,11 +72,12 @@ function queryInput(schema: TSchema, query: Record<string, string | string[] | u
   return input;
 }
 
-async function runDomain(ctx: Context, services: Services, caller: Caller, operation: DomainOperation): Promise<void> {
+async function runDomain(ctx: Context, services: Services, caller: Caller, operation: DomainOperation, segment?: string): Promise<void> {
   if (ctx.method !== operation.rest!.method) {
     throw new ApiError('method_not_allowed', `${ctx.method} is not allowed here; use ${operation.rest!.method}.`, { headers: { Allow: operation.rest!.method } });
   }
-  const input = operation.rest!.method === 'GET' ? queryInput(operation.input, ctx.query) : (ctx.request as unknown as { body?: unknown }).body ?? {};
+  let input = operation.rest!.method === 'GET' ? queryInput(operation.input, ctx.query) : (ctx.request as unknown as { body?: unknown }).body ?? {};
+  if (operation.rest!.param && segment !== undefined && input && typeof input === 'object') input = { ...input, [operation.rest!.param]: segment };
   const result = await executeDomain(services, caller, operation, input);
   if ('json' in result) ctx.body = result.json;
   else {
@@ -90,8 +91,8 @@ export function configApi(services: Services) {
     if (ctx.path !== CONFIG_PREFIX && !ctx.path.startsWith(`${CONFIG_PREFIX}/`)) return next();
     const caller = await authenticateApiKey(services.db, services.credentials, ctx.get('authorization'), 'rest', 'config_api');
     const { family, id } = parsePath(ctx.path);
-    const domain = id === undefined ? services.domain.find((op) => op.rest?.path === family) : undefined;
-    if (domain) return runDomain(ctx, services, caller, domain);
+    const domain = services.domain.find((op) => op.rest?.path === family && (op.rest.param !== undefined) === (id !== undefined));
+    if (domain) return runDomain(ctx, services, caller, domain, id);
     const descriptor = services.registry.get(family);
     const op = operationFor(ctx.method, descriptor, id);
     const body = (ctx.request as unknown as { body?: unknown }).body;

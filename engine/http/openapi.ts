@@ -200,12 +200,14 @@ function domainPath(operation: DomainOperation): Json {
     ? { [answer.contentType]: { schema: answer.schema ? copy(answer.schema) : { type: 'string' } } }
     : { 'application/json': { schema: answer?.schema ? copy(answer.schema) : { type: 'object' } } };
   const get = rest.method === 'GET';
-  const parameters = get
-    ? Object.entries(input.properties ?? {}).map(([name, schema]) => {
-        const { description, ...accepted } = copy(schema);
-        return { name, in: 'query', required: input.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: accepted };
-      })
-    : [];
+  const parameter = (name: string, where: 'query' | 'path') => {
+    const { description, ...accepted } = copy(input.properties![name]!);
+    return { name, in: where, required: where === 'path' || (input.required?.includes(name) ?? false), ...(description ? { description } : {}), schema: accepted };
+  };
+  const parameters = [
+    ...(rest.param ? [parameter(rest.param, 'path')] : []),
+    ...(get ? Object.keys(input.properties ?? {}).filter((name) => name !== rest.param).map((name) => parameter(name, 'query')) : []),
+  ];
   const write = operation.kind === 'write';
   const operationJson = operationObject(
     { id: operation.name, tag: rest.path, summary: `${operation.name[0]!.toUpperCase()}${operation.name.slice(1).replaceAll('_', ' ')}`, what: [operation.description], role: operation.role, feature: operation.feature },
@@ -217,11 +219,12 @@ function domainPath(operation: DomainOperation): Json {
         ...(get ? {} : { 400: ref('responses', 'bad_request'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type') }),
         401: ref('responses', 'unauthorized'),
         403: errorResponse(forbiddenCodes(write, false)),
+        ...(rest.param ? { 404: ref('responses', 'not_found') } : {}),
         422: ref('responses', 'validation_failed'),
       },
     },
   );
-  return { [`/${rest.path}`]: { description: `Offers ${rest.method}; any other method answers 405 method_not_allowed with an Allow header.`, [rest.method.toLowerCase()]: operationJson } };
+  return { [`/${rest.path}${rest.param ? `/{${rest.param}}` : ''}`]: { description: `Offers ${rest.method}; any other method answers 405 method_not_allowed with an Allow header.`, [rest.method.toLowerCase()]: operationJson } };
 }
 
 /** The document itself and its readable page: public, no credential. */
@@ -268,7 +271,8 @@ export function openApiDocument(registry: Registry, domainOperations: readonly D
   }
   for (const operation of domainOperations) {
     if (!operation.rest) continue;
-    tags.push({ name: operation.rest.path, description: operation.description });
+    // one tag per REST path: a list and its by-id read (`/alerts`, `/alerts/{id}`) share one
+    if (!tags.some((tag) => tag.name === operation.rest!.path)) tags.push({ name: operation.rest.path, description: operation.description });
     Object.assign(paths, domainPath(operation));
   }
   Object.assign(paths, documentationPaths());

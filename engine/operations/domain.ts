@@ -26,8 +26,11 @@ export interface DomainOperation {
   feature?: Feature;
   /** `read` operations answer viewers and read-only keys; `write` ones refuse read-only keys */
   kind: 'read' | 'write';
-  /** where REST serves it under /api/v1/config; absent: agent tool only */
-  rest?: { method: 'GET' | 'POST'; path: string };
+  /**
+   * where REST serves it under /api/v1/config; absent: agent tool only. With `param`, REST serves
+   * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}).
+   */
+  rest?: { method: 'GET' | 'POST'; path: string; param?: string };
   /** what a success answers, for the OpenAPI document: a JSON schema, or a document's content type (default: a JSON object) */
   answer?: { schema?: TSchema; contentType?: string };
   run(services: Services, caller: Caller, input: Row): Promise<DomainResult>;

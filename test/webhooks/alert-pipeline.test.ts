@@ -371,6 +371,11 @@ t.test('get_alert: either id or fingerprint; unknown ones are 404-like tool erro
   const byId = await org.agent.call('get_alert', { id: byFp.id });
   t.same(byId.body.data, byFp);
   t.match((await org.agent.call('get_alert', { id: 'not-a-uuid' })).body, { error: 'not_found' });
+  const rest = await org.api.get(`${CONFIG}/alerts/${byFp.id}`);
+  t.equal(rest.status, 200, 'REST reads it at /alerts/{id}');
+  t.same(rest.body.data, byFp, 'the same answer as the agent tool');
+  t.equal((await org.api.get(`${CONFIG}/alerts/${crypto.randomUUID()}`)).status, 404);
+  t.equal((await org.api.post(`${CONFIG}/alerts/${byFp.id}`, {})).status, 405);
   t.match((await org.agent.call('get_alert', {})).body, { error: 'validation_failed' });
   t.match((await org.agent.call('get_alert', { id: byFp.id, fingerprint: 'x' })).body, { error: 'validation_failed' });
 });

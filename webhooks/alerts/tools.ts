@@ -127,6 +127,7 @@ export const getAlert: DomainOperation = {
   ),
   role: 'viewer',
   kind: 'read',
+  rest: { method: 'GET', path: 'alerts', param: 'id' },
   answer: {
     schema: Type.Object({ data: Type.Intersect([ALERT, Type.Object({ effects: Type.Array(EFFECT), incident: Type.Union([INCIDENT, Type.Null()]) })]) }),
   },
