@@ -257,7 +257,9 @@ class Ingestion {
     const since = new Date(this.#now.getTime() - this.#settings.alert_storm_window_seconds * 1000);
     // joining an active storm needs no lock (it writes only this alert); deciding to page or to form one does
     let state = await this.#stormState(alert.id, since, threshold);
+    let refusal: Record<string, unknown> | null = null;
     if (!state.storm) {
+      refusal = await this.#investigationRefusal(alert, outcome === 'created');
       await this.#lockStorms();
       state = await this.#stormState(alert.id, since, threshold);
     }
@@ -283,7 +285,7 @@ class Ingestion {
       this.#effect(alert.id, 'page', { reason: 'storm', storm_id: stormId, alerts: size });
       this.#effect(alert.id, 'chat_post', { reason: 'storm', storm_id: stormId });
       alert.chat_thread = true;
-      await this.#investigate(alert, stormId);
+      await this.#investigate(alert, stormId, refusal);
       // an incident one of the grouped alerts already opened became the storm's (above)
       await this.#incident(alert, stormId);
       return outcome;
@@ -292,7 +294,7 @@ class Ingestion {
     this.#effect(alert.id, 'page', { reason: outcome === 'created' ? 'alert fired' : 'alert fired again' });
     this.#effect(alert.id, 'chat_post', {});
     alert.chat_thread = true;
-    await this.#investigate(alert, null);
+    await this.#investigate(alert, null, refusal);
     await this.#incident(alert, null);
     return outcome;
   }
@@ -319,19 +321,28 @@ class Ingestion {
     this.#stormLocked = true;
   }
 
-  async #investigate(alert: AlertRow, stormId: string | null): Promise<void> {
+  /**
+   * Why no automatic investigation may start for this alert (paused, cooldown, budget), or null. Read before the
+   * storm lock is taken: nothing it reads depends on the storm decision, and the lock is held for less.
+   */
+  async #investigationRefusal(alert: AlertRow, created: boolean): Promise<Record<string, unknown> | null> {
     const s = this.#settings;
-    const skip = (reason: string, detail: Record<string, unknown> = {}) => this.#effect(alert.id, 'investigation_skipped', { reason, ...detail });
-    if (s.investigation_paused) return skip('paused');
-    if (s.investigation_cooldown_minutes > 0) {
+    if (s.investigation_paused) return { reason: 'paused' };
+    // a new alert has had no investigation yet
+    if (s.investigation_cooldown_minutes > 0 && !created) {
       const since = new Date(this.#now.getTime() - s.investigation_cooldown_minutes * MINUTE);
       const [recent] = await this.#sql('select id from investigations where organization_id = ? and alert_id = ? and requested_at > ? limit 1', [this.#org, alert.id, since]);
-      if (recent) return skip('cooldown', { investigation_id: recent.id, cooldown_minutes: s.investigation_cooldown_minutes });
+      if (recent) return { reason: 'cooldown', investigation_id: recent.id, cooldown_minutes: s.investigation_cooldown_minutes };
     }
     if (s.monthly_ai_budget_usd !== null) {
       this.#spent ??= await monthSpend(this.#sql, this.#org, monthStart(this.#now, s.timezone));
-      if (this.#spent >= s.monthly_ai_budget_usd) return skip('budget', { spent_usd: this.#spent, budget_usd: s.monthly_ai_budget_usd });
+      if (this.#spent >= s.monthly_ai_budget_usd) return { reason: 'budget', spent_usd: this.#spent, budget_usd: s.monthly_ai_budget_usd };
     }
+    return null;
+  }
+
+  async #investigate(alert: AlertRow, stormId: string | null, refusal: Record<string, unknown> | null): Promise<void> {
+    if (refusal) return this.#effect(alert.id, 'investigation_skipped', refusal);
     const id = randomUUID();
     await this.#sql(
       `insert into investigations (id, organization_id, alert_id, storm_id, trigger, status, requested_at) values (?, ?, ?, ?, 'automatic', 'requested', ?)`,
