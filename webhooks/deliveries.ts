@@ -206,11 +206,12 @@ export const listWebhookDeliveries: DomainOperation = {
     if (typeof input.source === 'string') (where.push('source = ?'), params.push(input.source));
     if (typeof input.outcome === 'string') (where.push('outcome = ?'), params.push(input.outcome));
     const rows = await sqlExecutor(services.db)(
-      `select id, source, received_at, status, outcome, detail, size, headers, payload from webhook_deliveries
+      // as text, parsed here: a driver may or may not have parsed json already, and a JSON string body is a string either way
+      `select id, source, received_at, status, outcome, detail, size, headers::text as headers, payload::text as payload from webhook_deliveries
         where ${where.join(' and ')} order by seq desc limit ${limit + 1}`,
       params,
     );
-    const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+    const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : null);
     const data = rows.slice(0, limit).map((r: Record<string, unknown>) => ({
       id: String(r.id),
       source: String(r.source),

@@ -26,6 +26,8 @@ export interface DomainOperation {
   feature?: Feature;
   /** `read` operations answer viewers and read-only keys; `write` ones refuse read-only keys */
   kind: 'read' | 'write';
+  /** a write that leaves the same state when repeated with the same input (the agent tool's idempotentHint) */
+  idempotent?: boolean;
   /**
    * where REST serves it under /api/v1/config; absent: agent tool only. With `param`, REST serves
    * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}).

@@ -72,7 +72,8 @@ t.test('a valid token answers; unknown, rotated-away, revoked-previous and disab
   t.equal(unknownSource.text, unknown.text);
   const subPath = await post(`/webhooks/metric-dashboard/${newToken}/CARD-1`);
   t.equal(subPath.status, 404, 'card sub-paths exist on tickets only');
-  t.equal((await post(`/webhooks/tickets/${newToken}/CARD-1/comments`, { body: 'hi' })).status, 200, 'the tickets sub-paths are served');
+  const noCard = await post(`/webhooks/tickets/${newToken}/CARD-1/comments`, { body: 'hi' });
+  t.same([noCard.status, noCard.body.message], [404, 'No card with that id or key is on this board.'], 'the tickets sub-paths are served (this board has no CARD-1)');
 });
 
 t.test('a request without a User-Agent is refused before any work', async (t) => {
@@ -104,7 +105,7 @@ t.test('bodies over the source limit answer 413 without being read', async (t) =
   t.equal(declared.body.error, 'payload_too_large');
   const unknownToken = await post('/webhooks/tickets/vigil_wh_nope', big);
   t.equal(unknownToken.status, 413, 'the same 413 for an unknown token: a 413 never confirms a token');
-  t.equal((await post(`/webhooks/tickets/${org.webhookToken}`, JSON.stringify({ title: 'x'.repeat(65_000) }))).status, 200, 'just under the limit is read');
+  t.equal((await post(`/webhooks/tickets/${org.webhookToken}`, JSON.stringify({ title: 'x', description: 'x'.repeat(60_000), padding: 'x'.repeat(5_400) }))).status, 201, 'just under the limit is read');
   t.equal((await post(`/webhooks/deployments/${org.webhookToken}`, JSON.stringify({ description: 'x'.repeat(70 * 1024) }))).status, 413, 'deployments take 64 KiB');
   const large = { ...GRAFANA, commonAnnotations: { description: 'x'.repeat(900 * 1024) } };
   t.equal((await post(`/webhooks/metric-dashboard/${org.webhookToken}`, large)).status, 200, 'alert sources take 1 MiB');
@@ -165,7 +166,7 @@ t.test('the delivery log records outcomes, keeps safe headers only and strips se
   t.equal(all.body.truncated, false);
   const [text, alarm] = all.body.data;
   t.equal(text.source, 'deployments', 'newest first');
-  t.equal(text.outcome, 'no handler yet');
+  t.match(text, { status: 422, outcome: 'refused: body' }, 'the deployments handler refuses a body that is not a JSON object');
   t.same(text.payload, { '(not kept)': 'the body is not JSON' }, 'a text/plain body reaches the webhook (no JSON-only refusal) and is noted');
   t.match(alarm, { source: 'cloud-alarms', status: 400, outcome: 'refused: unreadable', received_at: String, detail: /CloudWatch/ });
   t.ok(alarm.size > 0);
