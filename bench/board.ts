@@ -23,12 +23,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { measure, startChild, withRun, type Child, type CpuProbe, type Measured, type Scratch } from './lib.ts';
+import { measure, runMain, startChild, transportFailures, withRun, writeResults, type Child, type CpuProbe, type Measured, type Scratch } from './lib.ts';
 
 const CONNECTIONS = 32;
 const GOAL = { createRatio: 0.4, repeatsRatio: 0.6, p99Ms: 50 };
@@ -243,33 +243,15 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${md}\n`);
 
     const failures = [
-      ...results
-        .flatMap((r) => [r.bare, r.vigil])
-        .filter((m) => m.non2xx > 0 || m.errors > 0 || m.warmupNon2xx > 0 || m.warmupErrors > 0 || m.ok === 0)
-        .map((m) => `${m.name}: ${m.ok} 2xx, ${m.non2xx} non-2xx (${JSON.stringify(m.statusCodes)}), ${m.errors} errors; warm-up ${m.warmupNon2xx} non-2xx, ${m.warmupErrors} errors`),
+      ...transportFailures(results.flatMap((r) => [r.bare, r.vigil])),
       ...results.filter((r) => r.failedChecks.length).map((r) => `${r.scenario}: ${r.failedChecks.join('; ')}`),
     ];
-    await mkdir(RESULTS, { recursive: true });
-    const file = `${RESULTS}board-${stamp}.json`;
     const json = {
       date, node: process.version, cores: os.availableParallelism(), cpu: os.cpus()[0]?.model, loadavg: { start: loadAtStart, end: os.loadavg() },
       connections: CONNECTIONS, warmupSeconds: warmup, seconds, goal: GOAL, diagnostics, results, failures,
     };
-    await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
-    await writeFile(`${RESULTS}board-latest.md`, md);
-    process.stdout.write(`Wrote ${file} and ${RESULTS}board-latest.md\n`);
-    if (failures.length) {
-      process.stderr.write(`The run is not valid:\n  ${failures.join('\n  ')}\n`);
-      return 1;
-    }
-    return 0;
+    return writeResults(RESULTS, 'board', stamp, json, md, failures);
   });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -1,7 +1,7 @@
 /** Helpers of the benchmark: the scratch database, the server children, one measured autocannon run. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import autocannon, { type Options, type Result } from 'autocannon';
 import pg from 'pg';
@@ -201,4 +201,34 @@ export async function withRun(work: (run: Run) => Promise<number>): Promise<numb
     await stopAll();
     await scratch?.drop().catch((error) => process.stderr.write(`could not drop ${scratch!.name}: ${error}\n`));
   }
+}
+
+/** Why a run is not valid: any non-2xx answer or error, in warm-up or measured time, or nothing answered at all. */
+export function transportFailures(measured: Measured[]): string[] {
+  return measured
+    .filter((m) => m.non2xx > 0 || m.errors > 0 || m.warmupNon2xx > 0 || m.warmupErrors > 0 || m.ok === 0)
+    .map((m) => `${m.name}: ${m.ok} 2xx, ${m.non2xx} non-2xx (${JSON.stringify(m.statusCodes)}), ${m.errors} errors; warm-up ${m.warmupNon2xx} non-2xx, ${m.warmupErrors} errors`);
+}
+
+/** Writes `<name>-<stamp>.json` and `<name>-latest.md` into `dir`; answers the exit code (1 when the run is not valid). */
+export async function writeResults(dir: string, name: string, stamp: string, json: Record<string, unknown>, md: string, failures: string[]): Promise<number> {
+  await mkdir(dir, { recursive: true });
+  const file = `${dir}${name}-${stamp}.json`;
+  await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
+  await writeFile(`${dir}${name}-latest.md`, md);
+  process.stdout.write(`Wrote ${file} and ${dir}${name}-latest.md\n`);
+  if (!failures.length) return 0;
+  process.stderr.write(`The run is not valid:\n  ${failures.join('\n  ')}\n`);
+  return 1;
+}
+
+/** Runs a benchmark's main and exits with its code; a thrown error is reported and exits 1. */
+export function runMain(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
+      process.exit(1);
+    },
+  );
 }
