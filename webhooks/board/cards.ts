@@ -28,14 +28,13 @@
  *   organization (comments: to the card) and never expiring. A repeat answers 200 with the first answer's body
  *   and `duplicate: true` and changes nothing, whatever else the repeat's body says.
  *
- * Concurrency: a creation increments the organization's counter row first (insert … on conflict do update),
- * which holds that row's lock until the card commits; a creation with a key then looks the key up, so the second
- * of two racing deliveries sees the first's committed card and rolls back its increment. Numbers are gapless and
- * distinct; one key makes one card, one notification and one chat post. Comments rely on their unique
+ * Concurrency: creations are written by card-writer.ts, batched per organization under the organization's counter
+ * row lock, which is held until the cards commit; keys are looked up under that lock, so of two racing deliveries
+ * of one key the second answers the first's card. Numbers are gapless and distinct; one key makes one card, one
+ * notification and one chat post. Comments rely on their unique
  * (card_id, comment_id) with `on conflict do nothing`.
  */
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Caller, Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { recordAudit, type Change } from '../../engine/operations/audit.ts';
@@ -44,6 +43,7 @@ import type { Services } from '../../engine/operations/types.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
+import { cardWriter, type NewCard } from './card-writer.ts';
 
 export const CARD_STATUSES = ['backlog', 'triage', 'todo', 'in_progress', 'blocked', 'done'] as const;
 export type CardStatus = (typeof CARD_STATUSES)[number] | 'archived';
@@ -183,23 +183,26 @@ export interface OpenResult {
   notices: string[];
 }
 
-class Repeat {
-  readonly answer: Json;
-  constructor(answer: Json) {
-    this.answer = answer;
-  }
-}
-
 const parsedJson = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as Json;
 const repeat = (answer: unknown): OpenResult => ({ status: 200, body: { ...parsedJson(answer), duplicate: true }, duplicate: true, notices: [] });
 
 export async function openCard(services: Services, organization: Organization, input: Json, key: string | null, now: Date): Promise<OpenResult> {
   requireBoard(organization);
-  const orgId = organization.id;
-  if (key !== null) {
-    const [existing] = await readStore(services).execute('select answer from cards where organization_id = ? and dedup_key = ?', [orgId, key]);
+  let card: { card: NewCard; notices: string[] };
+  try {
+    card = await newCard(services, organization, input, key, now);
+  } catch (error) {
+    // a repeat answers the first answer whatever else its body says, a body that would be refused included
+    const [existing] = key === null ? [] : await readStore(services).execute('select answer from cards where organization_id = ? and dedup_key = ?', [organization.id, key]);
     if (existing) return repeat(existing.answer);
+    throw error;
   }
+  const written = await cardWriter(services).create(card.card);
+  return written.created ? { status: 201, body: written.answer, duplicate: false, notices: card.notices } : repeat(written.answer);
+}
+
+/** The card a creation asks for, validated; notices say what the 201 body will not. */
+async function newCard(services: Services, organization: Organization, input: Json, key: string | null, now: Date): Promise<{ card: NewCard; notices: string[] }> {
   const notices: string[] = [];
   const title = boundedText(input, 'title', LIMITS.title, true)!;
   const description = boundedText(input, 'description', LIMITS.description, false);
@@ -211,49 +214,25 @@ export async function openCard(services: Services, organization: Organization, i
     priority = 'normal';
   }
   const email = boundedText(input, 'assignee_email', 254, false);
-  const assignee = email ? await memberByEmail(readStore(services).execute, orgId, email) : null;
+  const assignee = email ? await memberByEmail(readStore(services).execute, organization.id, email) : null;
   if (email && !assignee) notices.push('assignee_email matches no member of the organization: the card is unassigned (no one is invited)');
-
   const id = randomUUID();
-  try {
-    return await inTransaction(services, async (store) => {
-      const sql = store.execute;
-      // the counter row's lock is held until this card commits: numbers without gaps or duplicates
-      const [counter] = await sql(
-        `insert into board_counters (organization_id, prefix, last_number) values (?, ?, 1)
-         on conflict (organization_id) do update set last_number = board_counters.last_number + 1 returning prefix, last_number`,
-        [orgId, boardPrefix(organization.name)],
-      );
-      if (key !== null) {
-        // a delivery of the same key that committed while this one waited for the counter
-        const [existing] = await sql('select answer from cards where organization_id = ? and dedup_key = ?', [orgId, key]);
-        if (existing) throw new Repeat(parsedJson(existing.answer));
-      }
-      const number = Number(counter!.last_number);
-      const cardKey = `${counter!.prefix}-${number}`;
-      const answer = { id, key: cardKey, url: cardUrl(services, cardKey), dedup_key: key, duplicate: false };
-      await sql(
-        `insert into cards (id, organization_id, number, key, title, description, priority, labels, service, assignee_user_id, status,
-                            archived_at, dedup_key, answer, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, 'triage', null, ?, ?::jsonb, ?, ?)`,
-        [id, orgId, number, cardKey, title, description, priority, JSON.stringify(labels), service, assignee, key, JSON.stringify(answer), now, now],
-      );
-      const effects: [string, Json][] = [
-        ['notification', { reason: 'card opened', key: cardKey, title, priority }],
-        ['chat_post', { reason: 'card opened', key: cardKey, title }],
-      ];
-      if (email && !assignee) effects.push(['assignment_skipped', { reason: 'no member has this email', email }]);
-      await insertEffects(sql, orgId, id, now, effects);
-      return { status: 201 as const, body: answer, duplicate: false, notices };
-    });
-  } catch (error) {
-    if (error instanceof Repeat) return repeat(error.answer);
-    if (key !== null && error instanceof UniqueConstraintViolationException) {
-      const [existing] = await readStore(services).execute('select answer from cards where organization_id = ? and dedup_key = ?', [orgId, key]);
-      if (existing) return repeat(existing.answer);
-    }
-    throw error;
-  }
+  const card: NewCard = {
+    id,
+    organizationId: organization.id,
+    prefix: boardPrefix(organization.name),
+    key,
+    title,
+    description,
+    priority,
+    labels,
+    service,
+    assigneeUserId: assignee,
+    now,
+    extraEffects: email && !assignee ? [['assignment_skipped', { reason: 'no member has this email', email }]] : [],
+    answer: (cardKey) => ({ id, key: cardKey, url: cardUrl(services, cardKey), dedup_key: key, duplicate: false }),
+  };
+  return { card, notices };
 }
 
 async function insertEffects(sql: Sql, orgId: string, cardId: string, now: Date, effects: [string, Json][]): Promise<void> {
