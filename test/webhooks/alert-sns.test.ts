@@ -3,40 +3,16 @@
  * 502 otherwise) and, when the operator switched checking on, SNS message signatures (v1 and v2) with the
  * certificate fetched through the injected client and cached. Certificates and keys are made by the test.
  */
-import { createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { generate } from 'selfsigned';
 import t from 'tap';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
-import type { SnsHttp } from '../../webhooks/sns-trust.ts';
+import { CERT_URL, fakeAws, impostor, sign, type Envelope } from '../helpers/sns.ts';
 
-type Envelope = Record<string, unknown>;
 const fixture = (path: string): Envelope => JSON.parse(readFileSync(new URL(`../fixtures/webhooks/${path}`, import.meta.url), 'utf8'));
 
-const CERT_URL = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-test.pem';
-const sns = await generate([{ name: 'commonName', value: 'sns.amazonaws.com' }], { keySize: 2048, algorithm: 'sha256' });
-const impostor = await generate([{ name: 'commonName', value: 'sns.amazonaws.com' }], { keySize: 2048, algorithm: 'sha256' });
-
-/** What SNS signs: fixed keys in order, `<key>\n<value>\n` each (Subject only when present). */
-function sign(envelope: Envelope, version = '1', key = sns.private): Envelope {
-  const keys = envelope.Type === 'Notification'
-    ? ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type']
-    : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
-  const text = keys.filter((k) => typeof envelope[k] === 'string').map((k) => `${k}\n${envelope[k]}\n`).join('');
-  const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256').update(text, 'utf8').sign(key, 'base64');
-  return { ...envelope, SignatureVersion: version, Signature: signature, SigningCertURL: CERT_URL };
-}
-
-/** A fake AWS: serves the certificate, answers confirmations as `confirm` says; records every URL fetched. */
-const fetched: string[] = [];
-let confirm: () => { status: number } | Error = () => ({ status: 200 });
-const http: SnsHttp = async (url) => {
-  fetched.push(url);
-  if (url === CERT_URL) return { ok: true, status: 200, text: async () => sns.cert };
-  const answer = confirm();
-  if (answer instanceof Error) throw answer;
-  return { ok: answer.status < 300, status: answer.status, text: async () => '<ConfirmSubscriptionResponse/>' };
-};
+const aws = fakeAws();
+const fetched = aws.fetched;
+const http = aws.http;
 
 const vigil = await startVigil({ webhooks: { snsHttp: http } });
 t.teardown(() => vigil.close());
@@ -103,13 +79,13 @@ t.test('any other confirmation address is 400 and never fetched', async (t) => {
 
 t.test('a failed confirmation answers 502', async (t) => {
   const { token, api } = await organization();
-  t.teardown(() => (confirm = () => ({ status: 200 })));
-  confirm = () => ({ status: 403 });
+  t.teardown(() => (aws.confirm = () => ({ status: 200 })));
+  aws.confirm = () => ({ status: 403 });
   const refused = await deliver(token, confirmation);
   t.equal(refused.status, 502);
   t.equal(refused.body.error, 'confirmation_failed');
   t.notOk(refused.body.message.includes(String(confirmation.Token)), 'the token is not echoed');
-  confirm = () => new Error('connect ECONNREFUSED');
+  aws.confirm = () => new Error('connect ECONNREFUSED');
   t.equal((await deliver(token, confirmation)).status, 502, 'a network error too');
   const log = await api.get(`${CONFIG}/webhook_deliveries?limit=2`);
   t.same(log.body.data.map((d: any) => [d.status, d.outcome]), [[502, 'refused: confirmation failed'], [502, 'refused: confirmation failed']]);

@@ -7,18 +7,21 @@
  *
  * The router has already done the shared work (User-Agent, the 65,536-byte limit → 413, the token → 404, the
  * rate limit → 429 with "retry in N seconds" and Retry-After). Here, in order: the plan (403 without
- * `ops_board`), the body (a JSON object; 422 `body` otherwise), an SNS envelope (a SubscriptionConfirmation is
+ * `ops_board`), the SNS signature when the operator switched checking on for `tickets` (organization flag
+ * `signing_enabled_sources` naming `tickets`; `true` does not cover it, as scripts and agents call it directly; then
+ * every tickets request must be a signed SNS message, else 401), the body (a JSON object; 422 `body` otherwise), an SNS envelope (a SubscriptionConfirmation is
  * confirmed like the cloud alert sources'; a Notification's `Message` is the card, read as JSON, or as plain text:
  * `Subject` (else its first line) the title and the text the description, and its `MessageId` is the idempotency
  * key unless the header or the message names one), the idempotency key, then the operation.
  *
  * Delivery-log outcomes: created, duplicate, updated, commented, subscription confirmed, unsubscribed,
- * refused: <field> (422), refused: plan (403), refused: card not found (404), refused: invalid confirmation
+ * refused: <field> (422), refused: plan (403), refused: signature (401), refused: card not found (404), refused: invalid confirmation
  * address (400), refused: confirmation failed (502).
  */
 import { ApiError } from '../../engine/errors.ts';
 import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../handlers.ts';
-import { confirmSubscription, isSnsUrl, type SnsHttp } from '../sns-trust.ts';
+import type { SnsHttp } from '../sns-trust.ts';
+import { snsTopic } from '../sns-topic.ts';
 import { isRecord } from '../sources/common.ts';
 import { addComment, checkKey, clean, LIMITS, openCard, refused, requireBoard, updateCard } from './cards.ts';
 
@@ -86,29 +89,19 @@ function refusal(error: ApiError): WebhookAnswer {
 }
 
 export function boardHandler(options: BoardHandlerOptions = {}): WebhookHandler {
-  const http = options.snsHttp;
-
-  const subscription = async (read: Extract<Read, { kind: 'subscription' }>): Promise<WebhookAnswer> => {
-    if (read.type === 'UnsubscribeConfirmation') return { status: 200, body: { status: 'ok' }, outcome: 'unsubscribed' };
-    const address = read.subscribeUrl;
-    if (!address || !isSnsUrl(address)) {
-      const message = 'The SubscribeURL is not an https address on an SNS host (sns.<region>.amazonaws.com); it was not fetched.';
-      return { status: 400, body: { error: 'invalid_confirmation_address', message }, outcome: 'refused: invalid confirmation address', detail: message };
-    }
-    const confirmed = await confirmSubscription(address, http);
-    if (!confirmed.ok) {
-      const message = `The SNS subscription could not be confirmed: ${confirmed.reason}. SNS sends the confirmation again; or confirm it in the SNS console.`;
-      return { status: 502, body: { error: 'confirmation_failed', message }, outcome: 'refused: confirmation failed', detail: message };
-    }
-    return { status: 200, body: { status: 'ok' }, outcome: 'subscription confirmed' };
-  };
+  const topic = snsTopic(options.snsHttp);
 
   return async (request) => {
     const { services, organization, receivedAt } = request;
     try {
       requireBoard(organization);
+      const unsigned = await topic.check(request, 'tickets', true);
+      if (unsigned) return unsigned;
       const read = readBody(request.body);
-      if (read.kind === 'subscription') return await subscription(read);
+      if (read.kind === 'subscription') {
+        if (read.type === 'UnsubscribeConfirmation') return { status: 200, body: { status: 'ok' }, outcome: 'unsubscribed' };
+        return await topic.confirm(read.subscribeUrl, { status: 'ok' });
+      }
       const { fields, messageId } = read;
       if (request.card === undefined) {
         const result = await openCard(services, organization, fields, keyOf(request, fields, 'dedup_key', messageId), receivedAt);
