@@ -169,7 +169,7 @@ function domainTool(operation: DomainOperation): Tool {
     name: operation.name,
     description: `${operation.description} Role: ${operation.role}.${operation.feature ? ` Needs ${FEATURES[operation.feature].label}.` : ''}`,
     inputSchema: operation.input as unknown as Json,
-    annotations: { title: operation.name, readOnlyHint: operation.kind === 'read', destructiveHint: operation.kind === 'write' && !operation.idempotent, idempotentHint: operation.kind === 'read' || operation.idempotent === true },
+    annotations: { title: operation.name, readOnlyHint: operation.kind === 'read', destructiveHint: operation.kind === 'write' && !operation.additive, idempotentHint: operation.kind === 'read' || operation.idempotent === true },
     call: async (services, caller, args) => {
       const result = await executeDomain(services, caller, operation, args);
       return 'json' in result ? result.json : { content_type: result.contentType, text: result.text };

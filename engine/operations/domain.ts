@@ -28,6 +28,8 @@ export interface DomainOperation {
   kind: 'read' | 'write';
   /** a write that leaves the same state when repeated with the same input (the agent tool's idempotentHint) */
   idempotent?: boolean;
+  /** a write that only adds (a comment, an entry) and never changes or removes what is there (destructiveHint false) */
+  additive?: boolean;
   /**
    * where REST serves it under /api/v1/config; absent: agent tool only. With `param`, REST serves
    * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}).

@@ -44,7 +44,8 @@ t.test('tools/list: every family\'s tools, valid schemas, truthful annotations, 
     if (/^(list|get)_/.test(tool.name)) t.ok(a.readOnlyHint && !a.destructiveHint, `${tool.name} is read-only`);
     if (/^delete_/.test(tool.name)) t.ok(!a.readOnlyHint && a.destructiveHint, `${tool.name} is destructive`);
     if (/^create_/.test(tool.name)) t.ok(!a.readOnlyHint && !a.destructiveHint && !a.idempotentHint, `${tool.name} adds`);
-    if (/^update_/.test(tool.name)) t.ok(a.idempotentHint && !a.readOnlyHint, `${tool.name} is idempotent`);
+    if (/^update_/.test(tool.name)) t.ok(a.idempotentHint && !a.readOnlyHint && a.destructiveHint, `${tool.name} is idempotent and overwrites`);
+    if (/^add_/.test(tool.name)) t.ok(!a.readOnlyHint && !a.destructiveHint && !a.idempotentHint, `${tool.name} only adds`);
     t.notOk(Object.keys((tool.inputSchema.properties ?? {}) as object).some((p) => p.startsWith('override_')), `${tool.name} cannot set the deploy override`);
   }
 });

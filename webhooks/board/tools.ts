@@ -114,6 +114,7 @@ export const updateCardOperation: DomainOperation = {
 
 export const addCardCommentOperation: DomainOperation = {
   name: 'add_card_comment',
+  additive: true,
   description:
     'Adds a comment to a card (by id or key; done and archived cards take comments too). author is a display name, not matched against members. ' +
     'comment_id makes a repeat a duplicate: the same id, no second comment.',
