@@ -64,14 +64,37 @@ export function mcpEndpoint(services: Services) {
       throw new ApiError('method_not_allowed', 'The agent-tool endpoint is stateless: send JSON-RPC with POST.', { headers: { Allow: 'POST' } });
     }
     const caller = await authenticate(services, ctx);
+    const body = (ctx.request as unknown as { body?: unknown }).body;
+    const invalid = invalidToolCall(body);
+    if (invalid) {
+      ctx.body = invalid;
+      return;
+    }
     const server = mcpServer(services, caller, tools, byName);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     ctx.respond = false;
     try {
-      await transport.handleRequest(ctx.req, ctx.res, (ctx.request as unknown as { body?: unknown }).body);
+      await transport.handleRequest(ctx.req, ctx.res, body);
     } finally {
       await server.close();
     }
   };
+}
+
+/**
+ * A `tools/call` whose `name` is not a string or whose `arguments` are not an object: answered here with JSON-RPC's
+ * "invalid params" (-32602), as the SDK would otherwise report its own schema check as an internal error (-32603).
+ */
+function invalidToolCall(body: unknown): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } } | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
+  if (method !== 'tools/call') return null;
+  const p = params as { name?: unknown; arguments?: unknown } | undefined;
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  let message: string | undefined;
+  if (!isObject(p)) message = 'params must be an object with the tool name and its arguments';
+  else if (typeof p!.name !== 'string') message = 'params.name must be the name of a tool (a string)';
+  else if (p!.arguments !== undefined && !isObject(p!.arguments)) message = 'params.arguments must be an object of the tool\'s input fields';
+  return message ? { jsonrpc: '2.0', id: id ?? null, error: { code: ErrorCode.InvalidParams, message } } : null;
 }

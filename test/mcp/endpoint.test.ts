@@ -133,3 +133,18 @@ t.test('actions by natural key; refusals are tool errors; unknown tools are prot
   const api = await org.key(['api:config_read']);
   t.equal((await api.get(`${CONFIG}/deploy_policies`)).body.data[0].frozen, false, 'REST sees what the agent did');
 });
+
+t.test('a tools/call with arguments that are not an object is invalid params (-32602), not an internal error', async (t) => {
+  const org = await vigil.organization();
+  const key = (await org.key(['mcp:read'])).token;
+  const call = (params: unknown) =>
+    client(vigil.url, key).post('/api/mcp', { jsonrpc: '2.0', id: 7, method: 'tools/call', params }, { accept: 'application/json, text/event-stream' });
+  for (const [params, field] of [[{ name: 'list_teams', arguments: 5 }, 'arguments'], [{ name: 'list_teams', arguments: ['a'] }, 'arguments'], [{ name: 42 }, 'name'], ['x', 'params']] as const) {
+    const answer = await call(params);
+    t.equal(answer.status, 200, JSON.stringify(params));
+    t.equal(answer.body.error.code, -32602);
+    t.equal(answer.body.id, 7);
+    t.match(answer.body.error.message, field);
+  }
+  t.same((await call({ name: 'list_teams', arguments: {} })).body.result.structuredContent.data, [], 'an object is fine');
+});
