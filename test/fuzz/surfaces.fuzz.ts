@@ -10,7 +10,6 @@
  * - no secret saved before the run appears in any answer.
  * `runs` bounds the work: `npm test` runs a few per route, `npm run fuzz` many (FUZZ_RUNS).
  */
-import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { Test } from 'tap';
 import { tableName } from '../../engine/persistence/entities.ts';
@@ -227,5 +226,3 @@ function seedOf(name: string): number {
   for (const c of name) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
   return h;
 }
-
-export const randomSecret = (label: string) => `${label}-${randomBytes(12).toString('hex')}`;

@@ -5,11 +5,10 @@
  * secret leaking into an answer is caught.
  */
 import t from 'tap';
-import type { Row } from '../../engine/descriptor.ts';
-import { isWriteOnly } from '../../engine/fields.ts';
 import { families } from '../../resources/index.ts';
-import { CONFIG, startVigil, type Client } from '../helpers/harness.ts';
-import { fuzzAgentTools, fuzzConfigApi, fuzzWebhooks, randomSecret, type FuzzTarget } from './surfaces.fuzz.ts';
+import { startVigil } from '../helpers/harness.ts';
+import { seedOrganization } from '../helpers/seed.ts';
+import { fuzzAgentTools, fuzzConfigApi, fuzzWebhooks, type FuzzTarget } from './surfaces.fuzz.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 3);
 const vigil = await startVigil();
@@ -18,35 +17,7 @@ t.teardown(() => vigil.close());
 const org = await vigil.organization('enterprise');
 await vigil.operator.patch(`/api/admin/v1/organizations/${org.id}`, { flags: { signing_enabled_sources: true } });
 const api = await org.key(['api:admin']);
-const secrets: string[] = [];
-
-/** The example with each write-only field given a fresh secret; undefined when it names rows of other families. */
-function withSecrets(fields: Record<string, unknown>, body: Row): Row | undefined {
-  if (JSON.stringify(body).includes('$ref:')) return undefined;
-  const out: Row = { ...body };
-  for (const [name, schema] of Object.entries(fields)) {
-    if (!isWriteOnly(schema as never) || typeof out[name] !== 'string') continue;
-    const secret = randomSecret(name);
-    secrets.push(secret);
-    out[name] = secret;
-  }
-  return out;
-}
-
-async function seed(client: Client): Promise<void> {
-  for (const d of families) {
-    if (d.kind === 'singleton') {
-      const body = d.examples.update && withSecrets(d.fields, d.examples.update);
-      if (body) await client.put(`${CONFIG}/${d.name}`, body);
-      continue;
-    }
-    for (const example of d.examples.valid) {
-      const body = withSecrets(d.fields, example);
-      if (body && d.operations.includes('create')) await client.post(`${CONFIG}/${d.name}`, body);
-    }
-  }
-}
-await seed(api);
+const { secrets } = await seedOrganization(api);
 
 const target: FuzzTarget = {
   vigil,
