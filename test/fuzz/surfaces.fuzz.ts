@@ -99,7 +99,8 @@ interface Answer {
 }
 
 async function send(url: string, method: string, headers: Record<string, string>, body: string | Buffer | undefined): Promise<Answer> {
-  const res = await fetch(url, { method, headers, ...(body !== undefined && method !== 'GET' && method !== 'DELETE' ? { body } : {}) });
+  const payload = typeof body === 'string' || body === undefined ? body : new Blob([new Uint8Array(body)]);
+  const res = await fetch(url, { method, headers, ...(payload !== undefined && method !== 'GET' && method !== 'DELETE' ? { body: payload } : {}) });
   return { status: res.status, text: await res.text() };
 }
 

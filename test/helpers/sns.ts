@@ -20,17 +20,25 @@ export function sign(envelope: Envelope, version = '1', key = sns.private): Enve
 }
 
 /** The HTTP client Vigil is given: serves the certificate, answers confirmations as `confirm` says; records every URL. */
-export function fakeAws() {
-  const aws = {
-    fetched: [] as string[],
-    confirm: (): { status: number } | Error => ({ status: 200 }),
-    http: (async (url) => {
+export interface FakeAws {
+  /** every URL Vigil fetched */
+  fetched: string[];
+  /** how the next confirmation answers */
+  confirm: () => { status: number } | Error;
+  http: SnsHttp;
+}
+
+export function fakeAws(): FakeAws {
+  const aws: FakeAws = {
+    fetched: [],
+    confirm: () => ({ status: 200 }),
+    http: async (url) => {
       aws.fetched.push(url);
       if (url === CERT_URL) return { ok: true, status: 200, text: async () => sns.cert };
       const answer = aws.confirm();
       if (answer instanceof Error) throw answer;
       return { ok: answer.status < 300, status: answer.status, text: async () => '<ConfirmSubscriptionResponse/>' };
-    }) as SnsHttp,
+    },
   };
   return aws;
 }
