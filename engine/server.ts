@@ -13,6 +13,8 @@ import { allEntities } from './persistence/entities.ts';
 import { migrate, openDatabase } from './persistence/database.ts';
 import type { Registry } from './registry.ts';
 import type { Services } from './operations/types.ts';
+import { BossJobQueue } from './jobs/queue.ts';
+import type { JobHandler } from './jobs/types.ts';
 import { errorMiddleware, requireJson } from './http/errors.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
 import type { DomainOperation } from './operations/domain.ts';
@@ -50,6 +52,12 @@ export interface ServeOptions {
   authCacheMs?: number;
   /** largest JSON body accepted by the API */
   jsonLimit?: string;
+  /** the background job handlers of other parts, one per queue (engine/jobs) */
+  jobs?: JobHandler[];
+  /** whether this instance works jobs (default true); false serves HTTP only and still enqueues */
+  runWorkers?: boolean;
+  /** seconds between polls of an idle job queue (default 2; at least 0.5) */
+  jobPollSeconds?: number;
 }
 
 export interface RunningService {
@@ -65,6 +73,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, entities: allEntities(options.registry.families, options.entities) });
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
+  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log });
   const host = options.host ?? '127.0.0.1';
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(options.port ?? 8080, host, resolve));
@@ -79,6 +88,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     log: options.log,
     credentials: new CredentialCache(options.authCacheMs ?? 2000),
     domain: checkDomainOperations(options.registry, [auditLogOperation, ...(options.operations ?? [])]),
+    jobs,
   };
   const operator = await operatorToken(db, options.operatorToken);
   const first = options.bootstrap === false ? null : await firstOrganization(services);
@@ -101,6 +111,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   app.use(mcpEndpoint(services));
   app.use(operatorApi(services, operator.hash).routes());
   server.on('request', app.callback());
+  if (options.runWorkers !== false) await jobs.work(services, { pollSeconds: options.jobPollSeconds ?? 2 });
 
   return {
     url: `http://${host}:${port}`,
@@ -111,6 +122,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      // running jobs finish first: they need the database
+      await jobs.stop();
       await db.close();
     },
   };

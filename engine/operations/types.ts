@@ -7,6 +7,7 @@ import type { SecretBox } from '../crypto.ts';
 import type { OperationName, Row } from '../descriptor.ts';
 import type { FieldError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { JobQueue } from '../jobs/types.ts';
 import type { Database } from '../persistence/database.ts';
 import type { Registry } from '../registry.ts';
 
@@ -22,6 +23,8 @@ export interface Services {
   domain: readonly DomainOperation[];
   /** API-key lookups, cleared by every operator change */
   credentials: CredentialCache<KeyRecord>;
+  /** the durable background job queue (engine/jobs): enqueue with `send`, inside a transaction through its store */
+  jobs: JobQueue;
 }
 
 export interface OperationRequest {

@@ -1,0 +1,102 @@
+/**
+ * The job queue on pg-boss. Every queue has the `short` policy: at most one *queued* job per singleton key
+ * (a running job does not block the next one for the same key). A send without a key gets its own id as key,
+ * so keyless jobs never collide. Fetching uses `SKIP LOCKED` on PostgreSQL, so two instances never start the
+ * same job; a job whose instance died mid-run is retried after `expireInSeconds`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PgBoss, SendOptions as BossSendOptions } from 'pg-boss';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../operations/types.ts';
+import type { Database } from '../persistence/database.ts';
+import { openBoss } from './boss.ts';
+import { storedError } from './stored-error.ts';
+import type { JobHandler, JobQueue, RetryOptions, SendOptions } from './types.ts';
+
+export interface JobQueueOptions {
+  db: Database;
+  databaseUrl?: string;
+  handlers: readonly JobHandler[];
+  log: Logger;
+}
+
+export interface WorkOptions {
+  /** seconds between polls of an idle queue (pg-boss allows 0.5 and more) */
+  pollSeconds: number;
+}
+
+/** Queue settings from a handler: only the keys it sets, so pg-boss's defaults fill the rest. */
+function retrySettings(options: RetryOptions): RetryOptions {
+  const { retryLimit, retryDelay, retryBackoff, expireInSeconds } = options;
+  return Object.fromEntries(Object.entries({ retryLimit, retryDelay, retryBackoff, expireInSeconds }).filter(([, v]) => v !== undefined));
+}
+
+export class BossJobQueue implements JobQueue {
+  readonly queues: readonly string[];
+  readonly #boss: PgBoss;
+  readonly #handlers: ReadonlyMap<string, JobHandler>;
+  readonly #log: Logger;
+
+  private constructor(boss: PgBoss, handlers: ReadonlyMap<string, JobHandler>, log: Logger) {
+    this.#boss = boss;
+    this.#handlers = handlers;
+    this.#log = log;
+    this.queues = [...handlers.keys()];
+  }
+
+  /** Starts pg-boss (creating or migrating its schema) and makes sure every handler's queue exists. */
+  static async start(options: JobQueueOptions): Promise<BossJobQueue> {
+    const handlers = new Map<string, JobHandler>();
+    for (const handler of options.handlers) {
+      if (handlers.has(handler.queue)) throw new Error(`Job queue ${handler.queue} has two handlers.`);
+      handlers.set(handler.queue, handler);
+    }
+    const boss = await openBoss(options.db, options.databaseUrl);
+    // an 'error' event without a listener would end the process; pg-boss reports and carries on
+    boss.on('error', (error) => options.log.error({ err: { message: error.message } }, 'job queue error'));
+    boss.on('warning', (warning) => options.log.warn({ warning: warning.message }, 'job queue warning'));
+    await boss.start();
+    for (const handler of handlers.values()) {
+      const settings = retrySettings(handler);
+      await boss.createQueue(handler.queue, { ...settings, policy: 'short' });
+      // an existing queue keeps its row: bring its retry settings up to the handler's
+      if (Object.keys(settings).length) await boss.updateQueue(handler.queue, settings);
+      // loads the queue into pg-boss's cache now: a send inside a transaction on PGlite must not wait to read it
+      await boss.findJobs(handler.queue, { id: randomUUID() });
+    }
+    return new BossJobQueue(boss, handlers, options.log);
+  }
+
+  async send(queue: string, data: object, options: SendOptions = {}): Promise<string | null> {
+    if (!this.#handlers.has(queue)) throw new Error(`No handler works job queue ${queue}: pass one to serve({ jobs }).`);
+    const id = randomUUID();
+    const { store, singletonKey, startAfter } = options;
+    const send: BossSendOptions = { ...retrySettings(options), id, singletonKey: singletonKey ?? id };
+    if (startAfter) send.startAfter = startAfter;
+    if (store) send.db = { executeSql: async (text, values) => ({ rows: await store.execute(text, values ?? []) }) };
+    return this.#boss.send(queue, data, send);
+  }
+
+  /** Starts the workers of every queue in this instance. */
+  async work(services: Services, options: WorkOptions): Promise<void> {
+    for (const handler of this.#handlers.values()) {
+      const work = { batchSize: 1, localConcurrency: handler.concurrency ?? 1, pollingIntervalSeconds: options.pollSeconds };
+      await this.#boss.work<unknown>(handler.queue, work, async (jobs) => {
+        for (const job of jobs) {
+          try {
+            await handler.handle({ id: job.id, data: job.data, retryCount: job.retryCount }, services);
+          } catch (error) {
+            const stored = storedError(error);
+            this.#log.warn({ queue: handler.queue, job: job.id, retryCount: job.retryCount, error: stored.message }, 'job failed');
+            throw stored;
+          }
+        }
+      });
+    }
+  }
+
+  /** Stops taking jobs, lets running ones finish (up to `timeoutMs`) and closes pg-boss's connections. */
+  async stop(timeoutMs = 30_000): Promise<void> {
+    await this.#boss.stop({ graceful: true, close: true, timeout: timeoutMs });
+  }
+}
