@@ -7,9 +7,19 @@ import { openApiRoutes } from '../engine/http/openapi-routes.ts';
 import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
-import { WEBHOOK_OPERATIONS, webhookRouters } from '../webhooks/index.ts';
+import { WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters } from '../webhooks/index.ts';
 import { exportOperation } from '../export/export.ts';
 import type { RateLimit } from '../webhooks/limits.ts';
+import { parsePrices } from '../webhooks/ai/prices.ts';
+import { codeHostFromEnv } from '../webhooks/codehost/app.ts';
+
+/** `VIGIL_AI_BASE_URL`, `VIGIL_AI_API_KEY`, `VIGIL_AI_MODEL`: the deployment's own (platform) AI provider, when a base URL is set. */
+function platformAi(env: NodeJS.ProcessEnv): { baseUrl: string; apiKey?: string; model?: string } | undefined {
+  const baseUrl = env.VIGIL_AI_BASE_URL?.trim();
+  if (!baseUrl) return undefined;
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new Error('VIGIL_AI_BASE_URL must be an http(s) URL, such as https://api.example.com/v1');
+  return { baseUrl, apiKey: env.VIGIL_AI_API_KEY || undefined, model: env.VIGIL_AI_MODEL || undefined };
+}
 
 /** `VIGIL_WEBHOOK_RATE_LIMIT`: requests per minute per organization and source (default 600). */
 function webhookRateLimit(value: string | undefined): RateLimit | undefined {
@@ -36,6 +46,9 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
       publicUrl: env.PUBLIC_URL,
       trustPrincipalId: env.VIGIL_TRUST_PRINCIPAL_ID ?? 'vigil-platform',
       webhookSources: WEBHOOK_SOURCES,
+      ai: platformAi(env),
+      aiPrices: parsePrices(env.VIGIL_AI_PRICES),
+      codeHost: codeHostFromEnv(env),
     },
     clock: systemClock,
     databaseUrl: env.DATABASE_URL || undefined,
@@ -47,6 +60,9 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
     authCacheMs: env.VIGIL_AUTH_CACHE_MS === undefined ? undefined : Number(env.VIGIL_AUTH_CACHE_MS),
     routers: [openApiRoutes],
+    jobs: WEBHOOK_JOBS,
+    // VIGIL_WORKERS=off: this instance serves HTTP and enqueues, another one works the jobs
+    runWorkers: env.VIGIL_WORKERS !== 'off',
     rawRouters: webhookRouters({
       databaseUrl: env.DATABASE_URL || undefined,
       rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT),

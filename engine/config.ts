@@ -6,4 +6,18 @@ export interface ServiceConfig {
   trustPrincipalId: string;
   /** webhook source segments, for the ready-made URLs in the organization answer */
   webhookSources: readonly string[];
+  /**
+   * the deployment's own ("platform") AI provider (`VIGIL_AI_*`): an OpenAI-compatible endpoint, used when an
+   * organization's own providers do not answer (never under `own_providers_only`); its `model` is also the
+   * platform default model that a provider row's null or `auto` model stands for
+   */
+  ai?: { baseUrl: string; apiKey?: string; model?: string };
+  /** USD per million input and output tokens per model id (`VIGIL_AI_PRICES`), over the built-in table */
+  aiPrices?: Record<string, { input: number; output: number }>;
+  /**
+   * the deployment's code-host app (`VIGIL_CODE_HOST_API_URL`, `VIGIL_CODE_HOST_APP_ID`,
+   * `VIGIL_CODE_HOST_APP_PRIVATE_KEY`): the REST API's base URL (GitHub's shape) and the app that organizations
+   * install; fix pull requests act as that app's installation
+   */
+  codeHost?: { apiUrl: string; appId?: string; privateKey?: string; timeoutMs?: number };
 }

@@ -1,14 +1,19 @@
 import Type from 'typebox';
-import { defineFamily, featureFor, type Rule } from '../engine/descriptor.ts';
+import { defineFamily, featureFor, nullable, type Rule } from '../engine/descriptor.ts';
 import { notAUrl } from '../engine/rules.ts';
+import { urlProblem } from './outbound_configs.ts';
 
 /** The two trackers that need credentials (neutral stand-ins, in the service's order). */
 export const TRACKERS_WITH_CREDENTIALS = ['issue_tracker', 'sprint_tracker'] as const;
 
+// plain http only to this machine, so a local tracker (or a test's fake one) can be used
 const httpsUrl: Rule = {
-  description: 'base_url must be an https URL',
+  description: 'base_url must be an https URL (plain http only to a loopback host)',
   fields: ['base_url'],
-  check: (row) => (typeof row.base_url === 'string' && !/^https:\/\/[^/?#\s]+/i.test(row.base_url) ? [{ field: 'base_url', message: 'must be an https URL' }] : []),
+  check: (row) => {
+    const problem = typeof row.base_url === 'string' ? urlProblem(row.base_url) : null;
+    return problem ? [{ field: 'base_url', message: problem }] : [];
+  },
 };
 
 export default defineFamily({
@@ -17,7 +22,12 @@ export default defineFamily({
     'The credentials of one ticket tracker (`issue_tracker` or `sprint_tracker`), which its ticket import rule needs before it can be saved. ' +
     'This is the REST view of the agent-tool operation `configure_ticket_integration`; one row per tracker, whose path id is the tracker kind ' +
     '(a second create for the same tracker answers 409 with the existing row). ' +
-    '`base_url` is the tracker site\'s https URL, `account` the account email or user the token belongs to. ' +
+    '`base_url` is the tracker\'s https API origin (Linear: https://api.linear.app; Jira Cloud: https://<site>.atlassian.net; plain http only to a loopback host), ' +
+    '`account` the account email or user the token belongs to (Jira: the email of the API token\'s account). ' +
+    '`signing_secret` (write-only, 16..512 characters, answered as `signing_secret_set`; null removes it) is the secret of the tracker\'s webhook: ' +
+    'once saved, every delivery to the tracker\'s webhook must be signed with it (issue_tracker: Linear-Signature, the hex HMAC-SHA256 of the body, ' +
+    'with a webhookTimestamp within 5 minutes; sprint_tracker: X-Hub-Signature: sha256=<hex HMAC-SHA256 of the body>, as Jira admin webhooks sign) or is answered 401; ' +
+    'without one the webhook token alone is enough. It is checked whether or not the row is enabled. ' +
     '`api_token` is write-only: it is answered as `api_token_set`, never appears in an answer, error, audit entry or export, ' +
     'an omitted token on update keeps the stored one, and removing it means deleting the row. ' +
     'When `enabled` is false the credentials are kept and not used. ' +
@@ -38,14 +48,21 @@ export default defineFamily({
     account: Type.String({ minLength: 1, maxLength: 200, description: 'the account email or user the token belongs to' }),
     api_token: Type.String({ minLength: 1, maxLength: 4096, writeOnly: true, format: 'password', description: 'write-only; never returned; an omitted token keeps the stored one' }),
     api_token_set: Type.Boolean({ readOnly: true, description: 'whether a token is stored' }),
+    signing_secret: nullable(Type.String({ minLength: 16, maxLength: 512, format: 'password' }), {
+      writeOnly: true,
+      description: 'write-only, 16..512 characters: the tracker webhook\'s signing secret; once saved every delivery must be signed with it; omitted keeps it; null removes it',
+    }),
+    signing_secret_set: Type.Boolean({ readOnly: true, description: 'whether deliveries must be signed' }),
     enabled: Type.Boolean({ default: true, description: 'when false the credentials are kept and not used' }),
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
-  presence: { api_token_set: 'api_token' },
-  rules: [httpsUrl, notAUrl('api_token', 'base_url')],
+  presence: { api_token_set: 'api_token', signing_secret_set: 'signing_secret' },
+  // the signing secret decides how the tracker webhooks authenticate: a write clears the credential cache
+  authenticates: true,
+  rules: [httpsUrl, notAUrl('api_token', 'base_url'), notAUrl('signing_secret', 'base_url')],
   examples: {
     valid: [
-      { provider: 'issue_tracker', base_url: 'https://acme.tracker.example.com', account: 'ops@acme.example', api_token: 'tok-issue-0001' },
+      { provider: 'issue_tracker', base_url: 'https://acme.tracker.example.com', account: 'ops@acme.example', api_token: 'tok-issue-0001', signing_secret: 'lin_wh_signing-secret-0001' },
       { provider: 'sprint_tracker', base_url: 'https://sprints.example.com', account: 'ops-bot', api_token: 'tok-sprint-0001', enabled: false },
     ],
     invalid: [
@@ -56,6 +73,7 @@ export default defineFamily({
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', api_token: 't' }, field: 'account' },
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a' }, field: 'api_token' },
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a', api_token: '' }, field: 'api_token' },
+      { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a', api_token: 't', signing_secret: 'too-short' }, field: 'signing_secret' },
     ],
     update: { account: 'oncall@acme.example', enabled: false },
   },

@@ -9,15 +9,19 @@ import { execute } from '../engine/operations/index.ts';
 import type { DomainOperation } from '../engine/operations/domain.ts';
 import ticketIntegrations from './ticket_integrations.ts';
 
-const { provider, base_url, account, api_token, enabled } = ticketIntegrations.fields;
+const { provider, base_url, account, api_token, signing_secret, enabled } = ticketIntegrations.fields;
 
 export const configureTicketIntegration: DomainOperation = {
   name: 'configure_ticket_integration',
   description:
     'Saves the credentials of a ticket tracker (issue_tracker or sprint_tracker): creates its ticket_integrations row, or changes the ' +
-    'fields sent when it exists (an omitted api_token keeps the stored one). The token is write-only and answered as api_token_set.',
+    'fields sent when it exists (an omitted api_token or signing_secret keeps the stored one). The token is write-only and answered as api_token_set. ' +
+    'signing_secret is the tracker webhook\'s secret (Linear\'s signing secret, the secret of a Jira admin webhook): once saved, deliveries must be signed with it; null removes it; answered as signing_secret_set.',
   input: Type.Object(
-    { provider, base_url: Type.Optional(base_url), account: Type.Optional(account), api_token: Type.Optional(api_token), enabled: Type.Optional(enabled) },
+    {
+      provider, base_url: Type.Optional(base_url), account: Type.Optional(account), api_token: Type.Optional(api_token),
+      signing_secret: Type.Optional(signing_secret), enabled: Type.Optional(enabled),
+    },
     { additionalProperties: false },
   ),
   role: 'member',

@@ -1,9 +1,12 @@
 /** Tables of the webhook side (deliveries, rate limits, alerts, …), created by the same migrations as the engine's. */
 import type { EntitySchema } from '@mikro-orm/core';
+import { AI_ENTITIES } from './ai/entities.ts';
 import { ALERT_ENTITIES } from './alerts/entities.ts';
 import { BOARD_ENTITIES } from './board/entities.ts';
+import { FIX_ENTITIES } from './fixes/entities.ts';
 import { WebhookDeliveryEntity } from './deliveries.ts';
 import { WebhookRateLimitEntity } from './rate-limit.ts';
 import { TIMELINE_ENTITIES } from './timeline/entities.ts';
+import { TRACKER_ENTITIES } from './trackers/entities.ts';
 
-export const WEBHOOK_ENTITIES: EntitySchema[] = [WebhookDeliveryEntity, WebhookRateLimitEntity, ...ALERT_ENTITIES, ...TIMELINE_ENTITIES, ...BOARD_ENTITIES];
+export const WEBHOOK_ENTITIES: EntitySchema[] = [WebhookDeliveryEntity, WebhookRateLimitEntity, ...ALERT_ENTITIES, ...TIMELINE_ENTITIES, ...BOARD_ENTITIES, ...AI_ENTITIES, ...FIX_ENTITIES, ...TRACKER_ENTITIES];

@@ -38,4 +38,23 @@ export interface WebhookAnswer {
 
 export type WebhookHandler = (request: WebhookRequest) => Promise<WebhookAnswer>;
 
+/**
+ * How the router checks a source whose signing secret is kept elsewhere than request_signing (a tracker's secret
+ * on its ticket_integrations row): the sealed secret is read in the token lookup's round trip, and while one is
+ * saved every request must pass `verify` or is answered 401. Without a saved secret the token alone is enough.
+ */
+export interface SignatureCheck {
+  /** a scalar subquery answering the sealed secret or null; it names the organization `o` */
+  secretQuery(services: Services): { sql: string; params: unknown[] } | undefined;
+  /** one request against the opened secret: `stale` is a valid signature over a delivery too old to accept */
+  verify(raw: Buffer, secret: string, header: (name: string) => string | undefined, now: Date): 'valid' | 'missing' | 'mismatch' | 'stale';
+  /** for refusals: the scheme, the headers that carry the signature, where the secret is saved, why stale */
+  scheme: string;
+  headers: string[];
+  savedIn: string;
+  staleMessage?: string;
+}
+
+export type SignatureChecks = Partial<Record<WebhookSource, SignatureCheck>>;
+
 export type WebhookHandlers = Partial<Record<WebhookSource, WebhookHandler>>;

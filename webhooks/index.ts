@@ -1,17 +1,29 @@
 /** What the webhook side hands to the engine: its routes (read raw bodies), its agent tools. Tables: entities.ts. */
 import type Router from '@koa/router';
 import type { DomainOperation } from '../engine/operations/domain.ts';
+import type { JobHandler } from '../engine/jobs/types.ts';
 import type { Services } from '../engine/operations/types.ts';
+import { investigationsJob } from './ai/investigations.ts';
+import { AI_OPERATIONS } from './ai/tools.ts';
 import { alertHandlers, type AlertHandlerOptions } from './alerts/handler.ts';
 import { ALERT_OPERATIONS } from './alerts/tools.ts';
 import { boardHandler } from './board/handler.ts';
 import { BOARD_OPERATIONS } from './board/tools.ts';
 import { listWebhookDeliveries } from './deliveries.ts';
+import { fixRequestJob } from './fixes/analysis.ts';
+import { fixRequestHandler } from './fixes/handler.ts';
+import { FIX_OPERATIONS } from './fixes/tools.ts';
 import { timelineHandlers } from './timeline/handler.ts';
 import { TIMELINE_OPERATIONS } from './timeline/tools.ts';
+import { trackerHandlers } from './trackers/handler.ts';
+import { trackerSignatures } from './trackers/signatures.ts';
+import { TRACKER_OPERATIONS } from './trackers/tools.ts';
 import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts';
 
-export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS];
+export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS];
+
+/** The background job handlers of the webhook side (one per queue), handed to `serve({ jobs })`: add yours here. */
+export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob];
 
 export type WebhookOptions = RouterOptions & AlertHandlerOptions;
 
@@ -20,6 +32,7 @@ export type WebhookOptions = RouterOptions & AlertHandlerOptions;
  * Every source's handler is wired here; `options.handlers` replaces some (tests).
  */
 export function webhookRouters(options: WebhookOptions = {}): ((services: Services) => Router)[] {
-  const handlers = { ...alertHandlers(options), ...timelineHandlers(), tickets: boardHandler(options), ...options.handlers };
-  return [(services) => webhookRoutes(services, { ...options, handlers })];
+  const handlers = { ...alertHandlers(options), ...timelineHandlers(), tickets: boardHandler(options), 'fix-requests': fixRequestHandler, ...trackerHandlers(), ...options.handlers };
+  const signatures = { ...trackerSignatures(), ...options.signatures };
+  return [(services) => webhookRoutes(services, { ...options, handlers, signatures })];
 }

@@ -13,7 +13,9 @@
  *    is logged, not each one).
  * 6. Signature (`signing.ts`): with a saved, enabled secret every request must carry a valid signature; the
  *    dashboard, pager and monitoring sources must be signed once the operator set the organization flag
- *    `automatic_runbook_approved` (an approved runbook that runs automatically). Otherwise 401.
+ *    `automatic_runbook_approved` (an approved runbook that runs automatically). Otherwise 401. A source whose
+ *    secret is kept elsewhere (`options.signatures`: the trackers' secrets on ticket_integrations) is checked by
+ *    its own `SignatureCheck` in the same place.
  * 7. The source's handler (a map handed in); without one: 200 `{ status: "ok", processed: 0, total: 0 }`.
  * Every request to a valid token is written to the delivery log (`deliveries.ts`) with its status and outcome.
  */
@@ -27,7 +29,7 @@ import { ApiError } from '../engine/errors.ts';
 import type { Services } from '../engine/operations/types.ts';
 import { tableName } from '../engine/persistence/entities.ts';
 import { deliveryLog, keptHeaders, keptPayload } from './deliveries.ts';
-import type { WebhookAnswer, WebhookHandlers } from './handlers.ts';
+import type { SignatureCheck, SignatureChecks, WebhookAnswer, WebhookHandlers } from './handlers.ts';
 import { BODY_LIMITS, DEFAULT_RATE_LIMIT, SOURCES_WITH_CARD_PATHS, type RateLimit, type WebhookSource } from './limits.ts';
 import { createLimiter } from './rate-limit.ts';
 import { isSignable, RUNBOOK_SIGNED_SOURCES, SIGNING_SCHEMES, signatureHeaders, verifySignature } from './signing.ts';
@@ -45,6 +47,8 @@ export interface WebhookOptions {
    * `databaseUrl` that every instance serving the database counts in; one write per request).
    */
   rateLimitStore?: 'memory' | 'postgres';
+  /** sources whose signing secret is kept elsewhere than request_signing, and how to check them */
+  signatures?: SignatureChecks;
 }
 
 /** The one answer for every token that selects no organization (and for unknown sources). */
@@ -143,7 +147,8 @@ function parseJson(raw: Buffer): unknown {
 }
 
 /** The source's sealed signing secret (when saved and enabled), read in the token lookup's round trip. */
-function signingSecretQuery(services: Services, source: WebhookSource): { sql: string; params: unknown[] } | undefined {
+function signingSecretQuery(services: Services, source: WebhookSource, custom?: SignatureCheck): { sql: string; params: unknown[] } | undefined {
+  if (custom) return custom.secretQuery(services);
   const family = services.registry.get(SIGNING_FAMILY);
   if (!family || !isSignable(source)) return undefined;
   return {
@@ -159,11 +164,11 @@ type TokenLookup = Awaited<ReturnType<typeof organizationByWebhookToken>>;
  * credential cache like API keys (operator changes and request_signing writes clear it; another instance sees a
  * change within `VIGIL_AUTH_CACHE_MS`). Tokens that select nothing are not kept, so every 404 costs the same.
  */
-async function tokenLookup(services: Services, token: string, source: WebhookSource): Promise<TokenLookup> {
+async function tokenLookup(services: Services, token: string, source: WebhookSource, custom?: SignatureCheck): Promise<TokenLookup> {
   const key = `webhook:${source}:${hashToken(token)}`;
   const cached = services.credentials.get(key) as { found: TokenLookup } | undefined;
   if (cached) return cached.found;
-  const found = await organizationByWebhookToken(services, token, signingSecretQuery(services, source));
+  const found = await organizationByWebhookToken(services, token, signingSecretQuery(services, source, custom));
   // a previous token's grace ends with the clock, not with a write: only current tokens are kept
   if (found?.current) services.credentials.set(key, { found });
   return found;
@@ -177,7 +182,9 @@ function checkSignature(
   source: WebhookSource,
   raw: Buffer,
   header: (name: string) => string | undefined,
+  custom?: SignatureCheck,
 ): { refusal: Answer | null; signed: boolean } {
+  if (custom) return checkCustom(services, sealedSecret, source, raw, header, custom);
   if (!isSignable(source)) return { refusal: null, signed: false };
   const secret = typeof sealedSecret === 'string' ? services.secrets.open(sealedSecret) : null;
   const runbook = RUNBOOK_SIGNED_SOURCES.includes(source) && organization.flags.automatic_runbook_approved === true;
@@ -198,6 +205,21 @@ function checkSignature(
     return { refusal: { status: 401, body: { error: 'unauthorized', message } }, signed: false };
   }
   return { refusal: null, signed: false };
+}
+
+/** A source with its own signature check (SignatureCheck): signed while its secret is saved, token alone otherwise. */
+function checkCustom(
+  services: Services, sealedSecret: unknown, source: WebhookSource, raw: Buffer, header: (name: string) => string | undefined, custom: SignatureCheck,
+): { refusal: Answer | null; signed: boolean } {
+  if (typeof sealedSecret !== 'string') return { refusal: null, signed: false };
+  const verdict = custom.verify(raw, services.secrets.open(sealedSecret), header, services.clock.now());
+  if (verdict === 'valid') return { refusal: null, signed: true };
+  const headers = custom.headers.join(' or ');
+  const message =
+    verdict === 'missing' ? `A signing secret is saved for ${source} (${custom.savedIn}), so every request must be signed (${custom.scheme}, in ${headers}); this one is not.`
+      : verdict === 'stale' ? (custom.staleMessage ?? `The ${source} delivery is too old to accept; replays are refused.`)
+        : `The signature in ${headers} does not match this request and the signing secret saved for ${source} (${custom.savedIn}).`;
+  return { refusal: { status: 401, body: { error: 'unauthorized', message } }, signed: false };
 }
 
 export function webhookRoutes(services: Services, options: WebhookOptions = {}): Router {
@@ -227,7 +249,7 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
     const limit = BODY_LIMITS[source];
     const declared = Number(ctx.get('content-length') || 0);
     const read = declared > limit ? { raw: null, size: declared } : await readRaw(ctx.req, limit);
-    const found = await tokenLookup(services, token, source);
+    const found = await tokenLookup(services, token, source, options.signatures?.[source]);
     const organization = found?.organization;
     const organizationId = organization?.id;
     const header = (name: string) => {
@@ -276,7 +298,7 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
     }
 
     // 6. signature
-    const { refusal, signed } = checkSignature(services, found!.also, organization, source, raw, header);
+    const { refusal, signed } = checkSignature(services, found!.also, organization, source, raw, header, options.signatures?.[source]);
     if (refusal) {
       await log(refusal, 'refused: signature', String(refusal.body.message));
       return reply(ctx, refusal);

@@ -11,7 +11,8 @@ export interface Organization {
   flags: Record<string, unknown>;
 }
 
-export type CredentialKind = 'api_key' | 'personal_token';
+/** `system`: work the service does on its own, never a request (e.g. a provider's model auto-upgrade, audited as such) */
+export type CredentialKind = 'api_key' | 'personal_token' | 'system';
 export type Transport = 'rest' | 'mcp';
 
 /** Who is calling, resolved once by the transport and handed to every operation. */
@@ -20,7 +21,8 @@ export interface Caller {
   credential: { kind: CredentialKind; id: string; userId?: string; scopes: readonly string[] };
   /** the effective role: the scope's role for a key; for a user, the membership capped by the token's ceiling */
   role: Role;
-  transport: Transport;
+  /** `system` only for the service's own work (credential kind `system`) */
+  transport: Transport | 'system';
   /** the feature the endpoint itself needs (`config_api` for REST, `mcp` for the agent-tool endpoint) */
   endpointFeature: Feature;
   requestId: string;

@@ -3,11 +3,15 @@
  * PostgreSQL database created for this run and dropped afterwards. Tests talk to it over HTTP.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { loadOrganization } from '../../engine/auth/authenticate.ts';
 import type { Caller } from '../../engine/auth/caller.ts';
 import type { Role } from '../../engine/plans.ts';
 import { ManualClock } from '../../engine/clock.ts';
+import type { ServiceConfig } from '../../engine/config.ts';
 import type { FamilyDescriptor } from '../../engine/descriptor.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { createRegistry } from '../../engine/registry.ts';
@@ -16,7 +20,8 @@ import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
 import { domainOperations, families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
-import { WEBHOOK_OPERATIONS, webhookRouters, type WebhookOptions } from '../../webhooks/index.ts';
+import { WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, type WebhookOptions } from '../../webhooks/index.ts';
+import type { JobHandler } from '../../engine/jobs/types.ts';
 import { exportOperation } from '../../export/export.ts';
 
 export interface Answer {
@@ -54,7 +59,7 @@ export function client(base: string, token?: string) {
   };
 }
 
-async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+export async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
   const base = process.env.DATABASE_URL;
   if (!base) return undefined;
   const name = `vigil_test_${randomBytes(6).toString('hex')}`;
@@ -73,6 +78,26 @@ async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }
       await c.end();
     },
   };
+}
+
+/** A database that outlives one service (restart tests): a scratch PostgreSQL database, or a PGlite data directory on disk. */
+export interface Storage {
+  databaseUrl?: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+export async function scratchStorage(): Promise<Storage> {
+  const scratch = await scratchDatabase();
+  if (scratch) return { databaseUrl: scratch.url, dataDir: 'memory://', drop: scratch.drop };
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-test-'));
+  return { dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+/** The webhook side's job handlers, with a test's own replacing any of the same queue. */
+function jobsWith(extra: JobHandler[] = []): JobHandler[] {
+  const queues = new Set(extra.map((j) => j.queue));
+  return [...WEBHOOK_JOBS.filter((j) => !queues.has(j.queue)), ...extra];
 }
 
 export const OPERATOR_TOKEN = 'test-operator-token';
@@ -101,24 +126,43 @@ export function familiesWith(extra: FamilyDescriptor[] = []): FamilyDescriptor[]
 }
 
 export async function startVigil(
-  options: { families?: FamilyDescriptor[]; extraFamilies?: FamilyDescriptor[]; publicUrl?: string; webhooks?: WebhookOptions } = {},
+  options: {
+    families?: FamilyDescriptor[];
+    extraFamilies?: FamilyDescriptor[];
+    publicUrl?: string;
+    webhooks?: WebhookOptions;
+    /** job handlers beside (or replacing, by queue) the webhook side's */
+    jobs?: JobHandler[];
+    runWorkers?: boolean;
+    /** a database kept after `close` (the caller drops it); tables come from the migrations then, so a restart finds them */
+    storage?: Storage;
+    /** the platform AI provider (VIGIL_AI_*) and price table (VIGIL_AI_PRICES) */
+    ai?: ServiceConfig['ai'];
+    aiPrices?: ServiceConfig['aiPrices'];
+    /** the code-host app (VIGIL_CODE_HOST_*): API base URL, app id, private key */
+    codeHost?: ServiceConfig['codeHost'];
+  } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-  const scratch = await scratchDatabase();
+  const scratch = options.storage ? { url: options.storage.databaseUrl, drop: async () => {} } : await scratchDatabase();
   const running = await serve({
     registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
     entities: WEBHOOK_ENTITIES,
-    config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES },
+    config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost },
     clock,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     databaseUrl: scratch?.url,
-    dataDir: 'memory://',
+    dataDir: options.storage?.dataDir ?? 'memory://',
     port: 0,
     operatorToken: OPERATOR_TOKEN,
     secretKey: randomBytes(32).toString('base64'),
     bootstrap: false,
-    schema: 'entities',
+    schema: options.storage ? 'migrations' : 'entities',
     operations: [...domainOperations, exportOperation, ...WEBHOOK_OPERATIONS],
+    jobs: jobsWith(options.jobs),
+    runWorkers: options.runWorkers,
+    // the shortest poll pg-boss allows, so a job sent is picked up within a second
+    jobPollSeconds: 0.5,
     routers: [openApiRoutes],
     // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too
     rawRouters: webhookRouters({ databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks }),

@@ -22,7 +22,7 @@ t.test('create, read and list never answer the token', async (t) => {
   t.equal(made.status, 201);
   t.same(made.body.data, {
     id: 'issue_tracker', provider: 'issue_tracker', base_url: 'https://acme.tracker.example.com', account: 'ops@acme.example',
-    api_token_set: true, enabled: true, updated_at: '2026-03-01T12:00:00.000Z',
+    api_token_set: true, signing_secret_set: false, enabled: true, updated_at: '2026-03-01T12:00:00.000Z',
   });
   t.equal(made.headers.get('location'), `${vigil.url}${PATH}/issue_tracker`, 'the path id is the tracker kind');
   t.notOk(leaks(made.body), 'not in the create answer');

@@ -114,9 +114,15 @@ export const InvestigationEntity = new EntitySchema<any>({
     storm_id: { ...uuid, nullable: true },
     /** automatic (the alert pipeline) or a person's request */
     trigger: text,
-    /** requested until an investigator picks it up */
+    /** requested until an investigator picks it up, then running, then completed or failed (webhooks/ai/investigations.ts) */
     status: text,
     requested_at: time,
+    started_at: optionalTime,
+    finished_at: optionalTime,
+    /** what the investigation found: summary, likely cause, evidence, next steps, and each agent's answer */
+    findings: { type: 'json', columnType: 'jsonb', nullable: true },
+    /** why it failed (no provider answered, the alert is gone), in a sentence */
+    failure_reason: optionalText,
   },
   indexes: [{ properties: ['organization_id', 'alert_id', 'requested_at'] }, { properties: ['status', 'seq'] }],
 });
@@ -132,6 +138,13 @@ export const AiSpendEntity = new EntitySchema<any>({
     /** what the call was for: investigation, fix request, … */
     purpose: text,
     reference: optionalText,
+    /** the provider row's name, or `platform` (webhooks/ai/ledger.ts) */
+    provider: optionalText,
+    model: optionalText,
+    prompt_tokens: { type: 'integer', default: 0 },
+    completion_tokens: { type: 'integer', default: 0 },
+    /** `unpriced` when the price table did not know the model (cost 0) */
+    note: optionalText,
   },
   indexes: [{ properties: ['organization_id', 'occurred_at'] }],
 });

@@ -12,7 +12,8 @@
  *     `alert_storm_threshold` alerts raised within the window, a storm is formed of them and pages once; else
  *     the alert pages and opens a chat thread. A paging alert (or storm) requests an automatic investigation
  *     unless `investigation_paused`, one was requested for the alert within `investigation_cooldown_minutes`, or
- *     the month's AI spend reached `monthly_ai_budget_usd`; and opens an incident when `auto_open_incidents` and
+ *     the month's AI spend reached `monthly_ai_budget_usd` (a request is a row plus a job on the `investigations`
+ *     queue, enqueued in this transaction; webhooks/ai/investigations.ts runs it); and opens an incident when `auto_open_incidents` and
  *     its severity reaches `incident_severity_floor` (a storm opens one incident for all of its alerts);
  * - firing, already firing → `duplicate` (details refreshed, nothing pages); firing, acknowledged → back to firing
  *   (`unacknowledged`: the pager took the acknowledgement back), nothing pages;
@@ -28,6 +29,7 @@ import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { AlertEvent, AlertSeverity } from '../sources/types.ts';
+import { enqueueInvestigation } from '../ai/investigations.ts';
 import { matchingMute, monthSpend, monthStart, readPolicy, type Policy } from './policy.ts';
 
 export const EFFECT_KINDS = [
@@ -87,7 +89,8 @@ export async function ingestAlerts(services: Services, organization: Organizatio
   for (let attempt = 1; ; attempt++) {
     try {
       return await inTransaction(services, async (store) => {
-        const run = new Ingestion(store.execute, organization.id, policy, now);
+        // an investigation's job commits with its row (the same transaction)
+        const run = new Ingestion(store.execute, organization.id, policy, now, (id) => enqueueInvestigation(services, store, id));
         for (const { event, index } of rest) results[index] = await run.event(event);
         await run.flushEffects();
         return results;
@@ -159,12 +162,14 @@ class Ingestion {
   readonly #effects: Effect[] = [];
   #stormLocked = false;
   #spent: number | undefined;
+  readonly #enqueue: (investigationId: string) => Promise<void>;
 
-  constructor(sql: Sql, organizationId: string, policy: Policy, now: Date) {
+  constructor(sql: Sql, organizationId: string, policy: Policy, now: Date, enqueue: (investigationId: string) => Promise<void>) {
     this.#sql = sql;
     this.#org = organizationId;
     this.#policy = policy;
     this.#now = now;
+    this.#enqueue = enqueue;
   }
 
   get #settings() {
@@ -348,6 +353,7 @@ class Ingestion {
       `insert into investigations (id, organization_id, alert_id, storm_id, trigger, status, requested_at) values (?, ?, ?, ?, 'automatic', 'requested', ?)`,
       [id, this.#org, alert.id, stormId, this.#now],
     );
+    await this.#enqueue(id);
     this.#effect(alert.id, 'investigation_requested', { investigation_id: id, ...(stormId ? { storm_id: stormId } : {}) });
   }
 

@@ -7,8 +7,9 @@
  *
  * - `{ status: "ok", event, entries: [{ id, service, action }] }` — the timeline entries written (github.ts says
  *   which events and how they map);
- * - `{ status: "ignored", reason }` — `ping`, `issues` (they will feed the code_host ticket import rule), every
- *   other event, and the recorded events' cases that change nothing deployed (a push to another branch, a pull
+ * - `issues` events keep cards in step through the `code_host` ticket import rule (trackers/handler.ts
+ *   `codeHostIssues`: `{ status: "ok" | "ignored" | "error", event: "issues", … }`);
+ * - `{ status: "ignored", reason }` — `ping`, every other event, and the recorded events' cases that change nothing deployed (a push to another branch, a pull
  *   request closed unmerged, …);
  * - `{ status: "error", message }` — a body that is not a GitHub payload (not JSON, no repository, no
  *   `X-GitHub-Event`), or a failure while writing (logged; redeliver it from the hook's Recent Deliveries).
@@ -21,6 +22,7 @@
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import type { WebhookAnswer, WebhookRequest } from '../handlers.ts';
+import { codeHostIssues } from '../trackers/handler.ts';
 import { readGitHub } from './github.ts';
 import { recordEntry, type Recorded } from './store.ts';
 import { LIMITS } from './vocabulary.ts';
@@ -71,6 +73,7 @@ export async function codeHostHandler(request: WebhookRequest): Promise<WebhookA
   try {
     const decoded = decode(request);
     if ('error' in decoded) return answer({ status: 'error', message: decoded.error }, 'error', decoded.error);
+    if (event === 'issues') return await codeHostIssues(request, decoded.payload);
     const result = readGitHub(event, request.header('x-github-delivery'), decoded.payload);
     if (result.kind === 'ignored') return answer({ status: 'ignored', reason: result.reason }, 'ignored', result.reason);
     if (result.kind === 'error') return answer({ status: 'error', message: result.message }, 'error', result.message);

@@ -275,7 +275,8 @@ export function readGitHub(event: string | undefined, deliveryId: string | undef
     if (!event) return failed('The X-GitHub-Event header is missing: this endpoint takes GitHub webhook deliveries.');
     if (event === 'ping') return ignored('ping: GitHub checks that the hook answers; nothing to record.');
     if (event === 'issues') {
-      return ignored('issues events feed the code_host ticket import rule (ticket_import_rules), not the timeline; they are not imported yet.');
+      // the code-host handler hands issues events to the tracker sync (trackers/handler.ts) before reading them here
+      return ignored('issues events feed the code_host ticket import rule (ticket_import_rules), not the timeline.');
     }
     if (!(RECORDED_EVENTS as readonly string[]).includes(event)) {
       return ignored(`This event is not recorded; the timeline takes ${RECORDED_EVENTS.join(', ')}.`);

@@ -1,0 +1,85 @@
+/**
+ * Reading and recording fix requests: the timeline of steps, the row as answers show it, the list and the one
+ * request with its timeline (the agent tools), and the statuses.
+ */
+import type { Organization } from '../../engine/auth/caller.ts';
+import { ApiError } from '../../engine/errors.ts';
+import { readStore } from '../../engine/operations/context.ts';
+import type { Services } from '../../engine/operations/types.ts';
+import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { isUuid } from '../../engine/validation.ts';
+
+/** `analyzing` until the analysis completes; `replaced` only for a request merged into another by a repeat. */
+export const FIX_STATUSES = ['analyzing', 'pr_opened', 'declined', 'failed', 'replaced'] as const;
+export type FixStatus = (typeof FIX_STATUSES)[number];
+
+type Json = Record<string, unknown>;
+
+export const COLUMNS =
+  'id, organization_id, status, description, service, repo_requested, repo, target_via, dedup_key, ticket, revision, reason, branch, pr_url, pr_number, pr_state, ' +
+  'ai_provider, ai_model, worker_job, lease_until, created_at, updated_at, completed_at';
+
+export async function appendEvent(sql: Sql, organizationId: string, requestId: string, revision: number, at: Date, step: string, detail: Json = {}): Promise<void> {
+  await sql('insert into fix_request_events (organization_id, request_id, at, step, revision, detail) values (?, ?, ?, ?, ?, ?::jsonb)', [
+    organizationId, requestId, at, step, revision, JSON.stringify(detail),
+  ]);
+}
+
+const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
+const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+export function fixRequestView(r: Json): Json {
+  return {
+    id: String(r.id),
+    status: String(r.status),
+    description: String(r.description),
+    service: str(r.service),
+    repo: String(r.repo),
+    target_via: String(r.target_via),
+    dedup_key: str(r.dedup_key),
+    ticket: str(r.ticket),
+    revision: Number(r.revision),
+    reason: str(r.reason),
+    pr_url: str(r.pr_url),
+    pr_number: r.pr_number === null || r.pr_number === undefined ? null : Number(r.pr_number),
+    pr_state: str(r.pr_state),
+    branch: str(r.branch),
+    ai_provider: str(r.ai_provider),
+    ai_model: str(r.ai_model),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+    completed_at: iso(r.completed_at),
+  };
+}
+
+export const FIX_REQUEST_NOT_FOUND = 'No fix request with that id exists in this organization.';
+
+export interface FixRequestFilters {
+  status?: string;
+  repo?: string;
+  limit?: number;
+}
+
+export async function listFixRequests(services: Services, organization: Organization, filters: FixRequestFilters): Promise<{ data: Json[]; truncated: boolean }> {
+  const limit = Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), 200);
+  const where = ['organization_id = ?'];
+  const params: unknown[] = [organization.id];
+  if (filters.status !== undefined) (where.push('status = ?'), params.push(filters.status));
+  if (filters.repo !== undefined) (where.push('repo = ?'), params.push(filters.repo.trim().toLowerCase()));
+  const rows = await readStore(services).execute(`select ${COLUMNS} from fix_requests where ${where.join(' and ')} order by seq desc limit ${limit + 1}`, params);
+  return { data: rows.slice(0, limit).map(fixRequestView), truncated: rows.length > limit };
+}
+
+export async function getFixRequest(services: Services, organization: Organization, id: string): Promise<Json> {
+  if (!isUuid(id)) throw new ApiError('not_found', FIX_REQUEST_NOT_FOUND);
+  const store = readStore(services);
+  const [row] = await store.execute(`select ${COLUMNS} from fix_requests where organization_id = ? and id = ?`, [organization.id, id.toLowerCase()]);
+  if (!row) throw new ApiError('not_found', FIX_REQUEST_NOT_FOUND);
+  const events = await store.execute('select at, step, revision, detail from fix_request_events where request_id = ? order by seq', [row.id]);
+  return {
+    ...fixRequestView(row),
+    timeline: events.map((e) => ({
+      at: iso(e.at), step: String(e.step), revision: Number(e.revision), detail: (typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail) ?? {},
+    })),
+  };
+}
