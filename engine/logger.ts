@@ -1,8 +1,27 @@
 import { pino } from 'pino';
+import { requestContext } from './observability/context.ts';
 
 export type Logger = pino.Logger;
 
-/** Structured logs; secrets never reach a log line because only projected rows and codes are logged. */
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ level, base: undefined, redact: ['req.headers.authorization', '*.api_key', '*.token'] });
+/**
+ * Structured JSON logs. Every line written while serving a request carries its `request_id`, and once known its
+ * `organization_id` and `credential_id` (ids only). Secrets never reach a log line because only projected rows,
+ * codes and routes (never raw paths, which can hold a webhook token) are logged; the redaction paths are a second
+ * guard for fields that would hold one.
+ */
+export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    level,
+    base: undefined,
+    mixin() {
+      const context = requestContext.getStore();
+      if (!context) return {};
+      return { request_id: context.requestId, organization_id: context.organizationId, credential_id: context.credentialId };
+    },
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', '*.api_key', '*.token', '*.secret', '*.password', '*.private_key', '*.signing_secret', '*.bot_token', '*.webhook_token', '*.key'],
+      censor: '[redacted]',
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -20,7 +20,10 @@ import { auditLogOperation } from './operations/audit-log.ts';
 import type { DomainOperation } from './operations/domain.ts';
 import { configApi } from './http/config-api.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
-import { operatorApi } from './http/operator-api.ts';
+import { operatorApi, requireOperator } from './http/operator-api.ts';
+import { accessMiddleware } from './observability/access.ts';
+import { Metrics } from './observability/metrics.ts';
+import { sqlExecutor } from './persistence/sql.ts';
 import { firstOrganization, operatorToken, secretKey, type FirstOrganization } from './bootstrap.ts';
 
 export interface ServeOptions {
@@ -89,16 +92,32 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     credentials: new CredentialCache(options.authCacheMs ?? 2000),
     domain: checkDomainOperations(options.registry, [auditLogOperation, ...(options.operations ?? [])]),
     jobs,
+    metrics: new Metrics(async () =>
+      (await sqlExecutor(db)('select name as queue, state, count(*)::int as count from pgboss.job group by name, state', [])).map((r) => ({
+        queue: String(r.queue), state: String(r.state), count: Number(r.count),
+      }))),
   };
   const operator = await operatorToken(db, options.operatorToken);
   const first = options.bootstrap === false ? null : await firstOrganization(services);
 
+  const routeNames = {
+    configPaths: new Set([...options.registry.families.map((f) => f.name), ...services.domain.flatMap((op) => (op.rest ? [op.rest.path] : []))]),
+    webhookSources: new Set(config.webhookSources),
+  };
   const app = new Koa();
+  app.use(accessMiddleware(options.log, services.metrics, () => routeNames));
   app.use(errorMiddleware(options.log));
   app.use(async (ctx, next) => {
     if (ctx.path === '/healthz') {
       await db.em.fork().execute('select 1');
       ctx.body = { status: 'ok' };
+      return;
+    }
+    if (ctx.path === '/metrics' && ctx.method === 'GET') {
+      // Prometheus text format, behind the operator token
+      requireOperator(ctx, operator.hash);
+      ctx.type = services.metrics.registry.contentType;
+      ctx.body = await services.metrics.registry.metrics();
       return;
     }
     await next();

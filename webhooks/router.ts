@@ -258,12 +258,14 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
     };
     const log = async (answer: Answer, outcome: string, detail?: string, payload: unknown = keptPayload(read.raw, read.raw ? parseJson(read.raw) : undefined)) => {
       if (!organizationId) return;
+      services.metrics.webhook(source, answer.status, outcome);
       try {
         await deliveries.record({
           organizationId, source, receivedAt, status: answer.status, outcome, detail, size: read.size, headers: keptHeaders(header), payload,
         });
       } catch (error) {
-        services.log.error({ err: { name: (error as Error).name, message: (error as Error).message }, source }, 'webhook delivery not logged');
+        // the error's name only: a database error's message can quote the payload's values
+        services.log.error({ err: { name: (error as Error).name }, source }, 'webhook delivery not logged');
       }
     };
 

@@ -1,6 +1,7 @@
 /** Bearer credentials → a Caller, with one query per request (key and organization joined). */
 import { sqlExecutor } from '../persistence/sql.ts';
 import { randomUUID } from 'node:crypto';
+import { currentRequestId, noteCaller } from '../observability/context.ts';
 import { ApiError } from '../errors.ts';
 import { hashToken } from '../crypto.ts';
 import type { Database } from '../persistence/database.ts';
@@ -77,12 +78,13 @@ export async function authenticateApiKey(
   if (keyEndpoint !== transport) {
     throw new ApiError('forbidden', `This key's scopes (${scopes.join(', ')}) work only at ${ENDPOINT_NAMES[keyEndpoint ?? 'rest']}, not at ${ENDPOINT_NAMES[transport]}.`);
   }
+  noteCaller(organization.id, String(row.key_id));
   return {
     organization,
     credential: { kind: 'api_key', id: String(row.key_id), scopes },
     role: roleOfScopes(scopes),
     transport,
     endpointFeature,
-    requestId: randomUUID(),
+    requestId: currentRequestId() ?? randomUUID(),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { sqlExecutor } from '../persistence/sql.ts';
 import { randomUUID } from 'node:crypto';
+import { currentRequestId, noteCaller } from '../observability/context.ts';
 import { ApiError } from '../errors.ts';
 import { hashToken } from '../crypto.ts';
 import type { Database } from '../persistence/database.ts';
@@ -45,12 +46,13 @@ export async function authenticatePersonalToken(
   if (!row) throw new ApiError('forbidden', 'The token\'s user is not a member of that organization.');
   const organization = organizationFromRow(row);
   if (organization.disabled) throw new ApiError('organization_disabled', 'This organization is disabled; its keys and tokens do not work.');
+  noteCaller(organization.id, String(pat.id));
   return {
     organization,
     credential: { kind: 'personal_token', id: String(pat.id), userId: String(pat.user_id), scopes: [] },
     role: capped(isRole(row.role) ? row.role : 'viewer', String(pat.max_role)),
     transport,
     endpointFeature,
-    requestId: randomUUID(),
+    requestId: currentRequestId() ?? randomUUID(),
   };
 }

@@ -31,7 +31,8 @@ export function errorMiddleware(log: Logger) {
       if (error instanceof ApiError) return sendError(ctx, error);
       const mapped = fromHttpError(error as { status?: number });
       if (mapped) return sendError(ctx, mapped);
-      log.error({ err: { name: (error as Error).name, stack: (error as Error).stack }, method: ctx.method, path: ctx.path }, 'unhandled error');
+      // the route, not the raw path: a webhook path holds its token
+      log.error({ err: { name: (error as Error).name, stack: (error as Error).stack }, method: ctx.method, route: ctx.state.route }, 'unhandled error');
       sendError(ctx, new ApiError('internal_error', 'Something went wrong on our side; nothing you sent was at fault. Try again.'));
     }
   };

@@ -13,6 +13,17 @@ import { bearerToken } from '../auth/authenticate.ts';
 
 export const OPERATOR_PREFIX = '/api/admin/v1';
 
+/** 401 unless the request carries the operator token (the operator API, /metrics). */
+export function requireOperator(ctx: Context, operatorTokenHash: string): void {
+  let token: string;
+  try {
+    token = bearerToken(ctx.get('authorization'));
+  } catch {
+    throw new ApiError('unauthorized', 'Send the operator token as "Authorization: Bearer <token>".');
+  }
+  if (!constantTimeEqual(hashToken(token), operatorTokenHash)) throw new ApiError('unauthorized', 'That is not the operator token.');
+}
+
 export function operatorApi(services: Services, operatorTokenHash: string) {
   const router = new Router({ prefix: OPERATOR_PREFIX });
   const body = (ctx: Context) => {
@@ -22,13 +33,7 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
   };
 
   router.use(async (ctx: Context, next: Next) => {
-    let token: string;
-    try {
-      token = bearerToken(ctx.get('authorization'));
-    } catch {
-      throw new ApiError('unauthorized', 'Send the operator token as "Authorization: Bearer <token>".');
-    }
-    if (!constantTimeEqual(hashToken(token), operatorTokenHash)) throw new ApiError('unauthorized', 'That is not the operator token.');
+    requireOperator(ctx, operatorTokenHash);
     await next();
     // any operator change may revoke a key or change a plan: credentials are looked up afresh from now on
     if (ctx.method !== 'GET') services.credentials.clear();

@@ -8,6 +8,7 @@ import type { OperationName, Row } from '../descriptor.ts';
 import type { FieldError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { JobQueue } from '../jobs/types.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import type { Database } from '../persistence/database.ts';
 import type { Registry } from '../registry.ts';
 
@@ -25,6 +26,8 @@ export interface Services {
   credentials: CredentialCache<KeyRecord>;
   /** the durable background job queue (engine/jobs): enqueue with `send`, inside a transaction through its store */
   jobs: JobQueue;
+  /** Prometheus metrics of this service (GET /metrics) */
+  metrics: Metrics;
 }
 
 export interface OperationRequest {

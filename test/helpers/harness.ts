@@ -13,7 +13,7 @@ import type { Role } from '../../engine/plans.ts';
 import { ManualClock } from '../../engine/clock.ts';
 import type { ServiceConfig } from '../../engine/config.ts';
 import type { FamilyDescriptor } from '../../engine/descriptor.ts';
-import { createLogger } from '../../engine/logger.ts';
+import { createLogger, type Logger } from '../../engine/logger.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
 import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
@@ -141,6 +141,8 @@ export async function startVigil(
     aiPrices?: ServiceConfig['aiPrices'];
     /** the code-host app (VIGIL_CODE_HOST_*): API base URL, app id, private key */
     codeHost?: ServiceConfig['codeHost'];
+    /** where the service logs (default: silent, or TEST_LOG_LEVEL) */
+    log?: Logger;
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -150,7 +152,7 @@ export async function startVigil(
     entities: WEBHOOK_ENTITIES,
     config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost },
     clock,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     databaseUrl: scratch?.url,
     dataDir: options.storage?.dataDir ?? 'memory://',
     port: 0,
