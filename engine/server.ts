@@ -69,7 +69,8 @@ export interface RunningService {
   /** printed once on first start */
   mintedOperatorToken?: string;
   firstOrganization?: FirstOrganization | null;
-  close(): Promise<void>;
+  /** stops accepting, lets requests in flight finish (at most `graceMs`, default 10 s) and running jobs (30 s), closes the database */
+  close(graceMs?: number): Promise<void>;
 }
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
@@ -129,7 +130,14 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   app.use(configApi(services));
   app.use(mcpEndpoint(services));
   app.use(operatorApi(services, operator.hash).routes());
-  server.on('request', app.callback());
+  // once closing, each answer ends its connection, so keep-alive clients open new ones (refused) instead of
+  // sending more requests on a connection that is about to be cut
+  let closing = false;
+  const handle = app.callback();
+  server.on('request', (req, res) => {
+    if (closing) res.setHeader('Connection', 'close');
+    return handle(req, res);
+  });
   if (options.runWorkers !== false) await jobs.work(services, { pollSeconds: options.jobPollSeconds ?? 2 });
 
   return {
@@ -137,10 +145,14 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     services,
     mintedOperatorToken: operator.minted,
     firstOrganization: first,
-    close: async () => {
+    close: async (graceMs = 10_000) => {
+      // stop accepting; requests in flight finish (idle keep-alive connections close now), up to graceMs
+      closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
+      clearTimeout(cut);
       // running jobs finish first: they need the database
       await jobs.stop();
       await db.close();
