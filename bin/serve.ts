@@ -21,6 +21,13 @@ function platformAi(env: NodeJS.ProcessEnv): { baseUrl: string; apiKey?: string;
   return { baseUrl, apiKey: env.VIGIL_AI_API_KEY || undefined, model: env.VIGIL_AI_MODEL || undefined };
 }
 
+/** `VIGIL_OUTBOUND_ALLOW_LOOPBACK`: on lets outbound requests reach 127.0.0.0/8 and ::1 (local receivers); off (the default) refuses them. */
+function allowLoopback(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'off') return false;
+  if (value !== 'on') throw new Error(`VIGIL_OUTBOUND_ALLOW_LOOPBACK must be on or off (got ${value})`);
+  return true;
+}
+
 /** `VIGIL_WEBHOOK_RATE_LIMIT`: requests per minute per organization and source (default 600). */
 function webhookRateLimit(value: string | undefined): RateLimit | undefined {
   if (value === undefined || value === '') return undefined;
@@ -49,6 +56,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
       ai: platformAi(env),
       aiPrices: parsePrices(env.VIGIL_AI_PRICES),
       codeHost: codeHostFromEnv(env),
+      outbound: { allowLoopback: allowLoopback(env.VIGIL_OUTBOUND_ALLOW_LOOPBACK) },
     },
     clock: systemClock,
     databaseUrl: env.DATABASE_URL || undefined,

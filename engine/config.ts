@@ -20,4 +20,14 @@ export interface ServiceConfig {
    * install; fix pull requests act as that app's installation
    */
   codeHost?: { apiUrl: string; appId?: string; privateKey?: string; timeoutMs?: number };
+  /**
+   * outbound requests to addresses users configure (webhooks/outbound): `allowLoopback`
+   * (`VIGIL_OUTBOUND_ALLOW_LOOPBACK=on`) lets them reach 127.0.0.0/8 and ::1, refused otherwise like every private
+   * address; `resolve` replaces the system resolver and `retryDelaysSeconds` the delivery retry schedule (tests)
+   */
+  outbound?: {
+    allowLoopback?: boolean;
+    resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
+    retryDelaysSeconds?: readonly number[];
+  };
 }

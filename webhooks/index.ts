@@ -13,6 +13,8 @@ import { listWebhookDeliveries } from './deliveries.ts';
 import { fixRequestJob } from './fixes/analysis.ts';
 import { fixRequestHandler } from './fixes/handler.ts';
 import { FIX_OPERATIONS } from './fixes/tools.ts';
+import { outboundDeliveryJob } from './outbound/deliver.ts';
+import { OUTBOUND_OPERATIONS } from './outbound/tools.ts';
 import { timelineHandlers } from './timeline/handler.ts';
 import { TIMELINE_OPERATIONS } from './timeline/tools.ts';
 import { trackerHandlers } from './trackers/handler.ts';
@@ -20,10 +22,10 @@ import { trackerSignatures } from './trackers/signatures.ts';
 import { TRACKER_OPERATIONS } from './trackers/tools.ts';
 import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts';
 
-export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS];
+export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS];
 
 /** The background job handlers of the webhook side (one per queue), handed to `serve({ jobs })`: add yours here. */
-export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob];
+export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob];
 
 export type WebhookOptions = RouterOptions & AlertHandlerOptions;
 

@@ -69,10 +69,11 @@ export class BossJobQueue implements JobQueue {
 
   async send(queue: string, data: object, options: SendOptions = {}): Promise<string | null> {
     if (!this.#handlers.has(queue)) throw new Error(`No handler works job queue ${queue}: pass one to serve({ jobs }).`);
-    const id = randomUUID();
-    const { store, singletonKey, startAfter } = options;
+    const { store, singletonKey, startAfter, group } = options;
+    const id = options.id ?? randomUUID();
     const send: BossSendOptions = { ...retrySettings(options), id, singletonKey: singletonKey ?? id };
-    if (startAfter) send.startAfter = startAfter;
+    if (startAfter !== undefined) send.startAfter = startAfter;
+    if (group !== undefined) send.group = { id: group };
     if (store) send.db = { executeSql: async (text, values) => ({ rows: await store.execute(text, values ?? []) }) };
     return this.#boss.send(queue, data, send);
   }
@@ -80,7 +81,12 @@ export class BossJobQueue implements JobQueue {
   /** Starts the workers of every queue in this instance. */
   async work(services: Services, options: WorkOptions): Promise<void> {
     for (const handler of this.#handlers.values()) {
-      const work = { batchSize: 1, localConcurrency: handler.concurrency ?? 1, pollingIntervalSeconds: options.pollSeconds };
+      const work = {
+        batchSize: 1,
+        localConcurrency: handler.concurrency ?? 1,
+        pollingIntervalSeconds: options.pollSeconds,
+        ...(handler.groupConcurrency ? { groupConcurrency: handler.groupConcurrency } : {}),
+      };
       await this.#boss.work<unknown>(handler.queue, work, async (jobs) => {
         for (const job of jobs) {
           try {

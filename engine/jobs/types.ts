@@ -41,6 +41,8 @@ export interface JobHandler extends RetryOptions {
   handle(job: Job, services: Services): Promise<void>;
   /** jobs of this queue run at the same time in one instance (default 1) */
   concurrency?: number;
+  /** jobs of one `group` (see SendOptions) running at the same time, across every instance */
+  groupConcurrency?: number;
 }
 
 export interface SendOptions extends RetryOptions {
@@ -53,8 +55,12 @@ export interface SendOptions extends RetryOptions {
   store?: { execute: SqlExecutor };
   /** at most one queued (not yet started) job per key in a queue: a second send answers `null` */
   singletonKey?: string;
-  /** not before this time */
-  startAfter?: Date;
+  /** not before this time, or this many seconds from now (fractions allowed) */
+  startAfter?: Date | number;
+  /** the job's id, chosen by the caller (a UUID), so a row can name its job in the same statement */
+  id?: string;
+  /** the group the job belongs to: the handler's `groupConcurrency` bounds how many of a group run at once */
+  group?: string;
 }
 
 export interface JobQueue {

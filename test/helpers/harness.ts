@@ -141,6 +141,8 @@ export async function startVigil(
     aiPrices?: ServiceConfig['aiPrices'];
     /** the code-host app (VIGIL_CODE_HOST_*): API base URL, app id, private key */
     codeHost?: ServiceConfig['codeHost'];
+    /** outbound requests: loopback is allowed here (local receivers) unless a test says otherwise */
+    outbound?: ServiceConfig['outbound'];
     /** where the service logs (default: silent, or TEST_LOG_LEVEL) */
     log?: Logger;
   } = {},
@@ -150,7 +152,8 @@ export async function startVigil(
   const running = await serve({
     registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
     entities: WEBHOOK_ENTITIES,
-    config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost },
+    config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost,
+      outbound: { allowLoopback: true, ...options.outbound } },
     clock,
     log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     databaseUrl: scratch?.url,

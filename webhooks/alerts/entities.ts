@@ -25,6 +25,8 @@ export const AlertEntity = new EntitySchema<any>({
     title: text,
     service: optionalText,
     severity: text,
+    /** the severity the alert's routes set when it last fired (webhooks/outbound/routing.ts); null: the product's */
+    severity_override: optionalText,
     summary: optionalText,
     labels: { type: 'json', columnType: 'jsonb' },
     url: optionalText,

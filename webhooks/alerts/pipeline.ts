@@ -19,8 +19,9 @@
  *   (`unacknowledged`: the pager took the acknowledgement back), nothing pages;
  * - acknowledged (pager) → kept in step; resolved → resolved, and its incident closed when
  *   `auto_close_incidents` and no alert of it still fires.
- * Every consequence is an effect row on the alert (`EFFECT_KINDS`). Delivering pages and chat posts to outside
- * systems is the routing's work; here they are recorded.
+ * Every consequence is an effect row on the alert (`EFFECT_KINDS`). Whom a page reaches (alert routes) and which
+ * events go out to outbound configs is webhooks/outbound/alerts.ts's to decide; its deliveries are enqueued in
+ * this transaction.
  */
 import { randomUUID } from 'node:crypto';
 import { DeadlockException } from '@mikro-orm/core';
@@ -30,10 +31,13 @@ import type { Services } from '../../engine/operations/types.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { AlertEvent, AlertSeverity } from '../sources/types.ts';
 import { enqueueInvestigation } from '../ai/investigations.ts';
+import { AlertAnnouncer } from '../outbound/alerts.ts';
+import { readOutbound } from '../outbound/rules.ts';
+import type { Routing } from '../outbound/routing.ts';
 import { matchingMute, monthSpend, monthStart, readPolicy, type Policy } from './policy.ts';
 
 export const EFFECT_KINDS = [
-  'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
+  'routed', 'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
   'investigation_requested', 'investigation_skipped', 'incident_opened', 'incident_joined', 'incident_closed',
 ] as const;
 export type EffectKind = (typeof EFFECT_KINDS)[number];
@@ -52,6 +56,8 @@ interface AlertRow {
   id: string;
   status: 'firing' | 'acknowledged' | 'resolved' | 'muted';
   severity: AlertSeverity;
+  /** the severity its routes set at its last fire, which repeats and acknowledgements keep */
+  severity_override: AlertSeverity | null;
   title: string;
   resolved_at: Date | null;
   chat_thread: boolean;
@@ -83,16 +89,19 @@ export async function ingestAlerts(services: Services, organization: Organizatio
     else rest.push({ event, index });
   });
   if (rest.length === 0) return results;
-  const policy = await readPolicy(services, readStore(services).execute, organization.id, now);
+  const reader = readStore(services).execute;
+  const [policy, outbound] = await Promise.all([readPolicy(services, reader, organization.id, now), readOutbound(services, reader, organization.id, true)]);
   // one lock order for every delivery: by fingerprint (a stable sort keeps one alert's events in order)
   rest.sort((a, b) => (a.event.fingerprint < b.event.fingerprint ? -1 : a.event.fingerprint > b.event.fingerprint ? 1 : 0));
   for (let attempt = 1; ; attempt++) {
     try {
       return await inTransaction(services, async (store) => {
         // an investigation's job commits with its row (the same transaction)
-        const run = new Ingestion(store.execute, organization.id, policy, now, (id) => enqueueInvestigation(services, store, id));
+        const announce = new AlertAnnouncer(organization.id, outbound, now);
+        const run = new Ingestion(store.execute, organization.id, policy, now, (id) => enqueueInvestigation(services, store, id), announce);
         for (const { event, index } of rest) results[index] = await run.event(event);
         await run.flushEffects();
+        await announce.enqueue(services, store);
         return results;
       });
     } catch (error) {
@@ -111,7 +120,7 @@ async function refreshRepeats(sql: Sql, organizationId: string, events: readonly
   for (const e of events) seen.set(e.fingerprint, (seen.get(e.fingerprint) ?? 0) + 1);
   const candidates = events.filter((e) => e.status === 'firing' && seen.get(e.fingerprint) === 1);
   if (candidates.length === 0) return new Map();
-  const set = `title = v.title, service = v.service, severity = v.severity, summary = v.summary, labels = v.labels, url = v.url,
+  const set = `title = v.title, service = v.service, severity = coalesce(a.severity_override, v.severity), summary = v.summary, labels = v.labels, url = v.url,
                external_id = v.external_id, last_received_at = ?, occurrences = a.occurrences + 1, updated_at = ?`;
   if (candidates.length === 1) {
     // the common delivery, one alert: plain parameters are cheaper for PostgreSQL than a JSON recordset
@@ -145,14 +154,14 @@ async function refreshRepeats(sql: Sql, organizationId: string, events: readonly
 function alertRow(record: Record<string, any>): AlertRow {
   const time = (v: unknown) => (v === null || v === undefined ? null : (parseTimestamp(v) as Date));
   return {
-    id: String(record.id), status: record.status, severity: record.severity, title: String(record.title),
+    id: String(record.id), status: record.status, severity: record.severity, severity_override: record.severity_override ?? null, title: String(record.title),
     resolved_at: time(record.resolved_at), chat_thread: record.chat_thread === true, storm_id: record.storm_id ?? null,
     incident_id: record.incident_id ?? null, muted_by: record.muted_by ?? null, raised_at: time(record.raised_at),
     acknowledged_at: time(record.acknowledged_at),
   };
 }
 
-const ALERT_COLUMNS = 'id, status, severity, title, resolved_at, chat_thread, storm_id, incident_id, muted_by, raised_at, acknowledged_at';
+const ALERT_COLUMNS = 'id, status, severity, severity_override, title, resolved_at, chat_thread, storm_id, incident_id, muted_by, raised_at, acknowledged_at';
 
 class Ingestion {
   readonly #sql: Sql;
@@ -163,13 +172,15 @@ class Ingestion {
   #stormLocked = false;
   #spent: number | undefined;
   readonly #enqueue: (investigationId: string) => Promise<void>;
+  readonly #announce: AlertAnnouncer;
 
-  constructor(sql: Sql, organizationId: string, policy: Policy, now: Date, enqueue: (investigationId: string) => Promise<void>) {
+  constructor(sql: Sql, organizationId: string, policy: Policy, now: Date, enqueue: (investigationId: string) => Promise<void>, announce: AlertAnnouncer) {
     this.#sql = sql;
     this.#org = organizationId;
     this.#policy = policy;
     this.#now = now;
     this.#enqueue = enqueue;
+    this.#announce = announce;
   }
 
   get #settings() {
@@ -184,10 +195,10 @@ class Ingestion {
     const found = event.status === 'resolved' ? await this.#existing(event.fingerprint) : await this.#findOrCreate(event);
     if (!found) return { fingerprint: event.fingerprint, alertId: null, outcome: 'unknown alert' };
     const { alert, created } = found;
-    if (event.status !== 'resolved') alert.severity = event.severity; // the product's current view
+    if (event.status !== 'resolved') alert.severity = alert.severity_override ?? event.severity; // the product's current view, unless routed
     const outcome = event.status === 'firing' ? await this.#firing(alert, event, created)
-      : event.status === 'acknowledged' ? this.#acknowledged(alert, created)
-        : await this.#resolved(alert);
+      : event.status === 'acknowledged' ? this.#acknowledged(alert, created, event)
+        : await this.#resolved(alert, event);
     await this.#save(alert, event, created);
     return { fingerprint: event.fingerprint, alertId: alert.id, outcome };
   }
@@ -228,6 +239,10 @@ class Ingestion {
       if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'unacknowledged' });
       return 'unacknowledged';
     }
+    const routing = this.#announce.route(event);
+    alert.severity_override = routing?.severity ?? null;
+    alert.severity = alert.severity_override ?? event.severity;
+    for (const detail of this.#announce.routedEffects(routing)) this.#effect(alert.id, 'routed', detail);
     const mute = matchingMute(this.#policy.mutes, event);
     if (mute) {
       if (alert.status === 'muted' && !created) return 'muted';
@@ -249,11 +264,18 @@ class Ingestion {
       this.#effect(alert.id, 'investigation_skipped', { reason: 'refire_cooldown' });
       return 'cooldown';
     }
-    return this.#raise(alert, created ? 'created' : 'fired');
+    return this.#raise(alert, created ? 'created' : 'fired', event, routing);
+  }
+
+  /** The page the pipeline decided on, shaped by the alert's routes; announced as alert.fired. */
+  #page(alert: AlertRow, event: AlertEvent, routing: Routing | null, detail: Record<string, unknown>, storm: { id: string; alerts: number } | null): void {
+    const page = this.#announce.page(detail, routing);
+    this.#effect(alert.id, page.kind, page.detail);
+    this.#announce.fired(alert, event, routing, storm);
   }
 
   /** A loud fire: joins or forms a storm, or pages on its own; then investigation and incident. */
-  async #raise(alert: AlertRow, outcome: 'created' | 'fired'): Promise<Outcome> {
+  async #raise(alert: AlertRow, outcome: 'created' | 'fired', event: AlertEvent, routing: Routing | null): Promise<Outcome> {
     alert.status = 'firing';
     alert.resolved_at = null;
     alert.acknowledged_at = null;
@@ -274,7 +296,7 @@ class Ingestion {
       this.#effect(alert.id, 'storm_grouped', { storm_id: active.id });
       this.#effect(alert.id, 'page_skipped', { reason: 'storm', storm_id: active.id });
       this.#effect(alert.id, 'investigation_skipped', { reason: 'storm', storm_id: active.id });
-      await this.#incident(alert, active.id);
+      await this.#incident(alert, active.id, event);
       return 'storm';
     }
     // counted up to the threshold only: a long storm's window may hold thousands
@@ -287,20 +309,20 @@ class Ingestion {
       for (const other of grouped) this.#effect(String(other.id), 'storm_grouped', { storm_id: stormId, alerts: size });
       alert.storm_id = stormId;
       this.#effect(alert.id, 'storm_grouped', { storm_id: stormId, alerts: size });
-      this.#effect(alert.id, 'page', { reason: 'storm', storm_id: stormId, alerts: size });
+      this.#page(alert, event, routing, { reason: 'storm', storm_id: stormId, alerts: size }, { id: stormId, alerts: size });
       this.#effect(alert.id, 'chat_post', { reason: 'storm', storm_id: stormId });
       alert.chat_thread = true;
       await this.#investigate(alert, stormId, refusal);
       // an incident one of the grouped alerts already opened became the storm's (above)
-      await this.#incident(alert, stormId);
+      await this.#incident(alert, stormId, event);
       return outcome;
     }
     alert.storm_id = null;
-    this.#effect(alert.id, 'page', { reason: outcome === 'created' ? 'alert fired' : 'alert fired again' });
+    this.#page(alert, event, routing, { reason: outcome === 'created' ? 'alert fired' : 'alert fired again' }, null);
     this.#effect(alert.id, 'chat_post', {});
     alert.chat_thread = true;
     await this.#investigate(alert, null, refusal);
-    await this.#incident(alert, null);
+    await this.#incident(alert, null, event);
     return outcome;
   }
 
@@ -358,7 +380,7 @@ class Ingestion {
   }
 
   /** Opens (or, in a storm that has one, joins) an incident when the settings ask for it. */
-  async #incident(alert: AlertRow, stormId: string | null): Promise<void> {
+  async #incident(alert: AlertRow, stormId: string | null, event: AlertEvent): Promise<void> {
     const s = this.#settings;
     if (!s.auto_open_incidents || SEVERITY_RANK[alert.severity] < SEVERITY_RANK[s.incident_severity_floor]) return;
     if (stormId) {
@@ -382,9 +404,11 @@ class Ingestion {
     if (stormId) await this.#sql('update alert_storms set incident_id = ? where id = ?', [id, stormId]);
     alert.incident_id = id;
     this.#effect(alert.id, 'incident_opened', { incident_id: id, ...(stormId ? { storm_id: stormId } : {}) });
+    const title = stormId ? `Alert storm: ${alert.title} and others` : alert.title;
+    this.#announce.incident('incident.opened', { id, title, severity: alert.severity, status: 'open', opened_at: this.#now.toISOString(), closed_at: null, storm_id: stormId }, alert, event);
   }
 
-  #acknowledged(alert: AlertRow, created: boolean): Outcome {
+  #acknowledged(alert: AlertRow, created: boolean, event: AlertEvent): Outcome {
     if (created) {
       alert.acknowledged_at = this.#now;
       return 'acknowledged';
@@ -393,23 +417,29 @@ class Ingestion {
     alert.status = 'acknowledged';
     alert.acknowledged_at = this.#now;
     if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'acknowledged' });
+    this.#announce.changed('alert.acknowledged', alert, event);
     return 'acknowledged';
   }
 
-  async #resolved(alert: AlertRow): Promise<Outcome> {
+  async #resolved(alert: AlertRow, event: AlertEvent): Promise<Outcome> {
     if (alert.status === 'resolved') return 'duplicate';
     alert.status = 'resolved';
     alert.resolved_at = this.#now;
     if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'resolved' });
+    this.#announce.changed('alert.resolved', alert, event);
     if (this.#settings.auto_close_incidents && alert.incident_id) {
       // the incident row lock makes two last alerts resolving at once see each other
-      const [incident] = await this.#sql(`select id from incidents where id = ? and status = 'open' for update`, [alert.incident_id]);
+      const [incident] = await this.#sql(`select id, title, severity, opened_at, storm_id from incidents where id = ? and status = 'open' for update`, [alert.incident_id]);
       if (incident) {
         const [firing] = await this.#sql(
           `select 1 from alerts where incident_id = ? and id <> ? and status in ('firing', 'acknowledged') limit 1`, [alert.incident_id, alert.id]);
         if (!firing) {
           await this.#sql(`update incidents set status = 'closed', closed_at = ? where id = ?`, [this.#now, alert.incident_id]);
           this.#effect(alert.id, 'incident_closed', { incident_id: alert.incident_id });
+          this.#announce.incident('incident.closed', {
+            id: alert.incident_id, title: String(incident.title), severity: String(incident.severity), status: 'closed',
+            opened_at: (parseTimestamp(incident.opened_at) as Date).toISOString(), closed_at: this.#now.toISOString(), storm_id: (incident.storm_id as string | null) ?? null,
+          }, alert, event);
         }
       }
     }
@@ -418,8 +448,8 @@ class Ingestion {
 
   /** The alert's new state; firing deliveries also refresh what the product says about it. */
   async #save(alert: AlertRow, event: AlertEvent, created: boolean): Promise<void> {
-    const state = [alert.status, alert.severity, alert.raised_at, alert.acknowledged_at, alert.resolved_at, alert.chat_thread, alert.muted_by, alert.storm_id, alert.incident_id, this.#now];
-    const stateSql = 'status = ?, severity = ?, raised_at = ?, acknowledged_at = ?, resolved_at = ?, chat_thread = ?, muted_by = ?, storm_id = ?, incident_id = ?, updated_at = ?';
+    const state = [alert.status, alert.severity, alert.severity_override, alert.raised_at, alert.acknowledged_at, alert.resolved_at, alert.chat_thread, alert.muted_by, alert.storm_id, alert.incident_id, this.#now];
+    const stateSql = 'status = ?, severity = ?, severity_override = ?, raised_at = ?, acknowledged_at = ?, resolved_at = ?, chat_thread = ?, muted_by = ?, storm_id = ?, incident_id = ?, updated_at = ?';
     if (event.status === 'resolved' || created) {
       await this.#sql(`update alerts set ${stateSql} where id = ?`, [...state, alert.id]);
       return;

@@ -1,0 +1,72 @@
+/**
+ * A webhook receiver on 127.0.0.1 for outbound delivery tests: records every request, answers as a test says
+ * (a status, a hang past the sender's timeout, a redirect), and de-duplicates by `webhook-id` the way a
+ * receiver following Standard Webhooks would: `processed` holds each message once, however often it came.
+ */
+import http from 'node:http';
+
+export interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** what the receiver answered (0: it hung up without answering) */
+  answered: number;
+}
+
+/** What to do with one request: a status, `hang` (never answer), or a redirect. */
+export type Behaviour = number | 'hang' | { redirect: string; status?: number };
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: Received[];
+  /** messages answered 2xx, each webhook-id once */
+  processed: Map<string, Received>;
+  /** answers to give, in order; when empty, `fallback` */
+  script: Behaviour[];
+  fallback: Behaviour;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(fallback: Behaviour = 200): Promise<Receiver> {
+  const hanging = new Set<http.ServerResponse>();
+  const receiver: Receiver = {
+    url: '',
+    port: 0,
+    requests: [],
+    processed: new Map(),
+    script: [],
+    fallback,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const behaviour = receiver.script.length ? receiver.script.shift()! : receiver.fallback;
+      const received: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: 0 };
+      receiver.requests.push(received);
+      if (behaviour === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      if (typeof behaviour === 'object') {
+        received.answered = behaviour.status ?? 307;
+        res.writeHead(received.answered, { location: behaviour.redirect }).end();
+        return;
+      }
+      received.answered = behaviour;
+      const id = String(req.headers['webhook-id'] ?? '');
+      if (behaviour >= 200 && behaviour < 300 && !receiver.processed.has(id)) receiver.processed.set(id, received);
+      res.writeHead(behaviour, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: behaviour < 300 }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.port = (server.address() as { port: number }).port;
+  receiver.url = `http://127.0.0.1:${receiver.port}`;
+  return receiver;
+}

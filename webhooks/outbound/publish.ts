@@ -1,0 +1,75 @@
+/**
+ * Publishing events: a batch collects the events of one unit of work (one alert delivery, one card batch, …),
+ * matches each against the organization's outbound rules (read once for the batch: rules.ts), and enqueues one
+ * delivery per event and config inside the caller's transaction — a delivery row and its job commit or roll
+ * back with the change that caused the event, so a 2xx answer means the deliveries are queued.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../../engine/operations/types.ts';
+import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { envelope, type OutboundEvent } from './events.ts';
+import { readOutbound, targetsOf, type OutboundRules } from './rules.ts';
+
+/** The queue the deliveries are worked on (deliver.ts). */
+export const OUTBOUND_QUEUE = 'outbound-deliveries';
+
+interface Pending {
+  id: string;
+  jobId: string;
+  event: OutboundEvent;
+  configId: string;
+  ruleIds: string[];
+  payload: string;
+}
+
+/** Jobs of one destination share a group: the worker bounds how many of a group run at once (deliver.ts). */
+export const destinationGroup = (organizationId: string, configId: string) => `${organizationId}/${configId}`;
+
+export class OutboundBatch {
+  readonly #organizationId: string;
+  readonly #rules: OutboundRules;
+  readonly #pending: Pending[] = [];
+
+  constructor(organizationId: string, rules: OutboundRules) {
+    this.#organizationId = organizationId;
+    this.#rules = rules;
+  }
+
+  /** Adds an event; answers how many deliveries it makes (0 when no rule takes it). */
+  add(event: OutboundEvent): number {
+    const targets = targetsOf(this.#rules, event);
+    if (targets.length === 0) return 0;
+    const payload = envelope(event, this.#organizationId);
+    for (const t of targets) this.#pending.push({ id: randomUUID(), jobId: randomUUID(), event, configId: t.configId, ruleIds: t.ruleIds, payload });
+    return targets.length;
+  }
+
+  get size(): number {
+    return this.#pending.length;
+  }
+
+  /** Writes the deliveries and their jobs through the caller's open transaction (`store`). */
+  async enqueue(services: Services, store: { execute: Sql }, now: Date): Promise<void> {
+    if (this.#pending.length === 0 || !services.jobs?.queues.includes(OUTBOUND_QUEUE)) return;
+    const rows = this.#pending;
+    await store.execute(
+      `insert into outbound_deliveries (id, organization_id, event_id, event_type, subject_id, config_id, rule_ids, payload, status, attempts, job_id,
+                                        next_attempt_at, created_at, updated_at)
+       values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'pending', 0, ?, ?, ?, ?)`).join(', ')}`,
+      rows.flatMap((d) => [d.id, this.#organizationId, d.event.id, d.event.type, d.event.subjectId, d.configId, JSON.stringify(d.ruleIds), d.payload, d.jobId, now, now, now]),
+    );
+    for (const d of rows) {
+      await services.jobs.send(OUTBOUND_QUEUE, { delivery_id: d.id }, { store, id: d.jobId, group: destinationGroup(this.#organizationId, d.configId) });
+    }
+    this.#pending.length = 0;
+  }
+}
+
+/**
+ * Publishes events outside the alert pipeline (cards, deployments, fix requests): reads the rules (one query,
+ * before the caller's transaction when `sql` is a plain reader) and answers a batch to fill and enqueue.
+ */
+export async function outboundBatch(services: Services, sql: Sql, organizationId: string): Promise<OutboundBatch> {
+  const { rules } = await readOutbound(services, sql, organizationId);
+  return new OutboundBatch(organizationId, rules);
+}
