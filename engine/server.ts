@@ -10,7 +10,7 @@ import { SecretBox } from './crypto.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import type { Logger } from './logger.ts';
 import { allEntities } from './persistence/entities.ts';
-import { migrate, openDatabase } from './persistence/database.ts';
+import { migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
 import type { Registry } from './registry.ts';
 import type { Services } from './operations/types.ts';
 import { BossJobQueue } from './jobs/queue.ts';
@@ -75,6 +75,16 @@ export interface RunningService {
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, entities: allEntities(options.registry.families, options.entities) });
+  // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
+  const startup = await startupLock(options.databaseUrl);
+  try {
+    return await start(options, db);
+  } finally {
+    await startup.release();
+  }
+}
+
+async function start(options: ServeOptions, db: Database): Promise<RunningService> {
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
   const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log });

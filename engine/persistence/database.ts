@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { EntitySchema } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MikroORM as SqlORM } from '@mikro-orm/sql';
+import pg from 'pg';
 
 export type Database = SqlORM;
 
@@ -41,6 +42,27 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const dataDir = options.dataDir ?? './data';
   const location = dataDir === 'memory://' ? { dbName: 'memory://' } : { dbName: 'vigil', driverOptions: { dataDir } };
   return (await MikroORM.init({ ...common, ...location })) as unknown as Database;
+}
+
+/** An arbitrary constant: the advisory lock every Vigil instance of one database takes while it starts. */
+const STARTUP_LOCK = 7_238_401;
+
+/**
+ * On PostgreSQL, a session-level advisory lock on a connection of its own (held until `release`), so instances
+ * starting at once run their migrations and first-start writes one after the other; the embedded database serves
+ * one process, so there it is a no-op.
+ */
+export async function startupLock(databaseUrl: string | undefined): Promise<{ release(): Promise<void> }> {
+  if (!databaseUrl) return { release: async () => {} };
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'vigil-startup' });
+  await client.connect();
+  await client.query('select pg_advisory_lock($1)', [STARTUP_LOCK]);
+  return {
+    release: async () => {
+      await client.query('select pg_advisory_unlock($1)', [STARTUP_LOCK]).catch(() => {});
+      await client.end();
+    },
+  };
 }
 
 export async function migrate(db: Database): Promise<void> {

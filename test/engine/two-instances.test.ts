@@ -1,0 +1,95 @@
+/**
+ * Two `vigil serve` processes on one PostgreSQL database, started at the same moment (migrations race), behind
+ * no balancer: the same workload sent to both gives the same answers as one instance would — one alert per
+ * fingerprint, one card per idempotency key, configuration conflicts as 409 — and webhook rate limits counted in
+ * the shared store are shared. PostgreSQL only (the embedded database serves one instance).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { client, scratchDatabase } from '../helpers/harness.ts';
+
+const OPERATOR = 'two-instances-operator-token';
+const VIGIL = fileURLToPath(new URL('../../bin/vigil.ts', import.meta.url));
+
+if (!process.env.DATABASE_URL) {
+  t.pass('skipped: two instances need PostgreSQL (DATABASE_URL); the embedded database serves one instance');
+} else {
+  const scratch = (await scratchDatabase())!;
+  const children: ChildProcess[] = [];
+  t.teardown(async () => {
+    for (const child of children) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    await scratch.drop();
+  });
+
+  const start = async (): Promise<string> => {
+    const child = spawn(process.execPath, [VIGIL, 'serve'], {
+      env: {
+        ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', VIGIL_ADMIN_TOKEN: OPERATOR,
+        VIGIL_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'), DATABASE_URL: scratch.url, VIGIL_WEBHOOK_RATE_LIMIT: '40',
+        VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres', VIGIL_AUTH_CACHE_MS: '0',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    for await (const line of createInterface({ input: child.stdout! })) {
+      const match = /serving at (\S+)/.exec(line);
+      if (match) return match[1]!;
+    }
+    throw new Error('vigil serve exited before serving');
+  };
+
+  // both start at once: the migrations must not collide
+  const started = await Promise.allSettled([start(), start()]);
+  if (started.some((s) => s.status === 'rejected')) {
+    for (const child of children) child.kill('SIGKILL');
+    throw new Error('an instance did not start beside the other');
+  }
+  const [a, b] = started.map((s) => (s as PromiseFulfilledResult<string>).value) as [string, string];
+  const operator = client(a, OPERATOR);
+  const org = (await operator.post('/api/admin/v1/organizations', { name: 'Two Instances', plan: 'business' })).body;
+  const key = (await operator.post(`/api/admin/v1/organizations/${org.id}/api_keys`, { name: 'k', scopes: ['api:admin'] })).body.key as string;
+  const reader = (await operator.post(`/api/admin/v1/organizations/${org.id}/api_keys`, { name: 'r', scopes: ['mcp:read'] })).body.key as string;
+  const token = org.webhook_token as string;
+  const both = [a, b];
+
+  t.test('one card per key and one alert per fingerprint across both instances', async (t) => {
+    const cards = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch(`${both[i % 2]}/webhooks/tickets/${token}`, {
+      method: 'POST', headers: { 'user-agent': 'two/1', 'content-type': 'application/json', 'idempotency-key': 'same-key' }, body: JSON.stringify({ title: 'one card' }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }))));
+    t.equal(cards.filter((c) => c.status === 201).length, 1, 'one 201');
+    t.equal(new Set(cards.map((c) => c.body.id)).size, 1, 'one card id in every answer');
+    const alerts = await Promise.all(Array.from({ length: 10 }, (_, i) => fetch(`${both[i % 2]}/webhooks/metric-dashboard/${token}`, {
+      method: 'POST', headers: { 'user-agent': 'Grafana/11.0', 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'firing', alerts: [{ status: 'firing', fingerprint: 'fp-1', labels: { alertname: 'Latency', service: 'checkout' }, startsAt: '2026-03-01T12:00:00Z' }] }),
+    }).then((r) => r.status)));
+    t.ok(alerts.every((s) => s === 200));
+    const listed = (await client(b, key).get('/api/v1/config/alerts')).body.data;
+    t.equal(listed.filter((x: any) => x.fingerprint === 'metric-dashboard:fp-1').length, 1, 'one alert');
+    const mcp = await client(a, reader).post('/api/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_cards', arguments: {} } }, { accept: 'application/json, text/event-stream' });
+    t.equal(mcp.body.result.structuredContent.data.length, 1, 'one card on the board');
+  });
+
+  t.test('a configuration conflict is the same 409 on either instance', async (t) => {
+    const answers = await Promise.all(both.map((url) => client(url, key).post('/api/v1/config/teams', { name: 'platform' })));
+    t.same(answers.map((x) => x.status).sort(), [201, 409]);
+  });
+
+  t.test('webhook rate limits are shared through PostgreSQL', async (t) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const res = await fetch(`${both[i % 2]}/webhooks/deployments/${token}`, {
+        method: 'POST', headers: { 'user-agent': 'ci/1', 'content-type': 'application/json' }, body: JSON.stringify({ service: 'checkout', event_type: 'deploy', status: 'succeeded' }),
+      });
+      await res.text();
+      statuses.push(res.status);
+    }
+    t.equal(statuses.filter((s) => s === 200).length, 40, 'the 40 per minute are counted across both instances');
+    t.equal(statuses.filter((s) => s === 429).length, 20);
+  });
+}
