@@ -56,7 +56,9 @@ export default defineFamily({
   description:
     'An ordered alert routing rule. Incoming alerts are compared with the enabled routes in their public order (`position`, 1 first); the first route whose ' +
     'matchers all match wins and evaluation stops, unless that route has `continue: true`, in which case later routes are evaluated too and every matching ' +
-    'route applies. An alert no route matches is recorded and pages no one. A matcher compares one alert attribute (`source`, `service`, `severity`, `title`, ' +
+    'route applies. An alert is routed each time it fires (new, or back from resolved); its effects record each matched route and team (`routed`), and repeats keep that routing. ' +
+    'An alert no route matches is recorded and pages no one (an organization with no enabled route pages without naming a team). Outbound rules are separate: they have ' +
+    'their own filters. A matcher compares one alert attribute (`source`, `service`, `severity`, `title`, ' +
     'or the label named by `label_key`) with `value`: `equals` and `contains` ignore case; `regex` is a JavaScript regular expression (at most 200 characters, ' +
     'no nested quantifiers such as (a+)+) tested against the attribute, refused as `matchers[i].value` when it does not compile. A route pages its team ' +
     '(`team_id`, a team of this organization: an unknown or foreign id is refused) through the team\'s escalation when `pages` is true (the default, which ' +

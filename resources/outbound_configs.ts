@@ -63,12 +63,16 @@ export default defineFamily({
   name: 'outbound_configs',
   description:
     'A delivery destination that outbound rules and change notifications send events to. `kind` says how the event is written: ' +
-    '`webhook` POSTs JSON `{ type, timestamp, data }` (`type` is the event kind, such as alert.fired); `chat` posts a chat message to an incoming-webhook URL; ' +
-    '`pager` sends to a paging service\'s events endpoint (alert.fired triggers, alert.acknowledged acknowledges, alert.resolved resolves, keyed by the alert). ' +
+    '`webhook` POSTs the JSON envelope `{ type, version, id, occurred_at, organization_id, data }` (`type` is the event kind, such as alert.fired; `id` the event\'s); ' +
+    '`chat` posts `{ text }` (one line) to an incoming-webhook URL; `pager` sends PagerDuty Events v2 style events (alert.fired and incident.opened trigger, ' +
+    'alert.acknowledged acknowledges, alert.resolved and incident.closed resolve, `dedup_key` per alert or incident) and takes only alert and incident events. ' +
     '`url` must be https; plain http is accepted only for loopback hosts (127.0.0.0/8, localhost, [::1]) so local receivers and tests work, and a URL never carries user:password@. ' +
     'Deliveries are signed Standard Webhooks style when `signing_secret` is set: headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` ' +
     '(a `whsec_` secret is base64-decoded first, as that specification says); receivers that do not check signatures can ignore them. ' +
-    'An attempt that answers non-2xx or takes longer than `timeout_ms` fails and is retried with exponential backoff. A disabled config keeps its secrets and receives nothing. ' +
+    'The `webhook-id` header is the delivery\'s id, the same on every attempt, so receivers de-duplicate by it. An attempt that answers non-2xx, fails to connect or takes longer ' +
+    'than `timeout_ms` fails and is retried: 8 attempts over about an hour (waits of 30 s, 1, 2, 4, 8, 16, 32 minutes, ±20 % jitter), then the delivery is dead ' +
+    '(list_outbound_deliveries, redeliver). Requests never follow a redirect to another host, and an address that resolves to a private, link-local or reserved ' +
+    'network is refused (loopback too, unless the operator allows it with VIGIL_OUTBOUND_ALLOW_LOOPBACK=on). A disabled config keeps its secrets and receives nothing. ' +
     'Secrets are write-only and sealed whole, answered only as `headers_set` and `signing_secret_set`, and appear in the audit log only as (set), (changed) or (cleared). ' +
     '`headers` (extra request headers, e.g. an Authorization header for the receiver) is sent whole: a sent map replaces the stored one, an omitted one keeps it, ' +
     'and `{}` removes them all (nothing is stored, so `headers_set` reads false). `signing_secret: null` removes the secret and deliveries go unsigned. ' +

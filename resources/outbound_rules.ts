@@ -38,7 +38,8 @@ export default defineFamily({
     '`filters` narrows the rule: `services` (service names as alerts and deployments carry them), `severities` (critical, high, warning, info) and `sources` ' +
     '(the webhook source segment an event came in through, such as monitoring-a or deployments). A list that is omitted or empty does not filter; an event must match every ' +
     'list that is given (any value within a list), and an event that does not carry a filtered attribute (a deployment has no severity) does not match that filter. ' +
-    'Several rules may send the same event to the same config; it is delivered once per config. An alert re-fire inside the re-fire cooldown reaches no rule, and an event kind ' +
+    'Several rules may send the same event to the same config; it is delivered once per config. A muted alert, an alert re-fire inside the re-fire cooldown and an alert that joins ' +
+    'a storm reach no rule (a storm sends one alert.fired, with `data.storm`); an alert\'s acknowledge and resolve go out only for an alert that fired loudly; and an event kind ' +
     'whose notification_settings channels leave out `outbound` reaches none either. A disabled rule, or a rule whose config is disabled, sends nothing. ' +
     'Choices where the spec is silent: `name` is unique within the organization; `events` and `filters` are replaced whole when sent (`filters: {}` removes every filter); ' +
     'creating, changing and deleting rules needs the member role (the destinations themselves are the org admin\'s to set up).',

@@ -82,22 +82,32 @@ export class BossJobQueue implements JobQueue {
   async work(services: Services, options: WorkOptions): Promise<void> {
     for (const handler of this.#handlers.values()) {
       const work = {
-        batchSize: 1,
         localConcurrency: handler.concurrency ?? 1,
         pollingIntervalSeconds: options.pollSeconds,
         ...(handler.groupConcurrency ? { groupConcurrency: handler.groupConcurrency } : {}),
       };
-      await this.#boss.work<unknown>(handler.queue, work, async (jobs) => {
-        for (const job of jobs) {
-          try {
-            await handler.handle({ id: job.id, data: job.data, retryCount: job.retryCount }, services);
-          } catch (error) {
-            const stored = storedError(error);
-            this.#log.warn({ queue: handler.queue, job: job.id, retryCount: job.retryCount, error: stored.message }, 'job failed');
-            throw stored;
-          }
+      const run = async (job: { id: string; data: unknown; retryCount: number }) => {
+        try {
+          await handler.handle({ id: job.id, data: job.data, retryCount: job.retryCount }, services);
+        } catch (error) {
+          const stored = storedError(error);
+          this.#log.warn({ queue: handler.queue, job: job.id, retryCount: job.retryCount, error: stored.message }, 'job failed');
+          throw stored;
         }
-      });
+      };
+      const batchSize = handler.batchSize ?? 1;
+      if (batchSize === 1) {
+        await this.#boss.work<unknown>(handler.queue, { ...work, batchSize }, async (jobs) => {
+          for (const job of jobs) await run(job);
+        });
+        continue;
+      }
+      // a batch runs together, each job settled on its own (one failure retries that job alone)
+      await this.#boss.work<unknown>(handler.queue, { ...work, batchSize, burstWhenBatchFull: true, perJobResults: true }, (jobs) =>
+        Promise.all(jobs.map((job) => run(job).then(
+          () => ({ id: job.id, status: 'completed' as const }),
+          (error: Error) => ({ id: job.id, status: 'failed' as const, output: { message: error.message, stack: error.stack } }),
+        ))));
     }
   }
 

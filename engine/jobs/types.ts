@@ -39,9 +39,18 @@ export interface JobHandler extends RetryOptions {
   /** the queue's name: letters, digits, `_`, `-`, `.` and `/` */
   queue: string;
   handle(job: Job, services: Services): Promise<void>;
-  /** jobs of this queue run at the same time in one instance (default 1) */
+  /** workers of this queue in one instance, each running its batch (default 1) */
   concurrency?: number;
-  /** jobs of one `group` (see SendOptions) running at the same time, across every instance */
+  /**
+   * jobs one worker fetches at once and runs together (default 1); while a fetch comes back full the worker
+   * fetches again at once instead of waiting for the next poll, so a backlog drains at the handlers' pace.
+   * A failing job fails alone. In flight at most: concurrency × batchSize
+   */
+  batchSize?: number;
+  /**
+   * jobs of one `group` (see SendOptions) running at the same time, across every instance (counted in the
+   * database: each fetch then counts the running jobs per group)
+   */
   groupConcurrency?: number;
 }
 

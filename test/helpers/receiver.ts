@@ -13,8 +13,8 @@ export interface Received {
   answered: number;
 }
 
-/** What to do with one request: a status, `hang` (never answer), or a redirect. */
-export type Behaviour = number | 'hang' | { redirect: string; status?: number };
+/** What to do with one request: a status, `hang` (never answer), a redirect, or a status with the request's headers echoed as the body. */
+export type Behaviour = number | 'hang' | { redirect: string; status?: number } | { echo: number };
 
 export interface Receiver {
   url: string;
@@ -52,6 +52,11 @@ export async function startReceiver(fallback: Behaviour = 200): Promise<Receiver
       receiver.requests.push(received);
       if (behaviour === 'hang') {
         hanging.add(res);
+        return;
+      }
+      if (typeof behaviour === 'object' && 'echo' in behaviour) {
+        received.answered = behaviour.echo;
+        res.writeHead(behaviour.echo, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers));
         return;
       }
       if (typeof behaviour === 'object') {

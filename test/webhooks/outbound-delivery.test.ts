@@ -151,6 +151,18 @@ t.test('retried after a 500 and after a timeout, then delivered: the receiver pr
   t.equal(r.processed.size, 1, 'processed once');
 });
 
+t.test('a receiver that echoes the request: the config\'s secrets never reach the attempt log', async (t) => {
+  const r = await receiver();
+  r.script.push({ echo: 500 });
+  const o = await org();
+  const token = 'Bearer receiver-token-echoed-back-1234';
+  await destination(o, `${r.url}/echo`, { headers: { Authorization: token } }, ['alert.fired']);
+  await o.fire({ name: 'Echoed' });
+  const [d] = await settled(o, {}, 'delivered');
+  t.match(d.attempt_log[0], { status_code: 500, outcome: 'failed', response: /"authorization":"\(removed\)"/ });
+  t.notOk(JSON.stringify(d).includes('receiver-token-echoed'), 'the header value appears nowhere in the answer');
+});
+
 t.test('dead after the last try; redeliver sends it again with the same webhook-id', async (t) => {
   const r = await receiver(500);
   const o = await org();

@@ -16,6 +16,10 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { cardEvent } from '../outbound/events.ts';
+import { OutboundBatch, takesAny } from '../outbound/publish.ts';
+import { readOutbound } from '../outbound/rules.ts';
+import { cardSummary } from './cards.ts';
 
 type Json = Record<string, unknown>;
 
@@ -138,7 +142,7 @@ export class CardWriter {
    * and the later deliveries answer it. A key committed by another instance since the read is a unique violation
    * that rolls the whole batch back (its numbers too), and the drain retries card by card.
    */
-  #create(batch: NewCard[]): Promise<Written[]> {
+  async #create(batch: NewCard[]): Promise<Written[]> {
     const results: (Written | undefined)[] = new Array(batch.length);
     const fresh: { card: NewCard; index: number }[] = [];
     const leaders = new Map<string, number>();
@@ -147,6 +151,9 @@ export class CardWriter {
       else if (!leaders.has(card.key)) (leaders.set(card.key, index), fresh.push({ card, index }));
     });
     const first = batch[0]!;
+    // card.created goes out with the cards when an outbound rule takes it (read before the counter lock is taken)
+    const { rules } = await readOutbound(this.#services, readStore(this.#services).execute, first.organizationId);
+    const announce = takesAny(rules, ['card.created']) ? new OutboundBatch(first.organizationId, rules) : null;
     return inTransaction(this.#services, async (store) => {
       // the counter row's lock is held until this batch commits
       const [counter] = await store.execute(
@@ -155,6 +162,13 @@ export class CardWriter {
         [first.organizationId, first.prefix, fresh.length],
       );
       await insertCards(store.execute, String(counter!.prefix), Number(counter!.last_number) - fresh.length + 1, fresh, results);
+      if (announce) {
+        for (const { card, index } of fresh) {
+          const summary = cardSummary(this.#services, { ...card, key: results[index]!.answer.key, status: 'triage' });
+          announce.add(cardEvent('card.created', summary, null, card.now));
+        }
+        await announce.enqueue(this.#services, store, first.now);
+      }
       batch.forEach((card, index) => {
         if (results[index] === undefined) results[index] = { created: false, answer: results[leaders.get(card.key!)!]!.answer };
       });

@@ -43,6 +43,8 @@ import type { Services } from '../../engine/operations/types.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
+import { cardEvent } from '../outbound/events.ts';
+import { publish } from '../outbound/publish.ts';
 import { cardWriter, type NewCard } from './card-writer.ts';
 
 export const CARD_STATUSES = ['backlog', 'triage', 'todo', 'in_progress', 'blocked', 'done'] as const;
@@ -164,6 +166,15 @@ export function boardPrefix(name: string): string {
 }
 
 export const cardUrl = (services: Services, key: string) => `${services.config.publicUrl}/board/${key}`;
+
+/** A card as outbound events (card.created, card.updated) carry it. */
+export function cardSummary(services: Services, c: Json): Json & { id: string } {
+  const key = String(c.key);
+  return {
+    id: String(c.id), key, url: cardUrl(services, key), title: String(c.title), status: String(c.status ?? 'triage'), priority: String(c.priority),
+    labels: Array.isArray(c.labels) ? c.labels : [], service: c.service ?? null,
+  };
+}
 
 async function memberByEmail(sql: Sql, organizationId: string, email: string): Promise<string | null> {
   const [row] = await sql(
@@ -316,6 +327,8 @@ export async function updateCard(services: Services, organization: Organization,
       if ('status' in changes && typeof statusWord === 'string') detail.status_sent = clean(statusWord);
       await insertEffects(sql, orgId, String(row.id), now, [['updated', detail]]);
       if (caller) await recordAudit(store, { caller, family: 'cards', rowId: String(row.id), action: 'update', changes, at: now });
+      const after = { ...before, ...set, archived_at: archivedAt };
+      await publish(services, store, orgId, ['card.updated'], () => [cardEvent('card.updated', cardSummary(services, after), null, now, Object.keys(changes))]);
     }
     const key = String(row.key);
     const status = (set.status ?? row.status) as CardStatus;

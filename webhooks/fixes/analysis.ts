@@ -20,11 +20,14 @@
 import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
+import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { AiUnavailable, complete } from '../ai/client.ts';
 import { CodeHostError, codeHostClient, repoPath, type CodeHost } from '../codehost/app.ts';
 import { buildMessages, chooseFiles, readProposal, UnusableAnswer } from './patch.ts';
 import { openFixPullRequests, publish, readFiles, readRepository, type OpenPullRequest } from './pull-request.ts';
-import { appendEvent, COLUMNS } from './records.ts';
+import { fixRequestEvent } from '../outbound/events.ts';
+import { publish as publishEvents } from '../outbound/publish.ts';
+import { appendEvent, COLUMNS, fixRequestView } from './records.ts';
 import { FIX_QUEUE, OPEN_PULL_REQUEST_LIMIT } from './requests.ts';
 import { currentSettings } from './targets.ts';
 
@@ -183,6 +186,7 @@ async function record(services: Services, jobId: string, analysed: Row, result: 
       outcome.status === 'pr_opened' ? { url: outcome.url, number: outcome.number, branch: outcome.branch, ...outcome.detail }
         : { reason, ...(row.pr_state === 'open' ? { pull_request_left_open: row.pr_url } : {}) };
     await appendEvent(sql, orgId, id, Number(row.revision), now, outcome.status, detail);
+    await finished(services, store, orgId, id, now);
     return null;
   });
 }
@@ -196,6 +200,15 @@ async function giveUp(services: Services, jobId: string, requestId: string): Pro
     const reason = `An internal error stopped the analysis after ${RETRY_LIMIT + 1} attempts; send the request again to retry.`;
     await store.execute(`update fix_requests set status = 'failed', reason = ?, worker_job = null, lease_until = null, completed_at = ?, updated_at = ? where id = ?`, [reason, now, now, requestId]);
     await appendEvent(store.execute, String(row.organization_id), requestId, Number(row.revision), now, 'failed', { reason });
+    await finished(services, store, String(row.organization_id), requestId, now);
+  });
+}
+
+/** fix_request.finished, with the request as it ended, in the transaction that ended it. */
+function finished(services: Services, store: { execute: Sql }, organizationId: string, id: string, now: Date): Promise<void> {
+  return publishEvents(services, store, organizationId, ['fix_request.finished'], async () => {
+    const [done] = await store.execute(`select ${COLUMNS} from fix_requests where id = ?`, [id]);
+    return [fixRequestEvent({ ...fixRequestView(done!), id }, now)];
   });
 }
 

@@ -15,9 +15,12 @@
  *    once, since trying again cannot help; any other failure (non-2xx, timeout, connection) → `retrying` with a
  *    new job `startAfter` the schedule's wait, or `dead` after the last attempt.
  *
- * Concurrency: `CONCURRENCY` attempts at once per instance; at most `DESTINATION_CONCURRENCY` attempts to one
- * config at once across every instance (pg-boss group concurrency: the config is the job's group), so a slow
- * receiver holds a few workers, never all of them.
+ * Concurrency: `CONCURRENCY` (32) attempts at once per instance: 4 workers, each fetching up to 8 jobs and running
+ * them together, and fetching again at once while its fetches come back full (a backlog drains at the
+ * receivers' pace, not the poll's); at most `DESTINATION_CONCURRENCY` (8) attempts to one config at once across
+ * every instance (pg-boss group concurrency, counted in the database: the config is the job's group), so one
+ * receiver is never flooded and cannot take every slot. A batch settles together: a slow receiver delays the
+ * other jobs of the batches its deliveries are in by at most its own timeout.
  */
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -25,13 +28,18 @@ import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import type { Row } from '../../engine/descriptor.ts';
+import { tableName } from '../../engine/persistence/entities.ts';
+import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { requestBody } from './formats.ts';
 import { OutboundFailed, OutboundRefused, outboundHttp } from './http.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from './publish.ts';
 import { attemptsAllowed, RETRY_DELAYS_SECONDS, retryDelay } from './schedule.ts';
 
-export const CONCURRENCY = 16;
-export const DESTINATION_CONCURRENCY = 4;
+/** attempts at once per instance: WORKERS workers, each running a batch of up to BATCH */
+const WORKERS = 4;
+const BATCH = 8;
+export const CONCURRENCY = WORKERS * BATCH;
+export const DESTINATION_CONCURRENCY = 8;
 const RESPONSE_KEPT = 500;
 const MAX_RESPONSE_READ = 4096;
 
@@ -44,6 +52,8 @@ interface Claimed {
   attempts: number;
   /** attempts made before the current round (a redelivery starts a new round of the schedule) */
   round_offset: number;
+  /** the config as it is now; null when it was deleted */
+  config: Row | null;
 }
 
 interface AttemptResult {
@@ -56,20 +66,24 @@ interface AttemptResult {
   permanent: boolean;
 }
 
+/** The claim and the config it sends to, in one statement. */
 async function claim(services: Services, deliveryId: string, jobId: string, now: Date): Promise<Claimed | null> {
+  const family = services.registry.get('outbound_configs');
+  const config = family
+    ? `(select json_build_object('kind', c.kind, 'url', c.url, 'headers', c.headers, 'signing_secret', c.signing_secret, 'enabled', c.enabled, 'timeout_ms', c.timeout_ms)
+         from "${tableName(family)}" c where c.organization_id = d.organization_id and c.id = d.config_id)`
+    : 'null::json';
   const [row] = await readStore(services).execute(
-    `update outbound_deliveries set status = 'sending', updated_at = ?
-      where id = ? and job_id = ? and status in ('pending', 'retrying', 'sending')
-      returning organization_id, config_id, payload, attempts, round_offset`,
+    `update outbound_deliveries d set status = 'sending', updated_at = ?
+      where d.id = ? and d.job_id = ? and d.status in ('pending', 'retrying', 'sending')
+      returning d.organization_id, d.config_id, d.payload, d.attempts, d.round_offset, ${config} as config`,
     [now, deliveryId, jobId],
   );
   if (!row) return null;
-  return { organization_id: String(row.organization_id), config_id: String(row.config_id), payload: String(row.payload), attempts: Number(row.attempts), round_offset: Number(row.round_offset) };
-}
-
-async function readConfig(services: Services, organizationId: string, configId: string): Promise<Row | null> {
-  const family = services.registry.get('outbound_configs');
-  return family ? readStore(services).get(family, organizationId, configId) : null;
+  return {
+    organization_id: String(row.organization_id), config_id: String(row.config_id), payload: String(row.payload), attempts: Number(row.attempts),
+    round_offset: Number(row.round_offset), config: ((typeof row.config === 'string' ? JSON.parse(row.config) : row.config) ?? null) as Row | null,
+  };
 }
 
 /** Standard Webhooks keys: a `whsec_` secret is base64 after the prefix; any other is used as its UTF-8 bytes. */
@@ -84,28 +98,43 @@ function signer(secret: string): Webhook {
   return new Webhook(new Uint8Array(Buffer.from(secret, 'utf8')), { format: 'raw' });
 }
 
+/** The config's write-only values, opened: its extra headers and its signing secret. */
+function secretsOf(services: Services, config: Row): { headers: Record<string, string>; signingSecret: string | null } {
+  return {
+    headers: typeof config.headers === 'string' ? (JSON.parse(services.secrets.open(config.headers)) as Record<string, string>) : {},
+    signingSecret: typeof config.signing_secret === 'string' ? services.secrets.open(config.signing_secret) : null,
+  };
+}
+
 /** The headers of one attempt: the config's own, then the delivery's (which a config cannot override). */
-export function deliveryHeaders(services: Services, config: Row, deliveryId: string, body: string, now: Date): Record<string, string> {
-  const own = typeof config.headers === 'string' ? (JSON.parse(services.secrets.open(config.headers)) as Record<string, string>) : {};
-  const headers: Record<string, string> = { ...own, 'content-type': 'application/json', 'user-agent': 'Vigil-Webhooks/1', 'webhook-id': deliveryId };
+function deliveryHeaders(secrets: ReturnType<typeof secretsOf>, deliveryId: string, body: string, now: Date): Record<string, string> {
+  const headers: Record<string, string> = { ...secrets.headers, 'content-type': 'application/json', 'user-agent': 'Vigil-Webhooks/1', 'webhook-id': deliveryId };
   headers['webhook-timestamp'] = String(Math.floor(now.getTime() / 1000));
-  if (typeof config.signing_secret === 'string') headers['webhook-signature'] = signer(services.secrets.open(config.signing_secret)).sign(deliveryId, now, body);
+  if (secrets.signingSecret !== null) headers['webhook-signature'] = signer(secrets.signingSecret).sign(deliveryId, now, body);
   return headers;
 }
 
+/** The start of a receiver's answer as kept, with any of the config's secrets it echoed removed. */
+function excerpt(body: Buffer, secrets: ReturnType<typeof secretsOf>): string | null {
+  let text = body.toString('utf8').toWellFormed().replaceAll('\u0000', '');
+  for (const value of [...Object.values(secrets.headers), secrets.signingSecret]) if (value && value.length >= 4) text = text.replaceAll(value, '(removed)');
+  return text.slice(0, RESPONSE_KEPT) || null;
+}
+
 async function attempt(services: Services, deliveryId: string, claimed: Claimed, now: Date): Promise<AttemptResult> {
-  const config = await readConfig(services, claimed.organization_id, claimed.config_id);
+  const { config } = claimed;
   if (!config || config.enabled === false) {
     const error = config ? 'the outbound config is disabled' : 'the outbound config was deleted';
     return { outcome: 'cancelled', statusCode: null, latencyMs: null, error, response: null, permanent: true };
   }
   const body = requestBody(String(config.kind), claimed.payload);
+  const secrets = secretsOf(services, config);
   const started = performance.now();
   try {
     const answer = await outboundHttp(services).request({
       url: String(config.url),
       method: 'POST',
-      headers: deliveryHeaders(services, config, deliveryId, body, now),
+      headers: deliveryHeaders(secrets, deliveryId, body, now),
       body,
       timeoutMs: Number(config.timeout_ms ?? 5000),
       maxResponseBytes: MAX_RESPONSE_READ,
@@ -116,7 +145,7 @@ async function attempt(services: Services, deliveryId: string, claimed: Claimed,
       statusCode: answer.status,
       latencyMs: answer.latencyMs,
       error: ok ? null : `the receiver answered ${answer.status}`,
-      response: ok ? null : answer.body.toString('utf8').toWellFormed().replaceAll('\u0000', '').slice(0, RESPONSE_KEPT) || null,
+      response: ok ? null : excerpt(answer.body, secrets),
       permanent: false,
     };
   } catch (error) {
@@ -137,21 +166,30 @@ async function record(services: Services, deliveryId: string, jobId: string, cla
   const next = wait !== null ? new Date(now.getTime() + Math.round(wait * 1000)) : null;
   const nextJob = wait !== null ? randomUUID() : null;
   const outcome = status === 'retrying' ? 'failed' : status;
+  // one statement: the delivery's state (unless a redelivery superseded this job meanwhile: then the attempt is
+  // history and the state is the new job's) and the attempt
+  const write = async (sql: Sql) => {
+    const [row] = await sql(
+      `with d as (
+         update outbound_deliveries set status = ?, attempts = ?, job_id = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?, last_latency_ms = ?,
+                updated_at = ?, delivered_at = case when ? then ? else delivered_at end
+          where id = ? and job_id = ? returning id),
+       a as (
+         insert into outbound_delivery_attempts (organization_id, delivery_id, attempt, started_at, status_code, latency_ms, error, response, outcome, next_attempt_at)
+         select ?, ?, ?, ?, ?, ?, ?, ?, ?, case when exists (select 1 from d) then ?::timestamptz end)
+       select exists (select 1 from d) as current`,
+      [status, number, nextJob, next, result.statusCode, result.error, result.latencyMs, now, status === 'delivered', now, deliveryId, jobId,
+        claimed.organization_id, deliveryId, number, now, result.statusCode, result.latencyMs, result.error, result.response, outcome, next],
+    );
+    return row?.current === true || row?.current === 't';
+  };
+  if (nextJob === null) {
+    await write(readStore(services).execute);
+    return status;
+  }
+  // a retry: its job commits with the state that names it
   await inTransaction(services, async (store) => {
-    const updated = await store.execute(
-      `update outbound_deliveries set status = ?, attempts = ?, job_id = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?, last_latency_ms = ?,
-              updated_at = ?, delivered_at = case when ? then ? else delivered_at end
-        where id = ? and job_id = ? returning id`,
-      [status, number, nextJob, next, result.statusCode, result.error, result.latencyMs, now, status === 'delivered', now, deliveryId, jobId],
-    );
-    // superseded meanwhile (redeliver): the attempt is history, the state is the new job's
-    const current = updated.length > 0;
-    await store.execute(
-      `insert into outbound_delivery_attempts (organization_id, delivery_id, attempt, started_at, status_code, latency_ms, error, response, outcome, next_attempt_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [claimed.organization_id, deliveryId, number, now, result.statusCode, result.latencyMs, result.error, result.response, outcome, current ? next : null],
-    );
-    if (current && nextJob !== null) {
+    if (await write(store.execute)) {
       await services.jobs.send(OUTBOUND_QUEUE, { delivery_id: deliveryId }, { store, id: nextJob, startAfter: wait!, group: destinationGroup(claimed.organization_id, claimed.config_id) });
     }
   });
@@ -175,7 +213,8 @@ function deliveryId(job: Job): string {
 
 export const outboundDeliveryJob: JobHandler = {
   queue: OUTBOUND_QUEUE,
-  concurrency: CONCURRENCY,
+  concurrency: WORKERS,
+  batchSize: BATCH,
   groupConcurrency: DESTINATION_CONCURRENCY,
   // a job whose instance died mid-attempt is tried again once it expires (the longest attempt is 30 s)
   retryLimit: 3,

@@ -5,9 +5,10 @@
  * back with the change that caused the event, so a 2xx answer means the deliveries are queued.
  */
 import { randomUUID } from 'node:crypto';
+import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
-import { envelope, type OutboundEvent } from './events.ts';
+import { envelope, type EventKind, type OutboundEvent } from './events.ts';
 import { readOutbound, targetsOf, type OutboundRules } from './rules.ts';
 
 /** The queue the deliveries are worked on (deliver.ts). */
@@ -65,11 +66,37 @@ export class OutboundBatch {
   }
 }
 
+/** Whether any rule may take an event of one of these kinds (before building the events at all). */
+export function takesAny(rules: OutboundRules, kinds: readonly EventKind[]): boolean {
+  return kinds.some((kind) => rules.outboundKinds.has(kind) && rules.rules.some((r) => r.events.includes(kind)));
+}
+
 /**
- * Publishes events outside the alert pipeline (cards, deployments, fix requests): reads the rules (one query,
- * before the caller's transaction when `sql` is a plain reader) and answers a batch to fill and enqueue.
+ * Publishes events from inside the caller's open transaction (`store`): reads the rules through it (one query),
+ * and when one may take `kinds`, builds the events and enqueues their deliveries with the caller's change.
  */
-export async function outboundBatch(services: Services, sql: Sql, organizationId: string): Promise<OutboundBatch> {
-  const { rules } = await readOutbound(services, sql, organizationId);
-  return new OutboundBatch(organizationId, rules);
+export async function publish(services: Services, store: { execute: Sql }, organizationId: string, kinds: readonly EventKind[], events: () => OutboundEvent[] | Promise<OutboundEvent[]>): Promise<void> {
+  const { rules } = await readOutbound(services, store.execute, organizationId);
+  if (!takesAny(rules, kinds)) return;
+  const batch = new OutboundBatch(organizationId, rules);
+  for (const event of await events()) batch.add(event);
+  await batch.enqueue(services, store, services.clock.now());
+}
+
+/**
+ * A write that may publish events but has no transaction of its own (one upsert): the rules are read first;
+ * when none may take `kinds` the write runs as before, else it runs in a transaction with its deliveries.
+ */
+export async function writeAndPublish<T>(
+  services: Services, organizationId: string, kinds: readonly EventKind[], write: (sql: Sql) => Promise<T>, events: (result: T, sql: Sql) => Promise<OutboundEvent[]>,
+): Promise<T> {
+  const { rules } = await readOutbound(services, readStore(services).execute, organizationId);
+  if (!takesAny(rules, kinds)) return write(readStore(services).execute);
+  return inTransaction(services, async (store) => {
+    const result = await write(store.execute);
+    const batch = new OutboundBatch(organizationId, rules);
+    for (const event of await events(result, store.execute)) batch.add(event);
+    await batch.enqueue(services, store, services.clock.now());
+    return result;
+  });
 }

@@ -24,8 +24,11 @@ import type { Services } from '../../engine/operations/types.ts';
 import type { WebhookAnswer, WebhookRequest } from '../handlers.ts';
 import { codeHostIssues } from '../trackers/handler.ts';
 import { readGitHub } from './github.ts';
+import { deploymentEvent } from '../outbound/events.ts';
+import { publish } from '../outbound/publish.ts';
 import { recordEntry, type Recorded } from './store.ts';
-import { LIMITS } from './vocabulary.ts';
+import { readEntry } from './tools.ts';
+import { DEPLOYMENT_EVENT_TYPES, LIMITS } from './vocabulary.ts';
 
 const REPO_SETTINGS = 'repo_settings';
 /** repo_settings holds at most 50 services per repository */
@@ -86,12 +89,18 @@ export async function codeHostHandler(request: WebhookRequest): Promise<WebhookA
       source: 'code-host' as const, dedup_key: `${entry.key}:${service}`, service, event_type: entry.event_type, status: entry.status,
       fields: entry.fields, started_at: entry.started_at, completed_at: entry.completed_at, details: entry.details,
     });
+    // a deployment (deployment_status) goes out as deployment.recorded, in the entries' transaction, when a rule takes it
+    const deployment = (DEPLOYMENT_EVENT_TYPES as readonly string[]).includes(entry.event_type);
     const results =
-      names.length === 1
+      names.length === 1 && !deployment
         ? [await recordEntry(readStore(services).execute, organization.id, draft(names[0]!), receivedAt)]
         : await inTransaction(services, async (store) => {
           const out: Recorded[] = [];
           for (const service of names) out.push(await recordEntry(store.execute, organization.id, draft(service), receivedAt));
+          if (deployment) {
+            await publish(services, store, organization.id, ['deployment.recorded'], () =>
+              Promise.all(out.map(async (r) => deploymentEvent(await readEntry(store.execute, r.id), r.action, receivedAt))));
+          }
           return out;
         });
     return answer(

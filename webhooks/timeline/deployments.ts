@@ -27,10 +27,12 @@
  * not a JSON object). The delivery log's outcome: `created`, `updated` or `refused: <field>`.
  */
 import { validationFailed, type FieldError } from '../../engine/errors.ts';
-import { readStore } from '../../engine/operations/context.ts';
 import type { WebhookAnswer, WebhookRequest } from '../handlers.ts';
 import { httpUrl, isRecord } from '../sources/common.ts';
+import { deploymentEvent } from '../outbound/events.ts';
+import { writeAndPublish } from '../outbound/publish.ts';
 import { recordEntry, type EntryDraft, type TextColumn } from './store.ts';
+import { readEntry } from './tools.ts';
 import { clean, deploymentEventType, DEPLOYMENT_EVENT_TYPES, LIMITS, parseTimestamp, status, STATUSES } from './vocabulary.ts';
 
 const NAME_FIELDS = ['environment', 'version', 'previous_version', 'deployed_by', 'commit_sha', 'repo_full_name', 'branch', 'author'] as const;
@@ -127,6 +129,9 @@ export async function deploymentsHandler(request: WebhookRequest): Promise<Webho
       detail: errors.map((e) => `${e.field} ${e.message}`).join('; '),
     };
   }
-  const recorded = await recordEntry(readStore(request.services).execute, request.organization.id, draft, request.receivedAt);
+  const { services, organization, receivedAt } = request;
+  // deployment.recorded goes out with the entry (in its transaction) when an outbound rule takes it
+  const recorded = await writeAndPublish(services, organization.id, ['deployment.recorded'], (sql) => recordEntry(sql, organization.id, draft, receivedAt),
+    async (r, sql) => [deploymentEvent(await readEntry(sql, r.id), r.action, receivedAt)]);
   return { status: 200, body: { status: 'ok', id: recorded.id, action: recorded.action }, outcome: recorded.action };
 }

@@ -9,7 +9,7 @@ import Type, { type Static } from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { parseTimestamp, type SqlExecutor } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { TEXT_COLUMNS } from './store.ts';
 import { DEPLOYMENT_EVENT_TYPES, EVENT_TYPES, STATUSES, TIMELINE_SOURCES } from './vocabulary.ts';
@@ -57,6 +57,12 @@ const COLUMNS = `id, source, dedup_key, event_type, status, service, ${TEXT_COLU
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+/** One entry as the agent tools and outbound events show it. */
+export async function readEntry(sql: SqlExecutor, id: string): Promise<TimelineEntry> {
+  const [row] = await sql(`select ${COLUMNS} from timeline_entries where id = ?`, [id]);
+  return toEntry(row!);
+}
 
 function toEntry(r: Record<string, unknown>): TimelineEntry {
   const entry: Record<string, unknown> = {
