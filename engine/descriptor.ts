@@ -6,7 +6,7 @@
 import Type, { type TSchema, type TSchemaOptions } from 'typebox';
 import type { FieldError } from './errors.ts';
 import type { Feature, Role } from './plans.ts';
-import type { Caller } from './auth/caller.ts';
+import type { Caller, Transport } from './auth/caller.ts';
 import type { ServiceConfig } from './config.ts';
 
 export const OPERATIONS = ['list', 'read', 'create', 'update', 'delete'] as const;
@@ -75,6 +75,11 @@ export interface ActionDescriptor {
   input: TSchema;
   role: Role;
   feature?: Feature;
+  /**
+   * Where the action is served (default `['mcp']`, an agent tool). `['rest']`: only as
+   * `POST /api/v1/config/<family>/{id}/<action>`, never listed or callable on the agent-tool endpoint.
+   */
+  transports?: readonly Transport[];
   /** Returns the changes to apply to the row (state fields included); the engine persists and audits them. */
   run(row: Row, input: Row, ctx: HookContext): Row | Promise<Row>;
 }
@@ -168,6 +173,11 @@ export interface FamilyDescriptor {
   hooks?: FamilyHooks;
   actions?: Record<string, ActionDescriptor>;
   examples: Examples;
+}
+
+/** The transports an action is served on: `mcp` unless the descriptor says otherwise. */
+export function actionTransports(action: ActionDescriptor): readonly Transport[] {
+  return action.transports ?? ['mcp'];
 }
 
 export function defineFamily<const D extends FamilyDescriptor>(descriptor: D): D {

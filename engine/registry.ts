@@ -85,6 +85,7 @@ function checkDescriptor(d: FamilyDescriptor, all: Map<string, FamilyDescriptor>
     if (!/^[a-z][a-z0-9_]*$/.test(name)) fail(`action ${name} must be a snake_case name.`);
     if (!isRole(action.role)) fail(`action ${name} names an unknown role.`);
     if (action.feature && !isFeature(action.feature)) fail(`action ${name} needs an unknown feature.`);
+    if (action.transports && (action.transports.length === 0 || action.transports.some((t) => t !== 'rest' && t !== 'mcp'))) fail(`action ${name} must name rest and/or mcp as its transports.`);
   }
   for (const rule of d.rules ?? []) for (const name of rule.fields) field(name, `rule "${rule.description}"`);
   if (d.operations.includes('create') && d.examples.valid.length === 0) fail('it needs at least one valid example body for the conformance suite.');

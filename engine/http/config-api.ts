@@ -5,10 +5,11 @@
 import type { Context, Next } from 'koa';
 import { authenticateApiKey } from '../auth/authenticate.ts';
 import { publicOrganization, type Caller } from '../auth/caller.ts';
-import type { FamilyDescriptor, OperationName } from '../descriptor.ts';
+import { actionTransports, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
 import { ApiError } from '../errors.ts';
 import { execute, type OperationResult, type Services } from '../operations/index.ts';
 import { executeDomain, type DomainOperation } from '../operations/domain.ts';
+import { executeAction } from '../operations/action.ts';
 import type { TSchema } from 'typebox';
 
 export const CONFIG_PREFIX = '/api/v1/config';
@@ -47,6 +48,16 @@ function parsePath(path: string): { family: string; id?: string } {
     return decoded;
   };
   return { family: decode(segments[0] ?? ''), id: segments.length > 1 ? segments.slice(1).map(decode).join('/') : undefined };
+}
+
+/** `POST /<family>/{id}/<action>` names an action REST serves (declared `transports: ['rest', …]`). */
+function restAction(method: string, family: FamilyDescriptor | undefined, id: string | undefined): { name: string; id: string } | undefined {
+  if (method !== 'POST' || !family || id === undefined) return undefined;
+  const cut = id.lastIndexOf('/');
+  if (cut <= 0) return undefined;
+  const name = id.slice(cut + 1);
+  const action = Object.hasOwn(family.actions ?? {}, name) ? family.actions![name] : undefined;
+  return action && actionTransports(action).includes('rest') ? { name, id: id.slice(0, cut) } : undefined;
 }
 
 function render(ctx: Context, services: Services, caller: Caller, family: string, result: OperationResult): void {
@@ -94,6 +105,12 @@ export function configApi(services: Services) {
     const domain = services.domain.find((op) => op.rest?.path === family && (op.rest.param !== undefined) === (id !== undefined));
     if (domain) return runDomain(ctx, services, caller, domain, id);
     const descriptor = services.registry.get(family);
+    const action = restAction(ctx.method, descriptor, id);
+    if (action) {
+      const body = (ctx.request as unknown as { body?: unknown }).body;
+      const result = await executeAction(services, caller, { family, action: action.name, id: action.id, body: body ?? {}, ifMatch: ctx.get('if-match') || undefined });
+      return render(ctx, services, caller, family, result);
+    }
     const op = operationFor(ctx.method, descriptor, id);
     const body = (ctx.request as unknown as { body?: unknown }).body;
     const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';

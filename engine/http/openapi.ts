@@ -7,7 +7,7 @@
 import { API_KEY_PREFIX, SCOPE_ROLES } from '../auth/credentials.ts';
 import type { ServiceConfig } from '../config.ts';
 import { isReadOnly } from '../fields.ts';
-import { DEFAULT_LIST_CAP, DEFAULT_ROLES, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
+import { actionTransports, DEFAULT_LIST_CAP, DEFAULT_ROLES, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
 import type { DomainOperation } from '../operations/domain.ts';
 import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
@@ -187,6 +187,17 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
   const paths: Record<string, Json> = {};
   for (const [path, item] of [[`/${d.name}`, familyPath], [`/${d.name}/{id}`, rowPath]] as const) {
     if (methods(item).length) paths[path] = { description: `Offers ${list(methods(item))}; any other method answers 405 method_not_allowed with an Allow header.`, ...item };
+  }
+  for (const [name, action] of Object.entries(d.actions ?? {})) {
+    if (!actionTransports(action).includes('rest')) continue;
+    const what = [action.description, 'Answers the row as stored now; with `If-Match`, a row that changed since answers 412 and nothing is written.'];
+    paths[`/${d.name}/{id}/${name}`] = {
+      post: operationObject({ id: name, tag: d.name, summary: name, what, role: action.role, feature: action.feature ?? d.features?.update }, {
+        parameters: [idParam, ref('parameters', 'IfMatch')],
+        requestBody: { required: true, content: { 'application/json': { schema: copy(action.input) } } },
+        responses: { 200: jsonBody(single(row, false), `The ${d.name} row as stored now.`, etag), ...writeErrors, 403: forbidden(true), 404: ref('responses', 'not_found'), 412: errorResponse(['precondition_failed'], row, 'The current row is in `data`.') },
+      }),
+    };
   }
   return paths;
 }

@@ -7,7 +7,7 @@
 import type { TSchema } from 'typebox';
 import type { Caller } from '../auth/caller.ts';
 import { publicOrganization } from '../auth/caller.ts';
-import { DEFAULT_ROLES, type FamilyDescriptor, type OperationName, type Row } from '../descriptor.ts';
+import { actionTransports, DEFAULT_ROLES, type FamilyDescriptor, type OperationName, type Row } from '../descriptor.ts';
 import { isWriteOnly, planFields } from '../fields.ts';
 import { FEATURES } from '../plans.ts';
 import { execute, type Services } from '../operations/index.ts';
@@ -142,6 +142,7 @@ function familyTools(d: FamilyDescriptor): Tool[] {
     });
   }
   for (const [name, action] of Object.entries(d.actions ?? {})) {
+    if (!actionTransports(action).includes('mcp')) continue;
     const input = action.input as unknown as { properties?: Json; required?: string[] };
     const keyFields = Object.fromEntries((d.naturalKey ?? []).map((f) => [f, { ...(d.fields[f] as unknown as Json), readOnly: undefined }]));
     tools.push({

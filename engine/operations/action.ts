@@ -3,7 +3,7 @@
  * endpoint plan, the action's feature and role, input validation, one transaction with the audit entry.
  */
 import type { Caller } from '../auth/caller.ts';
-import type { Row } from '../descriptor.ts';
+import { actionTransports, type Row } from '../descriptor.ts';
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { checkBody } from '../validation.ts';
 import { diffRows, recordAudit } from './audit.ts';
@@ -29,7 +29,10 @@ export async function executeAction(services: Services, caller: Caller, request:
   if (!d) throw new ApiError('not_found', `There is no resource family named ${request.family}.`);
   requireFeature(caller, caller.endpointFeature);
   const action = d.actions?.[request.action];
-  if (!action) throw new ApiError('not_found', `${d.name} has no action named ${request.action}.`);
+  // an action not served on this transport does not exist there (the REST-only override is never an agent tool)
+  if (!action || (caller.transport !== 'system' && !actionTransports(action).includes(caller.transport))) {
+    throw new ApiError('not_found', `${d.name} has no action named ${request.action}.`);
+  }
   const feature = action.feature ?? d.features?.update;
   if (feature) requireFeature(caller, feature);
   requireRole(caller, action.role);

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { DEFAULT_ROLES, defineFamily, type FamilyDescriptor, type OperationName, type Row } from '../../engine/descriptor.ts';
+import { actionTransports, DEFAULT_ROLES, defineFamily, type FamilyDescriptor, type OperationName, type Row } from '../../engine/descriptor.ts';
 import { isReadOnly, isWriteOnly } from '../../engine/fields.ts';
 import { CONFIG, client, startVigil, type Answer, type Client } from '../helpers/harness.ts';
 
@@ -64,6 +64,7 @@ function served(): Set<string> {
       const onRow = d.kind === 'collection' && (op === 'read' || op === 'update' || op === 'delete');
       out.add(`${METHOD[op]} /${d.name}${onRow ? '/{id}' : ''}`);
     }
+    for (const [name, action] of Object.entries(d.actions ?? {})) if (actionTransports(action).includes('rest')) out.add(`POST /${d.name}/{id}/${name}`);
   }
   for (const op of domain) out.add(`${op.rest!.method} ${domainPath(op)}`);
   return out;

@@ -1,6 +1,7 @@
 /** The agent-tool endpoint: credentials, role ceilings, the plan, the tool list, and tool errors. */
 import t from 'tap';
 import { Compile } from 'typebox/compile';
+import { actionTransports } from '../../engine/descriptor.ts';
 import { families } from '../../resources/index.ts';
 import { CONFIG, client, startVigil } from '../helpers/harness.ts';
 import { connectAgent } from '../helpers/mcp.ts';
@@ -30,7 +31,7 @@ t.test('tools/list: every family\'s tools, valid schemas, truthful annotations, 
   for (const d of families) {
     const plural = d.name;
     if (d.kind === 'collection' && d.operations.includes('list')) t.ok(names.has(`list_${plural}`), `list_${plural}`);
-    for (const action of Object.keys(d.actions ?? {})) t.ok(names.has(action), action);
+    for (const [action, spec] of Object.entries(d.actions ?? {})) t.equal(names.has(action), actionTransports(spec).includes('mcp'), `${action}: listed only when served on the agent-tool endpoint`);
   }
   for (const name of ['get_organization_settings', 'update_organization_settings', 'get_ai_provider', 'create_ai_provider', 'delete_ai_provider', 'get_deploy_policy', 'set_deploy_freeze', 'clear_deploy_freeze', 'list_audit_log']) {
     t.ok(names.has(name), name);
