@@ -49,7 +49,9 @@ export interface JobHandler extends RetryOptions {
   batchSize?: number;
   /**
    * jobs of one `group` (see SendOptions) running at the same time, across every instance (counted in the
-   * database: each fetch then counts the running jobs per group)
+   * database: each fetch counts the running jobs per group). A bound per fetch: fetches that run at the same
+   * moment (several workers or instances) do not see each other's jobs yet, so a group may briefly reach
+   * `groupConcurrency` times the number of simultaneous fetches.
    */
   groupConcurrency?: number;
 }
