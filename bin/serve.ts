@@ -4,6 +4,8 @@ import { serve } from '../engine/server.ts';
 import { systemClock } from '../engine/clock.ts';
 import { createLogger } from '../engine/logger.ts';
 import { openApiRoutes } from '../engine/http/openapi-routes.ts';
+import { statusPageRoutes } from '../webhooks/status-page/routes.ts';
+import { deployGateRoutes } from '../webhooks/slo/routes.ts';
 import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
@@ -12,6 +14,7 @@ import { exportOperation } from '../export/export.ts';
 import type { RateLimit } from '../webhooks/limits.ts';
 import { parsePrices } from '../webhooks/ai/prices.ts';
 import { codeHostFromEnv } from '../webhooks/codehost/app.ts';
+import { checkOptionsFromEnv } from '../webhooks/checks/options.ts';
 
 /** `VIGIL_AI_BASE_URL`, `VIGIL_AI_API_KEY`, `VIGIL_AI_MODEL`: the deployment's own (platform) AI provider, when a base URL is set. */
 function platformAi(env: NodeJS.ProcessEnv): { baseUrl: string; apiKey?: string; model?: string } | undefined {
@@ -67,7 +70,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     secretKey: env.VIGIL_SECRET_KEY || undefined,
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
     authCacheMs: env.VIGIL_AUTH_CACHE_MS === undefined ? undefined : Number(env.VIGIL_AUTH_CACHE_MS),
-    routers: [openApiRoutes],
+    routers: [openApiRoutes, statusPageRoutes, deployGateRoutes],
     jobs: WEBHOOK_JOBS,
     // VIGIL_WORKERS=off: this instance serves HTTP and enqueues, another one works the jobs
     runWorkers: env.VIGIL_WORKERS !== 'off',
@@ -75,6 +78,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
       databaseUrl: env.DATABASE_URL || undefined,
       rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT),
       rateLimitStore: rateLimitStore(env.VIGIL_WEBHOOK_RATE_LIMIT_STORE, env.DATABASE_URL),
+      checks: checkOptionsFromEnv(env),
     }),
   };
 }

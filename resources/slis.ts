@@ -7,7 +7,10 @@ export default defineFamily({
   description:
     'A service level indicator: what "good" means for one service. `availability` counts good events over all events; ' +
     '`latency` counts requests faster than `latency_threshold_ms` (required for latency, refused otherwise). ' +
-    '`query` is the telemetry expression the indicator is computed from, as the organization\'s metrics backend spells it.',
+    '`query` is the telemetry expression the indicator is computed from, as the organization\'s metrics backend spells it. ' +
+    'Vigil itself evaluates synthetic checks: `synthetic:<check name>` reads the runs of that synthetic check, and a null query reads the runs of every ' +
+    'synthetic check whose `service` is this SLI\'s (availability: the share of passing runs; latency: the share answered within the threshold, a run ' +
+    'without an answer counting as slow). Any other query is left to the metrics backend, and its SLOs read no_data.',
   kind: 'collection',
   operations: ['list', 'read', 'create', 'update', 'delete'],
   naturalKey: ['name'],

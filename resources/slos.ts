@@ -8,7 +8,11 @@ export default defineFamily({
   description:
     'A service level objective: a target percent of good events for one SLI over a rolling window of days. ' +
     'The read-only `status` (ok, at_risk, breaching, no_data), `error_budget_remaining_percent` and `burn_rate` are results of evaluation: ' +
-    'they never change the ETag, and they read no_data / null until the SLO has been evaluated.',
+    'they never change the ETag, and they read no_data / null until the SLO has been evaluated (see slis for which runs feed an SLI). ' +
+    '`error_budget_remaining_percent`: the share of the window\'s error budget (100 − target) not yet spent, negative once overspent. ' +
+    '`burn_rate`: the error rate of the last hour as a multiple of the allowed one (1 spends the budget exactly over the window). ' +
+    '`status`: no_data without runs in the window; breaching once the budget is spent; at_risk while a multi-window burn alert fires ' +
+    '(14.4× over both 1 h and 5 min, or 6× over both 6 h and 30 min, the SRE workbook\'s pairs) or less than 25 % of the budget is left; ok otherwise.',
   kind: 'collection',
   operations: ['list', 'read', 'create', 'update', 'delete'],
   naturalKey: ['name'],

@@ -8,6 +8,8 @@ import { AI_OPERATIONS } from './ai/tools.ts';
 import { alertHandlers, type AlertHandlerOptions } from './alerts/handler.ts';
 import { ALERT_OPERATIONS } from './alerts/tools.ts';
 import { boardHandler } from './board/handler.ts';
+import type { CheckOptions } from './checks/options.ts';
+import { checkScheduler, checkTickJob } from './checks/scheduler.ts';
 import { BOARD_OPERATIONS } from './board/tools.ts';
 import { listWebhookDeliveries } from './deliveries.ts';
 import { fixRequestJob } from './fixes/analysis.ts';
@@ -15,6 +17,7 @@ import { fixRequestHandler } from './fixes/handler.ts';
 import { FIX_OPERATIONS } from './fixes/tools.ts';
 import { outboundDeliveryJob } from './outbound/deliver.ts';
 import { OUTBOUND_OPERATIONS } from './outbound/tools.ts';
+import { SLO_OPERATIONS } from './slo/tools.ts';
 import { timelineHandlers } from './timeline/handler.ts';
 import { TIMELINE_OPERATIONS } from './timeline/tools.ts';
 import { trackerHandlers } from './trackers/handler.ts';
@@ -22,12 +25,12 @@ import { trackerSignatures } from './trackers/signatures.ts';
 import { TRACKER_OPERATIONS } from './trackers/tools.ts';
 import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts';
 
-export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS];
+export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS, ...SLO_OPERATIONS];
 
 /** The background job handlers of the webhook side (one per queue), handed to `serve({ jobs })`: add yours here. */
-export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob];
+export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob, checkTickJob];
 
-export type WebhookOptions = RouterOptions & AlertHandlerOptions;
+export type WebhookOptions = RouterOptions & AlertHandlerOptions & { checks?: CheckOptions };
 
 /**
  * The routers for `serve`'s `rawRouters`: mounted before the JSON body parser, as signatures need the raw bytes.
@@ -36,5 +39,5 @@ export type WebhookOptions = RouterOptions & AlertHandlerOptions;
 export function webhookRouters(options: WebhookOptions = {}): ((services: Services) => Router)[] {
   const handlers = { ...alertHandlers(options), ...timelineHandlers(), tickets: boardHandler(options), 'fix-requests': fixRequestHandler, ...trackerHandlers(), ...options.handlers };
   const signatures = { ...trackerSignatures(), ...options.signatures };
-  return [(services) => webhookRoutes(services, { ...options, handlers, signatures })];
+  return [(services) => webhookRoutes(services, { ...options, handlers, signatures }), checkScheduler(options.checks)];
 }

@@ -25,6 +25,8 @@ export function routeOf(path: string, names: RouteNames): string {
   if (s[0] !== 'api') return 'other';
   if (s[1] === 'mcp' && s.length === 2) return '/api/mcp';
   if (s[1] === 'admin' && s[2] === 'v1') return `/api/admin/v1${s.slice(3).map((seg) => `/${ADMIN_WORDS.has(seg) ? seg : ':id'}`).join('')}`;
+  // a configuration path also served at /api/v1/<path> (the deploy gate for CI systems)
+  if (s[1] === 'v1' && s.length === 3 && names.configPaths.has(s[2]!)) return `/api/v1/${s[2]}`;
   if (s[1] === 'v1' && s[2] === 'config') {
     if (s.length === 3) return '/api/v1/config';
     const family = names.configPaths.has(s[3]!) || s[3] === 'openapi.json' || s[3] === 'docs' ? s[3] : ':unknown';

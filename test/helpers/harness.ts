@@ -17,6 +17,8 @@ import { createLogger, type Logger } from '../../engine/logger.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
 import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
+import { statusPageRoutes } from '../../webhooks/status-page/routes.ts';
+import { deployGateRoutes } from '../../webhooks/slo/routes.ts';
 import { domainOperations, families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
@@ -168,9 +170,12 @@ export async function startVigil(
     runWorkers: options.runWorkers,
     // the shortest poll pg-boss allows, so a job sent is picked up within a second
     jobPollSeconds: 0.5,
-    routers: [openApiRoutes],
+    routers: [openApiRoutes, statusPageRoutes, deployGateRoutes],
     // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too
-    rawRouters: webhookRouters({ databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks }),
+    // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs
+    rawRouters: webhookRouters({
+      databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks, checks: { tickSeconds: 0, ...options.webhooks?.checks },
+    }),
   });
   const operator = client(running.url, OPERATOR_TOKEN);
   return {

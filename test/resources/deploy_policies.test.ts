@@ -50,6 +50,7 @@ t.test('a new policy: defaults, and nothing frozen', async (t) => {
     override_allow: null,
     override_by: null,
     override_until: null,
+    override_reason: null,
     updated_at: START,
   });
   const read = await api.get(`${PATH}/${made.body.data.id}`);
@@ -197,7 +198,7 @@ t.test('freeze refusals', async (t) => {
   t.equal(viewer.status, 403, 'a viewer cannot freeze');
   t.equal((await refusal(act(id, 'clear_deploy_freeze', {}, 'viewer'))).status, 403, 'nor clear');
   t.equal((await refusal(act('no-such-id', 'set_deploy_freeze', { reason: 'r' }))).status, 404);
-  t.equal((await refusal(act(id, 'set_deploy_override', { allow: true }))).status, 404, 'the override is not offered');
+  t.equal((await refusal(act(id, 'set_deploy_override', { allow: true }))).status, 404, 'the override is not offered to agents (REST only)');
 
   const other = await setup();
   t.equal((await refusal(other.act(id, 'set_deploy_freeze', { reason: 'r' }))).status, 404, 'another organization\'s policy is not found');

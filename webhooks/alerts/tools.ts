@@ -9,7 +9,7 @@ import { readStore } from '../../engine/operations/context.ts';
 import { parseTimestamp } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
-import { ALERT_SOURCES } from '../sources/types.ts';
+import { ALL_ALERT_SOURCES as ALERT_SOURCES } from '../sources/types.ts';
 import { EFFECT_KINDS } from './pipeline.ts';
 
 const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
@@ -19,7 +19,7 @@ const time = (description: string) => Type.Union([Type.String({ format: 'date-ti
 const ALERT = Type.Object({
   id: Type.String(),
   fingerprint: Type.String({ description: 'stable per alert of the source: `<source>:<the product\'s own id>`' }),
-  source: literals(ALERT_SOURCES, 'the webhook source it came from'),
+  source: literals(ALERT_SOURCES, 'the webhook source it came from, or synthetic / certificate (the check scheduler)'),
   title: Type.String(),
   service: Type.Union([Type.String(), Type.Null()]),
   severity: literals(ALERT_SEVERITIES, 'critical, high, warning or info'),

@@ -18,6 +18,11 @@ export const ALERT_SOURCES = [
 ] as const;
 export type AlertSource = (typeof ALERT_SOURCES)[number];
 
+/** Sources inside Vigil with no webhook URL: the check scheduler (webhooks/checks). */
+export const INTERNAL_ALERT_SOURCES = ['synthetic', 'certificate'] as const;
+/** Every source an alert can have. */
+export const ALL_ALERT_SOURCES = [...ALERT_SOURCES, ...INTERNAL_ALERT_SOURCES] as const;
+
 export const ALERT_STATUSES = ['firing', 'resolved', 'acknowledged'] as const;
 
 export const AlertEventSchema = Type.Object(
@@ -26,7 +31,7 @@ export const AlertEventSchema = Type.Object(
     fingerprint: Type.String({ minLength: 1 }),
     status: Type.Enum(ALERT_STATUSES),
     title: Type.String({ minLength: 1 }),
-    source: Type.Enum(ALERT_SOURCES),
+    source: Type.Enum(ALL_ALERT_SOURCES),
     service: Type.Optional(Type.String()),
     severity: Type.Enum(ALERT_SEVERITIES),
     summary: Type.Optional(Type.String()),

@@ -1,0 +1,79 @@
+/**
+ * The status page in a real browser: Debian's Chromium driven by playwright-core, with JavaScript switched
+ * off (the page needs none). Skipped, saying why, where no Chromium is installed (`apt-get install -y chromium`);
+ * `CHROMIUM_PATH` names another binary. The screenshot lands in test/artifacts/.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { startVigil } from '../helpers/harness.ts';
+import { HOSTILE_TITLE, seedStatusPage } from '../helpers/status-page.ts';
+
+function chromiumPath(): string | undefined {
+  if (process.env.CHROMIUM_PATH) return existsSync(process.env.CHROMIUM_PATH) ? process.env.CHROMIUM_PATH : undefined;
+  try {
+    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const executablePath = chromiumPath();
+if (!executablePath) {
+  t.plan(0, 'Chromium is not installed (apt-get install -y chromium, or set CHROMIUM_PATH): the browser test of the status page is skipped');
+} else {
+  const { chromium } = await import('playwright-core');
+  const vigil = await startVigil();
+  t.teardown(() => vigil.close());
+  await seedStatusPage(vigil, 'acme-browser');
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  t.teardown(() => browser.close());
+
+  t.test('the page renders without JavaScript and says each status in words', async (t) => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 900, height: 900 } });
+    t.teardown(() => context.close());
+    const tab = await context.newPage();
+    const dialogs: string[] = [];
+    tab.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    const response = await tab.goto(`${vigil.url}/status/acme-browser`);
+    t.equal(response?.status(), 200);
+    t.equal(await tab.title(), 'Acme status');
+    t.equal(await tab.getByRole('heading', { level: 1 }).innerText(), 'Acme status');
+    t.same(await tab.getByRole('heading', { level: 2 }).allInnerTexts(), ['Components', 'Current incidents', 'Past incidents']);
+    t.equal(await tab.getByRole('main').count(), 1, 'one main landmark');
+
+    const rows = await tab.locator('ul.components > li .row').allInnerTexts();
+    t.same(rows.map((r) => r.replace(/\s+/g, ' ').trim()), ['Public API ✕ Disrupted', 'Dashboard ! At risk', 'Documentation']);
+    t.notOk((await tab.locator('ul.components').innerText()).includes('Legacy importer'), 'archived component not listed');
+
+    const current = tab.locator('section', { has: tab.getByRole('heading', { name: 'Current incidents' }) });
+    t.equal(await current.getByRole('heading', { level: 3 }).innerText(), HOSTILE_TITLE, 'the markup is shown as text');
+    t.match(await current.innerText(), /Investigating/);
+    t.match(await current.innerText(), /Affects Public API/);
+    const past = tab.locator('section', { has: tab.getByRole('heading', { name: 'Past incidents' }) });
+    t.match(await past.innerText(), /Importer outage/);
+    t.match(await past.innerText(), /Affects Legacy importer/);
+    t.match(await tab.locator('.summary').innerText(), /1 open incident/);
+    t.equal(await tab.locator('script').count(), 0, 'no script element');
+    t.same(dialogs, [], 'nothing ran');
+
+    const dir = join(import.meta.dirname, '..', 'artifacts');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'status-page.png');
+    await tab.screenshot({ path: file, fullPage: true });
+    t.ok(existsSync(file), `screenshot written to ${file}`);
+  });
+
+  t.test('an unknown page shows the not-found page', async (t) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    t.teardown(() => context.close());
+    const tab = await context.newPage();
+    const response = await tab.goto(`${vigil.url}/status/nobody-here`);
+    t.equal(response?.status(), 404);
+    t.equal(await tab.getByRole('heading', { level: 1 }).innerText(), 'Status page not found');
+  });
+}

@@ -1,0 +1,50 @@
+/** How the check scheduler behaves in one deployment (bin/serve.ts reads them from the environment). */
+export interface CheckOptions {
+  /**
+   * seconds between scheduling passes (wall time: a poll cadence, like the job queue's own; whether a check is
+   * due is decided with the injected clock). 0 starts no passes (tests run them by hand). Default 5.
+   */
+  tickSeconds?: number;
+  /** consecutive failed runs of one check before its alert fires (default 2: one lost packet pages no one) */
+  failuresToAlert?: number;
+  /** whether checks may reach loopback addresses (127.0.0.0/8, ::1): this machine's own services (default false) */
+  allowLoopback?: boolean;
+  /** whether checks may reach private addresses (10/8, 172.16/12, 192.168/16, fc00::/7); the families accept them (default true) */
+  allowPrivate?: boolean;
+  /** how long a certificate monitor waits for a TLS handshake (ms, default 10000) */
+  tlsTimeoutMs?: number;
+}
+
+export type ResolvedCheckOptions = Required<CheckOptions>;
+
+export const CHECK_DEFAULTS: ResolvedCheckOptions = { tickSeconds: 5, failuresToAlert: 2, allowLoopback: false, allowPrivate: true, tlsTimeoutMs: 10_000 };
+
+const flag = (value: string | undefined, name: string): boolean | undefined => {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'on' || value === 'true') return true;
+  if (value === 'off' || value === 'false') return false;
+  throw new Error(`${name} must be on or off (got ${value})`);
+};
+
+const count = (value: string | undefined, name: string, min: number): number | undefined => {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number of at least ${min} (got ${value})`);
+  return n;
+};
+
+/** `VIGIL_CHECK_TICK_SECONDS`, `VIGIL_CHECK_FAILURES_TO_ALERT`, `VIGIL_CHECK_ALLOW_LOOPBACK`, `VIGIL_CHECK_ALLOW_PRIVATE`. */
+export function checkOptionsFromEnv(env: NodeJS.ProcessEnv): CheckOptions {
+  const options: CheckOptions = {
+    tickSeconds: count(env.VIGIL_CHECK_TICK_SECONDS, 'VIGIL_CHECK_TICK_SECONDS', 0),
+    failuresToAlert: count(env.VIGIL_CHECK_FAILURES_TO_ALERT, 'VIGIL_CHECK_FAILURES_TO_ALERT', 1),
+    allowLoopback: flag(env.VIGIL_CHECK_ALLOW_LOOPBACK, 'VIGIL_CHECK_ALLOW_LOOPBACK'),
+    allowPrivate: flag(env.VIGIL_CHECK_ALLOW_PRIVATE, 'VIGIL_CHECK_ALLOW_PRIVATE'),
+  };
+  if (options.failuresToAlert !== undefined && !Number.isInteger(options.failuresToAlert)) throw new Error('VIGIL_CHECK_FAILURES_TO_ALERT must be a whole number');
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+}
+
+export function resolveCheckOptions(options: CheckOptions = {}): ResolvedCheckOptions {
+  return { ...CHECK_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+}

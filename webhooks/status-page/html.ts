@@ -1,0 +1,109 @@
+/**
+ * The status page as one small HTML document: no script, no external resource, status said in words (a
+ * symbol and colour only repeat it), every stored text escaped.
+ */
+import type { PublicComponent, PublicIncident, PublicPage } from './query.ts';
+
+const COMPONENT_STATUS: Record<string, { label: string; mark: string }> = {
+  ok: { label: 'Operational', mark: '✓' },
+  at_risk: { label: 'At risk', mark: '!' },
+  breaching: { label: 'Disrupted', mark: '✕' },
+  no_data: { label: 'No data', mark: '?' },
+};
+const INCIDENT_STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
+const IMPACT: Record<string, string> = { none: 'No impact', minor: 'Minor impact', major: 'Major impact', critical: 'Critical impact' };
+const SEVERITY = ['ok', 'no_data', 'at_risk', 'breaching'];
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Dates as readable UTC text inside `<time>` (the page knows no visitor time zone without a script). */
+function time(at: string | null): string {
+  if (!at) return '';
+  const d = new Date(at);
+  if (Number.isNaN(d.getTime())) return escapeHtml(at);
+  return `<time datetime="${escapeHtml(d.toISOString())}">${d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+function summary(page: PublicPage): string {
+  const open = page.open_incidents.length;
+  if (open > 0) return open === 1 ? 'There is 1 open incident.' : `There are ${open} open incidents.`;
+  const statuses = page.components.map((c) => c.status).filter((s): s is string => s !== null);
+  const worst = statuses.reduce<string | null>((a, b) => (a === null || SEVERITY.indexOf(b) > SEVERITY.indexOf(a) ? b : a), null);
+  if (worst === null) return 'No open incidents.';
+  if (worst === 'ok') return 'All systems operational.';
+  if (worst === 'no_data') return 'Some components have no recent data.';
+  return 'Some components are degraded.';
+}
+
+function component(c: PublicComponent): string {
+  const status = c.status === null ? null : (COMPONENT_STATUS[c.status] ?? { label: c.status, mark: '' });
+  const badge = status ? `<span class="status s-${escapeHtml(c.status!)}"><span aria-hidden="true">${status.mark}</span> ${escapeHtml(status.label)}</span>` : '';
+  const description = c.description ? `<p class="desc">${escapeHtml(c.description)}</p>` : '';
+  return `<li><div class="row"><span class="name">${escapeHtml(c.name)}</span>${badge}</div>${description}</li>`;
+}
+
+function incident(i: PublicIncident): string {
+  const facts = [
+    `<span class="istatus">${escapeHtml(INCIDENT_STATUS[i.status] ?? i.status)}</span>`,
+    escapeHtml(IMPACT[i.impact] ?? i.impact),
+    i.components.length ? `Affects ${i.components.map(escapeHtml).join(', ')}` : '',
+    `Started ${time(i.started_at)}`,
+    i.resolved_at ? `Resolved ${time(i.resolved_at)}` : '',
+  ].filter(Boolean);
+  // newest update first, as status pages read
+  const updates = [...i.updates]
+    .reverse()
+    .map((u) => `<li><p class="when">${time(u.at)} · <strong>${escapeHtml(INCIDENT_STATUS[u.status] ?? u.status)}</strong></p><p class="msg">${escapeHtml(u.message)}</p></li>`)
+    .join('');
+  return `<article class="incident"><h3>${escapeHtml(i.title)}</h3><p class="facts">${facts.join(' · ')}</p>${updates ? `<ol class="updates" aria-label="Updates, newest first">${updates}</ol>` : ''}</article>`;
+}
+
+const STYLE = `
+body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
+header,main,footer{max-width:46rem;margin:0 auto;padding:0 1rem}
+h1{margin:1.5rem 0 .25rem}h2{margin-top:2rem;font-size:1.25rem}h3{margin:0 0 .25rem;font-size:1.1rem}
+.summary{font-size:1.1rem;font-weight:600}
+ul.components{list-style:none;padding:0;margin:0;border:1px solid #ccc;border-radius:6px;background:#fff}
+ul.components li{padding:.6rem .9rem;border-top:1px solid #ddd}ul.components li:first-child{border-top:0}
+.row{display:flex;justify-content:space-between;gap:1rem;flex-wrap:wrap}.name{font-weight:600}
+.desc{margin:.1rem 0 0;color:#444;font-size:.95rem}
+.status{font-weight:600}.s-ok{color:#1a6b2f}.s-at_risk{color:#8a5a00}.s-breaching{color:#b00020}.s-no_data{color:#555}
+.incident{background:#fff;border:1px solid #ccc;border-radius:6px;padding:.75rem .9rem;margin:.75rem 0}
+.facts{margin:0;color:#333;font-size:.95rem}.istatus{font-weight:600}
+.updates{list-style:none;padding:0;margin:.5rem 0 0}.updates li{border-top:1px solid #eee;padding:.4rem 0}
+.when{margin:0;font-size:.9rem;color:#444}.msg{margin:.1rem 0 0;white-space:pre-line;overflow-wrap:anywhere}
+footer{margin:2rem auto;color:#444;font-size:.9rem}a{color:#0b57d0}
+`;
+
+export interface RenderOptions {
+  /** seconds between automatic reloads (a `<meta http-equiv="refresh">`); none when absent */
+  refreshSeconds?: number;
+}
+
+export function renderStatusPage(page: PublicPage, options: RenderOptions = {}): string {
+  const open = page.open_incidents.length ? page.open_incidents.map(incident).join('') : '<p>No open incidents.</p>';
+  const past = page.resolved_incidents.length ? page.resolved_incidents.map(incident).join('') : `<p>No incidents resolved in the last ${page.history_days} days.</p>`;
+  const components = page.components.length ? `<ul class="components">${page.components.map(component).join('')}</ul>` : '<p>No components are listed.</p>';
+  const refresh = options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
+  const support = page.support_url ? ` <a href="${escapeHtml(page.support_url)}" rel="noopener noreferrer">Contact support</a>.` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
+<title>${escapeHtml(page.title)}</title><style>${STYLE}</style></head>
+<body><header><h1>${escapeHtml(page.title)}</h1><p class="summary">${summary(page)}</p></header>
+<main>
+<section aria-labelledby="components"><h2 id="components">Components</h2>${components}</section>
+<section aria-labelledby="open"><h2 id="open">Current incidents</h2>${open}</section>
+<section aria-labelledby="past"><h2 id="past">Past incidents</h2>${past}</section>
+</main>
+<footer><p>Times are in UTC.${support} <a href="${escapeHtml(page.slug)}.json">This page as JSON</a>.</p></footer>
+</body></html>
+`;
+}
+
+/** The one answer for an unknown, private or unavailable page: it tells nothing about which. */
+export const NOT_FOUND_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Status page not found</title></head>
+<body><main><h1>Status page not found</h1><p>No public status page is published at this address.</p></main></body></html>
+`;

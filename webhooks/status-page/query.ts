@@ -1,0 +1,131 @@
+/**
+ * What a visitor of a public status page may see, read by slug with no credential. Everything leaves through
+ * `PublicPage`, built field by field: no row ids, no organization id, no SLO data beyond a component's status.
+ */
+import { loadOrganization } from '../../engine/auth/authenticate.ts';
+import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
+import { project, referenceLoader } from '../../engine/operations/project.ts';
+import { readStore } from '../../engine/operations/context.ts';
+import type { Services } from '../../engine/operations/types.ts';
+import { tableName } from '../../engine/persistence/entities.ts';
+import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { hasFeature } from '../../engine/plans.ts';
+import { checkValue } from '../../engine/validation.ts';
+import statusPageComponents from '../../resources/status_page_components.ts';
+import statusPageIncidents from '../../resources/status_page_incidents.ts';
+import statusPageSettings from '../../resources/status_page_settings.ts';
+
+/** The most incidents one page lists (open ones first); a page is read often and must stay small. */
+export const MAX_INCIDENTS = 50;
+
+export interface PublicComponent {
+  name: string;
+  description: string | null;
+  /** worst status of the linked SLOs; null when none is linked (the spec: it reports nothing) */
+  status: string | null;
+}
+
+export interface PublicUpdate {
+  at: string;
+  status: string;
+  message: string;
+}
+
+export interface PublicIncident {
+  title: string;
+  status: string;
+  impact: string;
+  started_at: string;
+  resolved_at: string | null;
+  /** names of the affected components, archived ones included */
+  components: string[];
+  /** oldest first, as posted */
+  updates: PublicUpdate[];
+}
+
+export interface PublicPage {
+  slug: string;
+  title: string;
+  support_url: string | null;
+  history_days: number;
+  components: PublicComponent[];
+  open_incidents: PublicIncident[];
+  resolved_incidents: PublicIncident[];
+}
+
+const iso = (value: unknown): string | null => {
+  const parsed = parseTimestamp(value);
+  return parsed instanceof Date ? parsed.toISOString() : null;
+};
+
+/** The family the service runs with (a test may replace it), or none when it is not registered. */
+function family(services: Services, d: FamilyDescriptor): FamilyDescriptor | undefined {
+  return services.registry.get(d.name);
+}
+
+/** A slug as status_page_settings defines it: anything else cannot name a page, so no query is made. */
+export function isSlug(value: string): boolean {
+  return checkValue('slug', statusPageSettings.fields.slug, value).length === 0;
+}
+
+/** The page published under `slug`, or null: unknown, private, disabled and unlicensed pages look the same. */
+export async function loadStatusPage(services: Services, slug: string): Promise<PublicPage | null> {
+  const settings = family(services, statusPageSettings);
+  const components = family(services, statusPageComponents);
+  const incidents = family(services, statusPageIncidents);
+  if (!settings || !components || !incidents || !isSlug(slug)) return null;
+  const store = readStore(services);
+  const [found] = await store.execute(
+    `select "organization_id", "title", "support_url", "history_days" from "${tableName(settings)}" where "slug" = ? and "public" = true`,
+    [slug],
+  );
+  if (!found) return null;
+  const organization = await loadOrganization(services.db, String(found.organization_id));
+  if (!organization || organization.disabled || !hasFeature(organization.plan, organization.features, 'status_page')) return null;
+
+  const orgId = organization.id;
+  // archived components are read too: past incidents still name them
+  const rows = await store.list(components, orgId, { orderBy: { position: 'asc' } });
+  const referenced = await referenceLoader(services.registry, store, components, orgId, rows);
+  const ctx = { now: services.clock.now(), config: services.config, referenced };
+  const names = new Map(rows.map((r) => [r.id, String(r.display_name)]));
+  const listed = rows
+    .filter((r) => r.archived_at === null)
+    .map((r): PublicComponent => {
+      const shown = project(components, r, ctx);
+      return { name: String(shown.display_name), description: (shown.description as string | null) ?? null, status: (shown.status as string | null) ?? null };
+    });
+
+  const historyDays = Number(found.history_days) || 90;
+  const since = new Date(ctx.now.getTime() - historyDays * 86_400_000).toISOString();
+  const records = await store.execute(
+    `select "title", "status", "impact", "component_ids", "updates", "started_at", "resolved_at" from "${tableName(incidents)}"
+      where "organization_id" = ? and ("resolved_at" is null or "resolved_at" >= ?)
+      order by ("resolved_at" is null) desc, "started_at" desc, "id" asc limit ${MAX_INCIDENTS}`,
+    [orgId, since],
+  );
+  const shown = records.map((r) => publicIncident(r, names));
+  return {
+    slug,
+    title: String(found.title ?? 'Status'),
+    support_url: typeof found.support_url === 'string' ? found.support_url : null,
+    history_days: historyDays,
+    components: listed,
+    open_incidents: shown.filter((i) => i.resolved_at === null),
+    resolved_incidents: shown.filter((i) => i.resolved_at !== null),
+  };
+}
+
+function publicIncident(r: Row, names: Map<unknown, string>): PublicIncident {
+  const ids = Array.isArray(r.component_ids) ? r.component_ids : [];
+  const updates = Array.isArray(r.updates) ? (r.updates as Row[]) : [];
+  return {
+    title: String(r.title),
+    status: String(r.status),
+    impact: String(r.impact),
+    started_at: iso(r.started_at) ?? '',
+    resolved_at: iso(r.resolved_at),
+    components: ids.map((id) => names.get(id)).filter((n): n is string => n !== undefined),
+    updates: updates.map((u) => ({ at: String(u.at), status: String(u.status), message: String(u.message) })),
+  };
+}

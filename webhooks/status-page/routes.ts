@@ -1,0 +1,58 @@
+/**
+ * The public status page, with no credential: `GET /status/<slug>` (HTML) and `GET /status/<slug>.json`.
+ * A router for `serve({ routers })`. Unknown, private, disabled and unlicensed pages answer the same 404.
+ */
+import { createHash } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../engine/operations/types.ts';
+import { NOT_FOUND_HTML, renderStatusPage } from './html.ts';
+import { loadStatusPage } from './query.ts';
+
+/** Short: a page in an outage is read by many, and a status is stale soon. */
+export const CACHE_SECONDS = 30;
+/** `?refresh=<seconds>` adds a `<meta http-equiv="refresh">`, within these bounds (none by default: WCAG 2.2.1). */
+export const REFRESH_BOUNDS = { min: 30, max: 3600 } as const;
+
+/** The page loads nothing from anywhere: no script, no font, no image; only its own inline styles. */
+const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const NOT_FOUND_JSON = { error: 'not_found', message: 'No public status page is published at this address.' };
+
+function refreshOf(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^\d{1,5}$/.test(value)) return undefined;
+  return Math.min(REFRESH_BOUNDS.max, Math.max(REFRESH_BOUNDS.min, Number(value)));
+}
+
+/** Same headers for every answer; the body's hash is the ETag, so a reload of an unchanged page costs a 304. */
+function answer(ctx: Context, status: number, type: string, body: string): void {
+  ctx.set('Cache-Control', `public, max-age=${CACHE_SECONDS}`);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  if (type.startsWith('text/html')) ctx.set('Content-Security-Policy', PAGE_POLICY);
+  ctx.type = type;
+  ctx.status = status;
+  if (status === 200) {
+    ctx.set('ETag', `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+  }
+  ctx.body = body;
+}
+
+export function statusPageRoutes(services: Services): Router {
+  const router = new Router();
+  router.get('/status/:page', async (ctx) => {
+    const asJson = ctx.params.page!.endsWith('.json');
+    const slug = asJson ? ctx.params.page!.slice(0, -'.json'.length) : ctx.params.page!;
+    const page = await loadStatusPage(services, slug);
+    if (asJson) {
+      answer(ctx, page ? 200 : 404, 'application/json; charset=utf-8', JSON.stringify(page ?? NOT_FOUND_JSON));
+    } else {
+      const html = page ? renderStatusPage(page, { refreshSeconds: refreshOf(ctx.query.refresh) }) : NOT_FOUND_HTML;
+      answer(ctx, page ? 200 : 404, 'text/html; charset=utf-8', html);
+    }
+  });
+  return router;
+}
