@@ -5,7 +5,8 @@
  * injected resolver, never DNS.
  */
 import t, { type Test } from 'tap';
-import { classifyAddress } from '../../webhooks/outbound/addresses.ts';
+import { classifyAddress, isInternalNetwork } from '../../webhooks/outbound/addresses.ts';
+import { refusal as checkRefusal } from '../../webhooks/checks/address.ts';
 import { requestBody } from '../../webhooks/outbound/formats.ts';
 import { OutboundFailed, OutboundHttp, OutboundRefused } from '../../webhooks/outbound/http.ts';
 import { attemptsAllowed, RETRY_DELAYS_SECONDS, retryDelay } from '../../webhooks/outbound/schedule.ts';
@@ -107,4 +108,21 @@ t.test('request bodies: the envelope for webhooks, a line for chat, pager events
   t.match(JSON.parse(requestBody('pager', envelope)), { event_action: 'trigger', dedup_key: 'vigil-alert-a1', payload: { summary: 'Disk full', severity: 'error', source: 'db' } });
   const resolved = JSON.stringify({ ...JSON.parse(envelope), type: 'alert.resolved' });
   t.same(JSON.parse(requestBody('pager', resolved)), { event_action: 'resolve', dedup_key: 'vigil-alert-a1', client: 'Vigil' });
+});
+
+t.test('checks judge addresses with the same classification, with their own policy for internal networks', async (t) => {
+  const open = { allowLoopback: false, allowPrivate: true };
+  const closed = { allowLoopback: false, allowPrivate: false };
+  for (const address of ['10.0.0.7', '172.16.4.4', '192.168.1.1', '100.64.0.9', 'fd00::5', '::ffff:10.1.1.1']) {
+    t.ok(isInternalNetwork(address), `${address} is an internal network`);
+    t.equal(checkRefusal(address, open), null, `${address}: a check may reach it while private ranges are allowed`);
+    t.match(checkRefusal(address, closed), /VIGIL_CHECK_ALLOW_PRIVATE/, `${address}: refused once they are not`);
+  }
+  for (const address of ['169.254.169.254', '0.0.0.0', '224.0.0.1', '192.0.2.10', 'fe80::1', '::']) {
+    t.notOk(isInternalNetwork(address), `${address} is not an internal network`);
+    t.match(checkRefusal(address, { allowLoopback: true, allowPrivate: true }), /never reach/, `${address}: never reached by a check`);
+  }
+  t.match(checkRefusal('127.0.0.1', open), /VIGIL_CHECK_ALLOW_LOOPBACK/);
+  t.equal(checkRefusal('127.0.0.1', { allowLoopback: true, allowPrivate: false }), null);
+  t.equal(checkRefusal('8.8.8.8', closed), null);
 });

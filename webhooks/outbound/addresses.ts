@@ -36,6 +36,9 @@ const V6_BLOCKED: [string, number][] = [
 const blocked = new BlockList();
 for (const [net, prefix] of V4_BLOCKED) blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of V6_BLOCKED) blocked.addSubnet(net, prefix, 'ipv6');
+const internal = new BlockList();
+for (const [net, prefix] of [['10.0.0.0', 8], ['100.64.0.0', 10], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) internal.addSubnet(net, prefix, 'ipv4');
+internal.addSubnet('fc00::', 7, 'ipv6');
 const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');
 loopback.addAddress('::1', 'ipv6');
@@ -53,18 +56,32 @@ function embeddedV4(address: string): string | null {
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
 }
 
-/** Whether an IP address is public, loopback or otherwise not to be reached (anything unparseable is `private`). */
-export function classifyAddress(address: string): AddressVerdict {
+/** The address as an IP and its family, IPv6 carrying an IPv4 address judged as that IPv4 address; null when not an IP. */
+function normalized(address: string): { ip: string; type: 'ipv4' | 'ipv6' } | null {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(bare);
-  if (family === 0) return 'private';
-  if (family === 6) {
-    const v4 = embeddedV4(bare);
-    if (v4) return classifyAddress(v4);
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (loopback.check(bare, type)) return 'loopback';
-  return blocked.check(bare, type) ? 'private' : 'public';
+  if (family === 0) return null;
+  const v4 = family === 6 ? embeddedV4(bare) : null;
+  if (v4) return isIP(v4) === 4 ? { ip: v4, type: 'ipv4' } : null;
+  return { ip: bare, type: family === 4 ? 'ipv4' : 'ipv6' };
+}
+
+/** Whether an IP address is public, loopback or otherwise not to be reached (anything unparseable is `private`). */
+export function classifyAddress(address: string): AddressVerdict {
+  const n = normalized(address);
+  if (!n) return 'private';
+  if (loopback.check(n.ip, n.type)) return 'loopback';
+  return blocked.check(n.ip, n.type) ? 'private' : 'public';
+}
+
+/**
+ * Whether a `private` address is on an internal network (10/8, 172.16/12, 192.168/16, carrier-grade NAT 100.64/10,
+ * unique local fc00::/7) rather than link-local, multicast, documentation or reserved: internal networks are what
+ * a monitoring check may be allowed to reach, the rest is never reached by anything.
+ */
+export function isInternalNetwork(address: string): boolean {
+  const n = normalized(address);
+  return n !== null && internal.check(n.ip, n.type);
 }
 
 /** Why an address may not be reached under the policy, or null when it may. */
