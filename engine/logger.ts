@@ -1,3 +1,4 @@
+import { DriverException } from '@mikro-orm/core';
 import { pino } from 'pino';
 import { requestContext } from './observability/context.ts';
 
@@ -24,4 +25,14 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destinatio
     },
   };
   return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * What of an error may be logged (or kept with a job): a database driver's message carries SQL and parameter
+ * values — payloads, perhaps secrets — so those keep only their class name; other errors keep their message
+ * (their authors keep secrets out of it).
+ */
+export function loggedError(error: unknown): { name: string; message: string } {
+  if (!(error instanceof Error)) return { name: 'Error', message: 'a value that is not an Error was thrown' };
+  return { name: error.name, message: error instanceof DriverException ? `database error (${error.name})` : error.message };
 }

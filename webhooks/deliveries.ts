@@ -7,6 +7,7 @@
  * `Authorization`, signature headers and anything unknown are never stored. The URL (which holds the token)
  * is never stored.
  */
+import { loggedError } from '../engine/logger.ts';
 import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
 import { sqlExecutor } from '../engine/persistence/sql.ts';
@@ -145,7 +146,7 @@ export function deliveryLog(services: Services): DeliveryLog {
       const now = batch.at(-1)!.delivery.receivedAt;
       if (Math.abs(now.getTime() - lastPrune) >= PRUNE_EVERY_MS) {
         lastPrune = now.getTime();
-        await pruneDeliveries(services, now).catch((error: Error) => services.log.error({ err: { name: error.name, message: error.message } }, 'webhook deliveries not pruned'));
+        await pruneDeliveries(services, now).catch((error: unknown) => services.log.error({ err: loggedError(error) }, 'webhook deliveries not pruned'));
       }
       batch.forEach((b, i) => b.done(failures[i]));
     }

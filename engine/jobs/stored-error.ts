@@ -4,11 +4,11 @@
  * only their class name; the handler's own errors keep their message (their authors keep secrets out of it).
  * Only the message and the stack frames are kept, never other properties an error object may hold.
  */
-import { DriverException } from '@mikro-orm/core';
+import { loggedError } from '../logger.ts';
 
 export function storedError(error: unknown): Error {
   const original = error instanceof Error ? error : new Error('the handler threw a value that is not an Error');
-  const message = original instanceof DriverException ? `database error (${original.name})` : original.message;
+  const { message } = loggedError(original);
   const stored = new Error(message);
   const frames = (original.stack ?? '').split('\n').filter((line) => line.startsWith('    at '));
   stored.stack = [`Error: ${message}`, ...frames].join('\n');

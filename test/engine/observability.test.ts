@@ -6,7 +6,8 @@
  */
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { createLogger } from '../../engine/logger.ts';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { createLogger, loggedError } from '../../engine/logger.ts';
 import { CONFIG, OPERATOR_TOKEN, client, startVigil } from '../helpers/harness.ts';
 import { connectAgent } from '../helpers/mcp.ts';
 
@@ -81,4 +82,13 @@ t.test('random paths do not grow the metric series', async (t) => {
   }
   const after = (await (await fetch(`${vigil.url}/metrics`, operator)).text()).split('\n').filter((l) => l.startsWith('vigil_http_requests_total')).length;
   t.ok(after - before <= 3, `at most one new series per folded route (${after - before})`);
+});
+
+t.test('what of an error is logged: a database error keeps only its class, others their message', async (t) => {
+  const driver = new UniqueConstraintViolationException(Object.assign(new Error('duplicate key: Key (token)=(vigil_wh_secret_value) already exists'), { code: '23505' }));
+  const logged = loggedError(driver);
+  t.equal(logged.name, 'UniqueConstraintViolationException');
+  t.notOk(JSON.stringify(logged).includes('vigil_wh_secret_value'), 'no value of the statement');
+  t.same(loggedError(new Error('the tracker answered 502')), { name: 'Error', message: 'the tracker answered 502' });
+  t.same(loggedError('thrown text'), { name: 'Error', message: 'a value that is not an Error was thrown' });
 });

@@ -11,6 +11,7 @@
  *   `environment` or `env` label.
  * An alert without a service gets no changes, cards or bindings: nothing ties them to it.
  */
+import { loggedError } from '../../engine/logger.ts';
 import type { SqlExecutor } from '../../engine/persistence/store.ts';
 import { parseTimestamp } from '../../engine/persistence/store.ts';
 import { readStore } from '../../engine/operations/context.ts';
@@ -118,7 +119,7 @@ async function serviceBindingsOf(services: Services, organizationId: string, ser
     return { service, environment, fields };
   } catch (error) {
     // a discovery provider that fails costs the investigation its bindings, not the investigation
-    services.log.warn({ organization: organizationId, err: { message: (error as Error).message } }, 'service bindings could not be resolved for an investigation');
+    services.log.warn({ organization: organizationId, err: loggedError(error) }, 'service bindings could not be resolved for an investigation');
     return null;
   }
 }

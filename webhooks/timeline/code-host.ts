@@ -19,6 +19,7 @@
  * repository (`repository.name`). Each entry's `dedup_key` is `github:<natural key>:<service>`: a redelivery, or
  * a later event about the same push, merge, run, deployment or release, updates the same entries.
  */
+import { loggedError } from '../../engine/logger.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import type { WebhookAnswer, WebhookRequest } from '../handlers.ts';
@@ -108,7 +109,7 @@ export async function codeHostHandler(request: WebhookRequest): Promise<WebhookA
       summarize(results),
     );
   } catch (error) {
-    request.services.log.error({ err: { name: (error as Error).name, message: (error as Error).message }, event }, 'code-host delivery not recorded');
+    request.services.log.error({ err: loggedError(error), event }, 'code-host delivery not recorded');
     const message = 'The delivery could not be recorded; redeliver it from the hook\'s Recent Deliveries.';
     return answer({ status: 'error', message }, 'error', message);
   }

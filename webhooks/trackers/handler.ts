@@ -18,6 +18,7 @@
  *
  * Every decision is a 2xx, so neither tracker counts the hook as failing; refusals are the router's and the plan's.
  */
+import { loggedError } from '../../engine/logger.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
 import type { WebhookAnswer, WebhookHandler, WebhookHandlers, WebhookRequest } from '../handlers.ts';
@@ -67,7 +68,7 @@ function trackerHandler(read: (body: unknown) => ReadResult, event: (request: We
       return syncAnswer(await syncItem(request.services, request.organization, result.item, event(request), request.receivedAt));
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      request.services.log.error({ err: { name: (error as Error).name, message: (error as Error).message }, source: request.source }, 'tracker delivery not synced');
+      request.services.log.error({ err: loggedError(error), source: request.source }, 'tracker delivery not synced');
       return unavailable(`${what} delivery`);
     }
   };
@@ -116,7 +117,7 @@ export async function codeHostIssues(request: WebhookRequest, payload: unknown):
     if (error instanceof ApiError) {
       return { status: 200, body: { status: 'ignored', ...extra, reason: error.message }, outcome: `ignored: ${error.code}`, detail: error.message };
     }
-    request.services.log.error({ err: { name: (error as Error).name, message: (error as Error).message } }, 'code-host issue not synced');
+    request.services.log.error({ err: loggedError(error) }, 'code-host issue not synced');
     const message = 'The issue could not be synced; redeliver it from the hook\'s Recent Deliveries.';
     return { status: 200, body: { status: 'error', ...extra, message }, outcome: 'error', detail: message };
   }

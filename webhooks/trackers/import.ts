@@ -6,6 +6,7 @@
  * rule does not name it), `errors` (an item that could not be synced, or the fetch itself failing: then 1 and
  * the run's `error` says why). Items synced before a fetch failure stay synced.
  */
+import { loggedError } from '../../engine/logger.ts';
 import type { Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
@@ -85,7 +86,7 @@ export async function runImport(services: Services, organization: Organization, 
       } catch (error) {
         // a plan refusal (the ops board switched off) holds for every item: stop and say so
         if (error instanceof ApiError && error.code === 'plan_required') throw error;
-        services.log.warn({ err: { name: (error as Error).name, message: (error as Error).message }, provider: rule.provider }, 'ticket import: an item was not synced');
+        services.log.warn({ err: loggedError(error), provider: rule.provider }, 'ticket import: an item was not synced');
         counts.errors++;
       }
     }
