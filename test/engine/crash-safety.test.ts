@@ -7,32 +7,16 @@
  * - SIGTERM in the middle of a load: the process stops accepting, answers what it accepted, exits 0, and again
  *   every 2xx is there.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { client, scratchStorage, type Storage } from '../helpers/harness.ts';
+import { serveProcess } from '../helpers/serve-process.ts';
 
 const OPERATOR = 'crash-test-operator-token';
-const VIGIL = fileURLToPath(new URL('../../bin/vigil.ts', import.meta.url));
 
-async function start(storage: Storage): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL, 'serve'], {
-    env: {
-      ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', VIGIL_ADMIN_TOKEN: OPERATOR,
-      VIGIL_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), VIGIL_WEBHOOK_RATE_LIMIT: '100000', VIGIL_WORKERS: 'off',
-      DATABASE_URL: storage.databaseUrl ?? '', DATA_DIR: storage.dataDir,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) {
-    const match = /serving at (\S+)/.exec(line);
-    if (match) return { child, url: match[1]! };
-  }
-  throw new Error('vigil serve exited before serving');
-}
+const start = (storage: Storage) => serveProcess({
+  VIGIL_ADMIN_TOKEN: OPERATOR, VIGIL_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), VIGIL_WEBHOOK_RATE_LIMIT: '100000',
+  VIGIL_WORKERS: 'off', DATABASE_URL: storage.databaseUrl ?? '', DATA_DIR: storage.dataDir,
+});
 
 interface Sent {
   kind: 'team' | 'alert' | 'card';
@@ -122,44 +106,34 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve));
 }
 
-t.test('SIGKILL mid-load, restart: every 2xx exactly once, nothing unanswered twice', async (t) => {
+/**
+ * A load on a fresh server, the signal once 150 writes were answered, a restart on the same storage: what the load
+ * sent, the first process's exit code, and how many rows each key has now.
+ */
+async function interrupted(t: Test, signal: NodeJS.Signals) {
   const storage = await scratchStorage();
   t.teardown(() => storage.drop());
   const first = await start(storage);
   const { apiKey, agentKey, token } = await organization(first.url);
   const running = load(first.url, apiKey, token);
   await until(() => running.sent.filter((s) => s.status !== null).length >= 150);
-  first.child.kill('SIGKILL');
-  await once(first.child, 'exit');
+  const code = await first.stop(signal);
   await running.stop();
   const second = await start(storage);
-  t.teardown(async () => {
-    second.child.kill('SIGTERM');
-    await once(second.child, 'exit');
-  });
-  const found = await counts(second.url, apiKey, agentKey);
-  check(t, running.sent, found);
+  t.teardown(() => second.stop());
+  return { sent: running.sent, code, found: await counts(second.url, apiKey, agentKey) };
+}
+
+t.test('SIGKILL mid-load, restart: every 2xx exactly once, nothing unanswered twice', async (t) => {
+  const { sent, found } = await interrupted(t, 'SIGKILL');
+  check(t, sent, found);
 });
 
 t.test('SIGTERM mid-load: stops accepting, answers what it accepted, exits 0', async (t) => {
-  const storage = await scratchStorage();
-  t.teardown(() => storage.drop());
-  const first = await start(storage);
-  const { apiKey, agentKey, token } = await organization(first.url);
-  const running = load(first.url, apiKey, token);
-  await until(() => running.sent.filter((s) => s.status !== null).length >= 150);
-  first.child.kill('SIGTERM');
-  const [code] = await once(first.child, 'exit');
-  await running.stop();
+  const { sent, code, found } = await interrupted(t, 'SIGTERM');
   t.equal(code, 0, 'exit code 0');
-  const second = await start(storage);
-  t.teardown(async () => {
-    second.child.kill('SIGTERM');
-    await once(second.child, 'exit');
-  });
-  const found = await counts(second.url, apiKey, agentKey);
-  check(t, running.sent, found);
+  check(t, sent, found);
   // a request without an answer was refused at the door (ECONNREFUSED) or sent on a keep-alive connection the
   // closing server had just ended (ECONNRESET): never processed, so never stored
-  t.same(running.sent.filter((s) => s.status === null && found.has(s.key)).map((s) => `${s.key}: ${s.error}`), [], 'no request was processed and left without its answer');
+  t.same(sent.filter((s) => s.status === null && found.has(s.key)).map((s) => `${s.key}: ${s.error}`), [], 'no request was processed and left without its answer');
 });

@@ -4,53 +4,34 @@
  * fingerprint, one card per idempotency key, configuration conflicts as 409 — and webhook rate limits counted in
  * the shared store are shared. PostgreSQL only (the embedded database serves one instance).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { client, scratchDatabase } from '../helpers/harness.ts';
+import { serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
 
 const OPERATOR = 'two-instances-operator-token';
-const VIGIL = fileURLToPath(new URL('../../bin/vigil.ts', import.meta.url));
 
 if (!process.env.DATABASE_URL) {
   t.pass('skipped: two instances need PostgreSQL (DATABASE_URL); the embedded database serves one instance');
 } else {
   const scratch = (await scratchDatabase())!;
-  const children: ChildProcess[] = [];
+  const instances: ServeProcess[] = [];
   t.teardown(async () => {
-    for (const child of children) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    for (const instance of instances) await instance.stop();
     await scratch.drop();
   });
-
-  const start = async (): Promise<string> => {
-    const child = spawn(process.execPath, [VIGIL, 'serve'], {
-      env: {
-        ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', VIGIL_ADMIN_TOKEN: OPERATOR,
-        VIGIL_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'), DATABASE_URL: scratch.url, VIGIL_WEBHOOK_RATE_LIMIT: '40',
-        VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres', VIGIL_AUTH_CACHE_MS: '0',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    for await (const line of createInterface({ input: child.stdout! })) {
-      const match = /serving at (\S+)/.exec(line);
-      if (match) return match[1]!;
-    }
-    throw new Error('vigil serve exited before serving');
-  };
+  const start = () => serveProcess({
+    VIGIL_ADMIN_TOKEN: OPERATOR, VIGIL_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'), DATABASE_URL: scratch.url,
+    VIGIL_WEBHOOK_RATE_LIMIT: '40', VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres', VIGIL_AUTH_CACHE_MS: '0',
+  });
 
   // both start at once: the migrations must not collide
   const started = await Promise.allSettled([start(), start()]);
-  if (started.some((s) => s.status === 'rejected')) {
-    for (const child of children) child.kill('SIGKILL');
+  for (const s of started) if (s.status === 'fulfilled') instances.push(s.value);
+  if (instances.length < 2) {
+    for (const instance of instances) await instance.stop('SIGKILL');
     throw new Error('an instance did not start beside the other');
   }
-  const [a, b] = started.map((s) => (s as PromiseFulfilledResult<string>).value) as [string, string];
+  const [a, b] = instances.map((i) => i.url) as [string, string];
   const operator = client(a, OPERATOR);
   const org = (await operator.post('/api/admin/v1/organizations', { name: 'Two Instances', plan: 'business' })).body;
   const key = (await operator.post(`/api/admin/v1/organizations/${org.id}/api_keys`, { name: 'k', scopes: ['api:admin'] })).body.key as string;
