@@ -2,6 +2,7 @@
 import { createRegistry } from '../engine/registry.ts';
 import { serve } from '../engine/server.ts';
 import { systemClock } from '../engine/clock.ts';
+import { envFlag, envNumber } from '../engine/config.ts';
 import { createLogger } from '../engine/logger.ts';
 import { openApiRoutes } from '../engine/http/openapi-routes.ts';
 import { statusPageRoutes } from '../webhooks/status-page/routes.ts';
@@ -22,13 +23,6 @@ function platformAi(env: NodeJS.ProcessEnv): { baseUrl: string; apiKey?: string;
   if (!baseUrl) return undefined;
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new Error('VIGIL_AI_BASE_URL must be an http(s) URL, such as https://api.example.com/v1');
   return { baseUrl, apiKey: env.VIGIL_AI_API_KEY || undefined, model: env.VIGIL_AI_MODEL || undefined };
-}
-
-/** `VIGIL_OUTBOUND_ALLOW_LOOPBACK`: on lets outbound requests reach 127.0.0.0/8 and ::1 (local receivers); off (the default) refuses them. */
-function allowLoopback(value: string | undefined): boolean {
-  if (value === undefined || value === '' || value === 'off') return false;
-  if (value !== 'on') throw new Error(`VIGIL_OUTBOUND_ALLOW_LOOPBACK must be on or off (got ${value})`);
-  return true;
 }
 
 /** `VIGIL_WEBHOOK_RATE_LIMIT`: requests per minute per organization and source (default 600). */
@@ -59,7 +53,8 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
       ai: platformAi(env),
       aiPrices: parsePrices(env.VIGIL_AI_PRICES),
       codeHost: codeHostFromEnv(env),
-      outbound: { allowLoopback: allowLoopback(env.VIGIL_OUTBOUND_ALLOW_LOOPBACK) },
+      // on lets outbound requests reach 127.0.0.0/8 and ::1 (local receivers); off, the default, refuses them
+      outbound: { allowLoopback: envFlag(env.VIGIL_OUTBOUND_ALLOW_LOOPBACK, 'VIGIL_OUTBOUND_ALLOW_LOOPBACK') ?? false },
     },
     clock: systemClock,
     databaseUrl: env.DATABASE_URL || undefined,
@@ -69,11 +64,11 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     operatorToken: env.VIGIL_ADMIN_TOKEN || undefined,
     secretKey: env.VIGIL_SECRET_KEY || undefined,
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
-    authCacheMs: env.VIGIL_AUTH_CACHE_MS === undefined ? undefined : Number(env.VIGIL_AUTH_CACHE_MS),
+    authCacheMs: envNumber(env.VIGIL_AUTH_CACHE_MS, 'VIGIL_AUTH_CACHE_MS', 0),
     routers: [openApiRoutes, statusPageRoutes, deployGateRoutes],
     jobs: WEBHOOK_JOBS,
     // VIGIL_WORKERS=off: this instance serves HTTP and enqueues, another one works the jobs
-    runWorkers: env.VIGIL_WORKERS !== 'off',
+    runWorkers: envFlag(env.VIGIL_WORKERS, 'VIGIL_WORKERS') ?? true,
     rawRouters: webhookRouters({
       databaseUrl: env.DATABASE_URL || undefined,
       rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT),

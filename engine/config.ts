@@ -31,3 +31,19 @@ export interface ServiceConfig {
     retryDelaysSeconds?: readonly number[];
   };
 }
+
+/** An on/off deployment setting (`on`/`true`, `off`/`false`); undefined when unset; anything else is refused by name. */
+export function envFlag(value: string | undefined, name: string): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'on' || value === 'true') return true;
+  if (value === 'off' || value === 'false') return false;
+  throw new Error(`${name} must be on or off (got ${value})`);
+}
+
+/** A numeric deployment setting of at least `min`; undefined when unset; anything else is refused by name. */
+export function envNumber(value: string | undefined, name: string, min: number): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number of at least ${min} (got ${value})`);
+  return n;
+}

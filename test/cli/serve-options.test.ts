@@ -1,4 +1,4 @@
-/** `vigil serve`'s environment: the webhook rate-limit settings are read as documented, and bad values refused. */
+/** `vigil serve`'s environment: every deployment setting is read as documented, and bad values refused by name. */
 import t from 'tap';
 import { serviceOptions } from '../../bin/serve.ts';
 
@@ -11,4 +11,35 @@ t.test('VIGIL_WEBHOOK_RATE_LIMIT and VIGIL_WEBHOOK_RATE_LIMIT_STORE', async (t) 
   }
   t.throws(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis' }), /must be memory or postgres/);
   t.throws(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres' }), /needs DATABASE_URL/, 'the shared store needs PostgreSQL');
+});
+
+t.test('the other deployment settings: accepted values, and a refusal naming the setting for anything else', async (t) => {
+  const options = serviceOptions({
+    VIGIL_AI_BASE_URL: 'https://ai.example.com/v1', VIGIL_AI_MODEL: 'gpt-x', VIGIL_AI_PRICES: '{"gpt-x": {"input": 1, "output": 2}}',
+    VIGIL_OUTBOUND_ALLOW_LOOPBACK: 'on', VIGIL_WORKERS: 'off', VIGIL_AUTH_CACHE_MS: '0',
+    VIGIL_CHECK_TICK_SECONDS: '10', VIGIL_CHECK_FAILURES_TO_ALERT: '3', VIGIL_CHECK_ALLOW_PRIVATE: 'off',
+  });
+  t.match(options.config, { ai: { baseUrl: 'https://ai.example.com/v1', model: 'gpt-x' }, aiPrices: { 'gpt-x': { input: 1, output: 2 } }, outbound: { allowLoopback: true } });
+  t.equal(options.runWorkers, false);
+  t.equal(options.authCacheMs, 0);
+  const defaults = serviceOptions({});
+  t.equal(defaults.runWorkers, true, 'workers run unless switched off');
+  t.equal(defaults.config.outbound.allowLoopback, false, 'loopback refused unless switched on');
+  t.equal(defaults.authCacheMs, undefined);
+  const refusals: [Record<string, string>, RegExp][] = [
+    [{ VIGIL_AI_BASE_URL: 'ftp://ai.example.com' }, /VIGIL_AI_BASE_URL must be an http\(s\) URL/],
+    [{ VIGIL_AI_BASE_URL: 'not a url' }, /VIGIL_AI_BASE_URL/],
+    [{ VIGIL_AI_PRICES: '{' }, /VIGIL_AI_PRICES must be JSON/],
+    [{ VIGIL_AI_PRICES: '[]' }, /VIGIL_AI_PRICES must be a JSON object/],
+    [{ VIGIL_AI_PRICES: '{"m": {"input": -1, "output": 1}}' }, /VIGIL_AI_PRICES: the price of "m"/],
+    [{ VIGIL_OUTBOUND_ALLOW_LOOPBACK: 'yes' }, /VIGIL_OUTBOUND_ALLOW_LOOPBACK must be on or off/],
+    [{ VIGIL_WORKERS: 'of' }, /VIGIL_WORKERS must be on or off/],
+    [{ VIGIL_AUTH_CACHE_MS: 'two seconds' }, /VIGIL_AUTH_CACHE_MS must be a number of at least 0/],
+    [{ VIGIL_AUTH_CACHE_MS: '-1' }, /VIGIL_AUTH_CACHE_MS/],
+    [{ VIGIL_CHECK_TICK_SECONDS: 'soon' }, /VIGIL_CHECK_TICK_SECONDS must be a number/],
+    [{ VIGIL_CHECK_FAILURES_TO_ALERT: '0' }, /VIGIL_CHECK_FAILURES_TO_ALERT must be a number of at least 1/],
+    [{ VIGIL_CHECK_FAILURES_TO_ALERT: '1.5' }, /VIGIL_CHECK_FAILURES_TO_ALERT must be a whole number/],
+    [{ VIGIL_CHECK_ALLOW_LOOPBACK: 'maybe' }, /VIGIL_CHECK_ALLOW_LOOPBACK must be on or off/],
+  ];
+  for (const [env, message] of refusals) t.throws(() => serviceOptions(env), message, JSON.stringify(env));
 });

@@ -1,3 +1,5 @@
+import { envFlag, envNumber } from '../../engine/config.ts';
+
 /** How the check scheduler behaves in one deployment (bin/serve.ts reads them from the environment). */
 export interface CheckOptions {
   /**
@@ -19,27 +21,13 @@ export type ResolvedCheckOptions = Required<CheckOptions>;
 
 export const CHECK_DEFAULTS: ResolvedCheckOptions = { tickSeconds: 5, failuresToAlert: 2, allowLoopback: false, allowPrivate: true, tlsTimeoutMs: 10_000 };
 
-const flag = (value: string | undefined, name: string): boolean | undefined => {
-  if (value === undefined || value === '') return undefined;
-  if (value === 'on' || value === 'true') return true;
-  if (value === 'off' || value === 'false') return false;
-  throw new Error(`${name} must be on or off (got ${value})`);
-};
-
-const count = (value: string | undefined, name: string, min: number): number | undefined => {
-  if (value === undefined || value === '') return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number of at least ${min} (got ${value})`);
-  return n;
-};
-
 /** `VIGIL_CHECK_TICK_SECONDS`, `VIGIL_CHECK_FAILURES_TO_ALERT`, `VIGIL_CHECK_ALLOW_LOOPBACK`, `VIGIL_CHECK_ALLOW_PRIVATE`. */
 export function checkOptionsFromEnv(env: NodeJS.ProcessEnv): CheckOptions {
   const options: CheckOptions = {
-    tickSeconds: count(env.VIGIL_CHECK_TICK_SECONDS, 'VIGIL_CHECK_TICK_SECONDS', 0),
-    failuresToAlert: count(env.VIGIL_CHECK_FAILURES_TO_ALERT, 'VIGIL_CHECK_FAILURES_TO_ALERT', 1),
-    allowLoopback: flag(env.VIGIL_CHECK_ALLOW_LOOPBACK, 'VIGIL_CHECK_ALLOW_LOOPBACK'),
-    allowPrivate: flag(env.VIGIL_CHECK_ALLOW_PRIVATE, 'VIGIL_CHECK_ALLOW_PRIVATE'),
+    tickSeconds: envNumber(env.VIGIL_CHECK_TICK_SECONDS, 'VIGIL_CHECK_TICK_SECONDS', 0),
+    failuresToAlert: envNumber(env.VIGIL_CHECK_FAILURES_TO_ALERT, 'VIGIL_CHECK_FAILURES_TO_ALERT', 1),
+    allowLoopback: envFlag(env.VIGIL_CHECK_ALLOW_LOOPBACK, 'VIGIL_CHECK_ALLOW_LOOPBACK'),
+    allowPrivate: envFlag(env.VIGIL_CHECK_ALLOW_PRIVATE, 'VIGIL_CHECK_ALLOW_PRIVATE'),
   };
   if (options.failuresToAlert !== undefined && !Number.isInteger(options.failuresToAlert)) throw new Error('VIGIL_CHECK_FAILURES_TO_ALERT must be a whole number');
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
