@@ -10,7 +10,7 @@ import { deployGateRoutes } from '../webhooks/slo/routes.ts';
 import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
-import { WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters } from '../webhooks/index.ts';
+import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters } from '../webhooks/index.ts';
 import { exportOperation } from '../export/export.ts';
 import type { RateLimit } from '../webhooks/limits.ts';
 import { parsePrices } from '../webhooks/ai/prices.ts';
@@ -67,6 +67,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     authCacheMs: envNumber(env.VIGIL_AUTH_CACHE_MS, 'VIGIL_AUTH_CACHE_MS', 0),
     routers: [openApiRoutes, statusPageRoutes, deployGateRoutes],
     jobs: WEBHOOK_JOBS,
+    auditListeners: WEBHOOK_AUDIT_LISTENERS,
     // VIGIL_WORKERS=off: this instance serves HTTP and enqueues, another one works the jobs
     runWorkers: envFlag(env.VIGIL_WORKERS, 'VIGIL_WORKERS') ?? true,
     rawRouters: webhookRouters({

@@ -13,6 +13,7 @@ import { allEntities } from './persistence/entities.ts';
 import { migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
 import type { Registry } from './registry.ts';
 import type { Services } from './operations/types.ts';
+import type { AuditListener } from './operations/audit.ts';
 import { BossJobQueue } from './jobs/queue.ts';
 import type { JobHandler } from './jobs/types.ts';
 import { errorMiddleware, requireJson } from './http/errors.ts';
@@ -61,6 +62,8 @@ export interface ServeOptions {
   runWorkers?: boolean;
   /** seconds between polls of an idle job queue (default 2; at least 0.5) */
   jobPollSeconds?: number;
+  /** told of every audit entry inside its write's transaction (engine/operations/audit.ts) */
+  auditListeners?: AuditListener[];
 }
 
 export interface RunningService {
@@ -103,6 +106,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
     credentials: new CredentialCache(options.authCacheMs ?? 2000),
     domain: checkDomainOperations(options.registry, [auditLogOperation, ...(options.operations ?? [])]),
     jobs,
+    auditListeners: options.auditListeners ?? [],
     metrics: new Metrics(async () =>
       (await sqlExecutor(db)('select name as queue, state, count(*)::int as count from pgboss.job group by name, state', [])).map((r) => ({
         queue: String(r.queue), state: String(r.state), count: Number(r.count),

@@ -12,6 +12,8 @@ import type { CheckOptions } from './checks/options.ts';
 import { checkScheduler, checkTickJob } from './checks/scheduler.ts';
 import { BOARD_OPERATIONS } from './board/tools.ts';
 import { listWebhookDeliveries } from './deliveries.ts';
+import type { AuditListener } from '../engine/operations/audit.ts';
+import { announceChange } from './notify/changes.ts';
 import { fixRequestJob } from './fixes/analysis.ts';
 import { fixRequestHandler } from './fixes/handler.ts';
 import { FIX_OPERATIONS } from './fixes/tools.ts';
@@ -29,6 +31,9 @@ export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...
 
 /** The background job handlers of the webhook side (one per queue), handed to `serve({ jobs })`: add yours here. */
 export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob, checkTickJob];
+
+/** Told of every audit entry inside its write's transaction, handed to `serve({ auditListeners })`. */
+export const WEBHOOK_AUDIT_LISTENERS: AuditListener[] = [announceChange];
 
 export type WebhookOptions = RouterOptions & AlertHandlerOptions & { checks?: CheckOptions };
 

@@ -56,7 +56,7 @@ export async function executeAction(services: Services, caller: Caller, request:
     const changes = diffRows(d, existing, next);
     if (Object.keys(changes).length === 0) return existing;
     const stored = await store.update(d, existing, changedValues(next, changes), now);
-    await recordAudit(store, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
+    await recordAudit(services, store, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
     return stored;
   });
   const now = services.clock.now();

@@ -6,9 +6,10 @@ import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { SecretBox } from '../crypto.ts';
 import { isWriteOnly, planFields } from '../fields.ts';
 import { AuditEntryEntity } from '../persistence/entities.ts';
+import { canonical } from './project.ts';
+import type { Services } from './types.ts';
 
 const AUDIT_TABLE = AuditEntryEntity.meta.tableName;
-import { canonical } from './project.ts';
 
 export type AuditAction = 'create' | 'update' | 'delete' | 'archive' | `action:${string}`;
 
@@ -32,16 +33,47 @@ export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | n
   return changes;
 }
 
+/** An audit entry as written, secrets already markers: what audit listeners receive. */
+export interface AuditEntry {
+  id: string;
+  organizationId: string;
+  at: Date;
+  actor: { kind: string; id: string };
+  transport: string;
+  family: string;
+  rowId: string | null;
+  action: AuditAction;
+  changes: Record<string, Change>;
+}
+
+/**
+ * Told of every audit entry inside the write's transaction (`store`), after the entry is written: what it
+ * enqueues commits or rolls back with the change. Other parts register listeners through `serve({ auditListeners })`.
+ */
+export type AuditListener = (services: Services, store: FamilyStore, entry: AuditEntry) => Promise<void>;
+
 export async function recordAudit(
+  services: Services,
   store: FamilyStore,
   entry: { caller: Caller; family: string; rowId: string | null; action: AuditAction; changes: Record<string, Change>; at: Date },
 ): Promise<void> {
   const { caller } = entry;
-  const actor = caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id;
+  const written: AuditEntry = {
+    id: randomUUID(),
+    organizationId: caller.organization.id,
+    at: entry.at,
+    actor: { kind: caller.credential.kind, id: caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id },
+    transport: caller.transport,
+    family: entry.family,
+    rowId: entry.rowId,
+    action: entry.action,
+    changes: entry.changes,
+  };
   await store.execute(
     `insert into ${AUDIT_TABLE} (id, organization_id, at, actor_kind, actor_id, transport, family, row_id, action, changes) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
-    [randomUUID(), caller.organization.id, entry.at, caller.credential.kind, actor, caller.transport, entry.family, entry.rowId, entry.action, JSON.stringify(entry.changes)],
+    [written.id, written.organizationId, written.at, written.actor.kind, written.actor.id, written.transport, written.family, written.rowId, written.action, JSON.stringify(written.changes)],
   );
+  for (const listener of services.auditListeners) await listener(services, store, written);
 }
 
 export function auditView(entry: Record<string, unknown>): Row {

@@ -35,7 +35,7 @@ async function persistFirstRead(services: Services, caller: Caller, d: FamilyDes
       const values: Row = { ...defaultRow(d), id: orgId };
       for (const [field, make] of Object.entries(d.generated ?? {})) values[field] = make();
       const row = await store.insert(d, orgId, values, now);
-      await recordAudit(store, { caller, family: d.name, rowId: orgId, action: 'create', changes: diffRows(d, null, row), at: now });
+      await recordAudit(services, store, { caller, family: d.name, rowId: orgId, action: 'create', changes: diffRows(d, null, row), at: now });
       return row;
     });
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { AuditListener } from './audit.ts';
 import type { DomainOperation } from './domain.ts';
 import type { KeyRecord } from '../auth/authenticate.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
@@ -28,6 +29,8 @@ export interface Services {
   jobs: JobQueue;
   /** Prometheus metrics of this service (GET /metrics) */
   metrics: Metrics;
+  /** told of every audit entry inside its write's transaction (change notifications) */
+  auditListeners: readonly AuditListener[];
 }
 
 export interface OperationRequest {

@@ -84,7 +84,7 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
       await checkUniqueAcrossOrganizations(d, store, orgId, row, undefined);
       if (d.positioned) row[d.positioned.field] = await nextPosition(store, d, orgId);
       const stored = await store.insert(d, orgId, sealSecrets(services, d, row, input), now);
-      await recordAudit(store, { caller, family: d.name, rowId: String(stored.id), action: 'create', changes: diffRows(d, null, stored), at: now });
+      await recordAudit(services, store, { caller, family: d.name, rowId: String(stored.id), action: 'create', changes: diffRows(d, null, stored), at: now });
       return { row: stored, notices: settled.notices, ctx };
     }),
   );
@@ -139,12 +139,12 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
         const stored = await store.insert(d, orgId, row, now);
         // a singleton always exists for its users: its first write is an update from the defaults
         const [action, before] = d.kind === 'singleton' ? (['update', existing] as const) : (['create', null] as const);
-        await recordAudit(store, { caller, family: d.name, rowId: String(stored.id), action, changes: diffRows(d, before, stored), at: now });
+        await recordAudit(services, store, { caller, family: d.name, rowId: String(stored.id), action, changes: diffRows(d, before, stored), at: now });
         return { row: stored, notices, ctx };
       }
       async function persistChange(): Promise<Written> {
         const stored = await store.update(d, existing!, changedValues(row, changes), now);
-        await recordAudit(store, { caller, family: d.name, rowId: String(stored.id), action: 'update', changes, at: now });
+        await recordAudit(services, store, { caller, family: d.name, rowId: String(stored.id), action: 'update', changes, at: now });
         return { row: stored, notices, ctx };
       }
     }),
@@ -178,11 +178,11 @@ export async function deleteRow(services: Services, caller: Caller, d: FamilyDes
     if (d.archive) {
       if (existing[d.archive.field]) return null;
       const archived = await store.update(d, existing, { [d.archive.field]: now }, now);
-      await recordAudit(store, { caller, family: d.name, rowId: String(existing.id), action: 'archive', changes: diffRows(d, existing, archived), at: now });
+      await recordAudit(services, store, { caller, family: d.name, rowId: String(existing.id), action: 'archive', changes: diffRows(d, existing, archived), at: now });
       return { row: archived, notices: [], ctx };
     }
     await store.remove(d, existing);
-    await recordAudit(store, { caller, family: d.name, rowId: String(existing.id), action: 'delete', changes: diffRows(d, existing, null), at: now });
+    await recordAudit(services, store, { caller, family: d.name, rowId: String(existing.id), action: 'delete', changes: diffRows(d, existing, null), at: now });
     return { row: existing, notices: [], ctx };
   });
   if (written) await afterCommit(services, d, 'delete', written);

@@ -22,7 +22,7 @@ import { deployGateRoutes } from '../../webhooks/slo/routes.ts';
 import { domainOperations, families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
-import { WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, type WebhookOptions } from '../../webhooks/index.ts';
+import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, type WebhookOptions } from '../../webhooks/index.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { exportOperation } from '../../export/export.ts';
 
@@ -167,6 +167,7 @@ export async function startVigil(
     schema: options.storage ? 'migrations' : 'entities',
     operations: [...domainOperations, exportOperation, ...WEBHOOK_OPERATIONS],
     jobs: jobsWith(options.jobs),
+    auditListeners: WEBHOOK_AUDIT_LISTENERS,
     runWorkers: options.runWorkers,
     // the shortest poll pg-boss allows, so a job sent is picked up within a second
     jobPollSeconds: 0.5,

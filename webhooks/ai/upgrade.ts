@@ -76,7 +76,7 @@ export async function upgradedModel(services: Services, organizationId: string, 
     const existing = await store.get(d, organizationId, row.id, true);
     if (!existing || existing.model !== model) return (existing?.model as string | null | undefined) ?? model; // someone else moved or changed it
     const written = await store.update(d, existing, { model: next }, now);
-    await recordAudit(store, { caller: systemCaller(organizationId), family: d.name, rowId: row.id, action: 'update', changes: diffRows(d, existing, written), at: now });
+    await recordAudit(services, store, { caller: systemCaller(organizationId), family: d.name, rowId: row.id, action: 'update', changes: diffRows(d, existing, written), at: now });
     return next;
   });
   services.log.info({ organization: organizationId, provider_id: row.id, from: model, to: moved }, 'AI model auto-upgraded');

@@ -326,7 +326,7 @@ export async function updateCard(services: Services, organization: Organization,
       const detail: Json = { changes };
       if ('status' in changes && typeof statusWord === 'string') detail.status_sent = clean(statusWord);
       await insertEffects(sql, orgId, String(row.id), now, [['updated', detail]]);
-      if (caller) await recordAudit(store, { caller, family: 'cards', rowId: String(row.id), action: 'update', changes, at: now });
+      if (caller) await recordAudit(services, store, { caller, family: 'cards', rowId: String(row.id), action: 'update', changes, at: now });
       const after = { ...before, ...set, archived_at: archivedAt };
       await publish(services, store, orgId, ['card.updated'], () => [cardEvent('card.updated', cardSummary(services, after), null, now, Object.keys(changes))]);
     }
@@ -377,7 +377,7 @@ export async function addComment(
       const found = await existing();
       if (found) return found;
     }
-    if (caller) await recordAudit(store, { caller, family: 'cards', rowId: cardId, action: 'action:add_card_comment', changes: { comment: { before: null, after: id } }, at: now });
+    if (caller) await recordAudit(services, store, { caller, family: 'cards', rowId: cardId, action: 'action:add_card_comment', changes: { comment: { before: null, after: id } }, at: now });
     return { status: 201 as const, body: { id }, duplicate: false };
   });
 }

@@ -64,7 +64,7 @@ export const runTicketImport: DomainOperation = {
       await inTransaction(services, async (store) => {
         const before = await recordRun(services, store.execute, organization.id, rule.provider, at, { ...result.counts });
         if (!before) return;
-        await recordAudit(store, {
+        await recordAudit(services, store, {
           caller, family: RULES_FAMILY, rowId: rule.provider, action: 'action:run_ticket_import', at,
           changes: {
             last_run_at: { before: iso(before.last_run_at), after: at.toISOString() },
