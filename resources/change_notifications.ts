@@ -27,7 +27,11 @@ export default defineFamily({
     '`outbound` sends a `config.changed` event to the outbound config `outbound_config_id` (a row of outbound_configs of this organization; unknown or foreign ids are refused). ' +
     '`chat_channel` is required when destination_kind is chat and refused otherwise, and `outbound_config_id` likewise for outbound: switching destination_kind ' +
     'means sending the new target and null for the old one in the same update. Family names are checked for their form only (lowercase snake_case); ' +
-    'a name that is no family matches nothing. Choices where the spec is silent: `name` is unique within the organization; `families` and `actions` are replaced whole ' +
+    'a name that is no family matches nothing. Only configuration families (those under /api/v1/config) are announced; webhook-made rows such as cards are not configuration. ' +
+    'An announcement is queued in the change\'s own transaction, so it goes out exactly when the change commits and never for a refused write; the outbound event is ' +
+    '`{ type: "config.changed", data: { change: { family, row_id, row_name, action, actor: { kind, id }, transport, at, changes } } }` in the outbound envelope, ' +
+    'sent and retried like every delivery; a `pager` config takes only alert and incident events, so it is sent no config.changed. ' +
+    'Choices where the spec is silent: `name` is unique within the organization; `families` and `actions` are replaced whole ' +
     'when sent, none repeated; `actions` defaults to all five; every write needs the member role.',
   kind: 'collection',
   operations: ['list', 'read', 'create', 'update', 'delete'],

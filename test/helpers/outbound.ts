@@ -37,6 +37,8 @@ export interface AlertOrg {
   alert(name: string): Promise<any>;
   /** list_outbound_deliveries */
   deliveries(args?: Record<string, unknown>): Promise<any[]>;
+  /** a further key of the organization */
+  key(scopes: string[]): Promise<{ token: string }>;
   /** creates a row of a family, failing the test setup when refused */
   create(family: string, body: Record<string, unknown>): Promise<any>;
 }
@@ -57,6 +59,7 @@ export async function alertOrg(vigil: Vigil, settings: Record<string, unknown> =
     id: org.id,
     api,
     agent,
+    key: (scopes) => org.key(scopes),
     fire: (...alerts) => deliver(alertmanager(alerts)),
     resolve: (...alerts) => deliver(alertmanager(alerts.map((a) => ({ ...a, status: 'resolved' as const })))),
     async alert(name) {

@@ -14,6 +14,8 @@ import { randomUUID } from 'node:crypto';
 import type { EVENT_KINDS } from '../../resources/outbound_rules.ts';
 
 export type EventKind = (typeof EVENT_KINDS)[number];
+/** what is published: the kinds outbound rules select, and `config.changed`, sent only where change_notifications say */
+export type PublishedKind = EventKind | 'config.changed';
 export const ENVELOPE_VERSION = 1;
 
 type Json = Record<string, unknown>;
@@ -26,7 +28,7 @@ export interface EventAttributes {
 }
 
 export interface OutboundEvent {
-  type: EventKind;
+  type: PublishedKind;
   id: string;
   occurredAt: Date;
   /** the row the event is about (alert, incident, card, deployment, fix request) */
@@ -115,6 +117,26 @@ export function deploymentEvent(deployment: Json & { id: string; service?: unkno
     attributes: { service: typeof deployment.service === 'string' ? deployment.service : null, severity: null, source: typeof deployment.source === 'string' ? deployment.source : null },
     data: { deployment, action },
   };
+}
+
+/** One audited configuration change, as change_notifications announce it (webhooks/notify/changes.ts). */
+export interface ConfigChange {
+  family: string;
+  row_id: string | null;
+  /** the row's natural key (its name), when the family has one */
+  row_name: string | null;
+  /** create, update, delete, archive, or action:<name> */
+  action: string;
+  actor: { kind: string; id: string };
+  transport: string;
+  at: string;
+  /** field → { before, after }; secrets only as "(set)", "(changed)" or "(cleared)" */
+  changes: Record<string, unknown>;
+}
+
+/** config.changed `{ change }`: sent to the outbound config a change notification names, never through outbound rules. */
+export function configChangedEvent(change: ConfigChange, now: Date): OutboundEvent {
+  return { type: 'config.changed', id: randomUUID(), occurredAt: now, subjectId: change.row_id, attributes: { service: null, severity: null, source: null }, data: { change } };
 }
 
 /** fix_request.finished `{ fix_request }`: a fix request reached its end (a pull request, or the reason none was made). */

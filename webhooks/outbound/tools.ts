@@ -32,7 +32,7 @@ const ATTEMPT = Type.Object({
 const DELIVERY = Type.Object({
   id: Type.String({ description: 'the delivery id, sent as the webhook-id header: the same on every attempt, so receivers de-duplicate by it' }),
   event_id: Type.String({ description: 'the event\'s id (the envelope\'s id), shared by its deliveries to several configs' }),
-  event_type: literals(EVENT_KINDS, 'the event kind'),
+  event_type: literals([...EVENT_KINDS, 'config.changed'], 'the event kind (config.changed: a change notification)'),
   subject_id: nullable(Type.String(), 'what the event is about: an alert, incident, card, deployment or fix request id'),
   outbound_config_id: Type.String(),
   rule_ids: Type.Array(Type.String(), { description: 'the outbound rules that chose this config for the event' }),
@@ -65,7 +65,7 @@ export const listOutboundDeliveries: DomainOperation = {
     {
       status: Type.Optional(literals(STATUSES, 'only deliveries in this state')),
       outbound_config_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only deliveries to this outbound config' })),
-      event_type: Type.Optional(literals(EVENT_KINDS, 'only events of this kind')),
+      event_type: Type.Optional(literals([...EVENT_KINDS, 'config.changed'], 'only events of this kind')),
       subject_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only events about this alert, incident, card, deployment or fix request' })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
     },
@@ -135,7 +135,7 @@ export const redeliver: DomainOperation = {
         [jobId, now, now, id],
       );
       await services.jobs.send(OUTBOUND_QUEUE, { delivery_id: id }, { store, id: jobId, group: destinationGroup(caller.organization.id, String(row.config_id)) });
-      await recordAudit(store, { caller, family: 'outbound_deliveries', rowId: id, action: 'action:redeliver', changes: { status: { before: row.status, after: 'pending' } }, at: now });
+      await recordAudit(services, store, { caller, family: 'outbound_deliveries', rowId: id, action: 'action:redeliver', changes: { status: { before: row.status, after: 'pending' } }, at: now });
       return { json: { data: { id, status: 'pending', previous_status: row.status, attempts: Number(row.attempts) } } };
     });
   },
