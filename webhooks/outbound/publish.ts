@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { enqueueNotices } from '../notify/notices.ts';
 import { envelope, type EventKind, type OutboundEvent } from './events.ts';
 import { readOutbound, targetsOf, type OutboundRules } from './rules.ts';
 
@@ -30,14 +31,19 @@ export class OutboundBatch {
   readonly #organizationId: string;
   readonly #rules: OutboundRules;
   readonly #pending: Pending[] = [];
+  /** events posted to chat and mailed (notification_settings.channels): webhooks/notify */
+  readonly #chat: OutboundEvent[] = [];
+  readonly #email: OutboundEvent[] = [];
 
   constructor(organizationId: string, rules: OutboundRules) {
     this.#organizationId = organizationId;
     this.#rules = rules;
   }
 
-  /** Adds an event; answers how many deliveries it makes (0 when no rule takes it). */
+  /** Adds an event; answers how many outbound deliveries it makes (0 when no rule takes it). */
   add(event: OutboundEvent): number {
+    if (this.#rules.chatKinds?.has(event.type)) this.#chat.push(event);
+    if (this.#rules.emailKinds?.has(event.type)) this.#email.push(event);
     const targets = targetsOf(this.#rules, event);
     if (targets.length === 0) return 0;
     const payload = envelope(event, this.#organizationId);
@@ -45,12 +51,20 @@ export class OutboundBatch {
     return targets.length;
   }
 
+  /** Adds an event for one config, outside the rules (change notifications name their config themselves). */
+  addTo(event: OutboundEvent, configId: string): void {
+    this.#pending.push({ id: randomUUID(), jobId: randomUUID(), event, configId, ruleIds: [], payload: envelope(event, this.#organizationId) });
+  }
+
   get size(): number {
     return this.#pending.length;
   }
 
-  /** Writes the deliveries and their jobs through the caller's open transaction (`store`). */
+  /** Writes the deliveries, the chat posts and emails, and their jobs through the caller's open transaction (`store`). */
   async enqueue(services: Services, store: { execute: Sql }, now: Date): Promise<void> {
+    if (this.#chat.length > 0 || this.#email.length > 0) {
+      await enqueueNotices(services, store, this.#organizationId, { chat: this.#chat.splice(0), email: this.#email.splice(0) }, now);
+    }
     if (this.#pending.length === 0 || !services.jobs?.queues.includes(OUTBOUND_QUEUE)) return;
     const rows = this.#pending;
     await store.execute(
@@ -66,9 +80,9 @@ export class OutboundBatch {
   }
 }
 
-/** Whether any rule may take an event of one of these kinds (before building the events at all). */
+/** Whether an event of one of these kinds may go anywhere (before building the events at all): a rule, chat or email. */
 export function takesAny(rules: OutboundRules, kinds: readonly EventKind[]): boolean {
-  return kinds.some((kind) => rules.outboundKinds.has(kind) && rules.rules.some((r) => r.events.includes(kind)));
+  return kinds.some((kind) => (rules.outboundKinds.has(kind) && rules.rules.some((r) => r.events.includes(kind))) || rules.chatKinds?.has(kind) || rules.emailKinds?.has(kind));
 }
 
 /**

@@ -25,6 +25,10 @@ export interface OutboundRules {
   rules: OutboundRule[];
   /** event kinds whose notification channels include `outbound` */
   outboundKinds: ReadonlySet<string>;
+  /** event kinds posted to chat: their channels include `chat` and the chat workspace is connected */
+  chatKinds?: ReadonlySet<string>;
+  /** event kinds mailed: their channels include `email` and there is a recipient */
+  emailKinds?: ReadonlySet<string>;
 }
 
 export interface Target {
@@ -42,7 +46,7 @@ function table(services: Services, family: string): string | null {
 
 /** The rules' statement (and the routes', when asked); null when this service serves no outbound rules. */
 function statement(services: Services, withRoutes: boolean): string | null {
-  const [rules, configs, settings] = [table(services, 'outbound_rules'), table(services, 'outbound_configs'), table(services, 'notification_settings')];
+  const [rules, configs, settings, chat] = [table(services, 'outbound_rules'), table(services, 'outbound_configs'), table(services, 'notification_settings'), table(services, 'chat')];
   if (!rules || !configs) return null;
   const routes = withRoutes ? table(services, 'alert_routes') : null;
   const teams = table(services, 'teams');
@@ -51,6 +55,8 @@ function statement(services: Services, withRoutes: boolean): string | null {
        from ${rules} r join ${configs} c on c.organization_id = r.organization_id and c.id = r.outbound_config_id and coalesce(c.enabled, true)
       where r.organization_id = ? and coalesce(r.enabled, true)) as rules,
     ${settings ? `(select s.channels from ${settings} s where s.organization_id = ? and s.id = ?)` : 'null::jsonb'} as channels,
+    ${settings ? `(select coalesce(jsonb_array_length(s.email_recipients), 0) > 0 from ${settings} s where s.organization_id = ? and s.id = ?)` : 'false'} as mails,
+    ${chat ? `(select c.workspace_id is not null and c.bot_token is not null from ${chat} c where c.organization_id = ? and c.id = ?)` : 'false'} as chat_connected,
     ${routes
       ? `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'matchers', a.matchers, 'team_id', ${teams ? 't.id' : 'null'}, 'team', ${teams ? 't.name' : 'null'},
                  'pages', coalesce(a.pages, true), 'severity_override', a.severity_override, 'continue', coalesce(a."continue", false)) order by a.position, a.created_at), '[]'::json)
@@ -71,15 +77,25 @@ export async function readOutbound(services: Services, sql: Sql, organizationId:
   const text = statement(services, withRoutes);
   if (!text) return NONE;
   const params: unknown[] = [organizationId];
-  if (services.registry.get('notification_settings')) params.push(organizationId, organizationId);
+  if (services.registry.get('notification_settings')) params.push(organizationId, organizationId, organizationId, organizationId);
+  if (services.registry.get('chat')) params.push(organizationId, organizationId);
   if (withRoutes && services.registry.get('alert_routes')) params.push(organizationId);
   const [row] = await sql(text, params);
   const rules = (parse(row?.rules) ?? []) as OutboundRule[];
   const settings = services.registry.get('notification_settings');
   const defaults = (settings ? defaultRow(settings).channels : {}) as Record<string, string[]>;
   const channels = { ...defaults, ...((parse(row?.channels) ?? {}) as Record<string, string[]>) };
-  const outboundKinds = new Set(Object.entries(channels).filter(([, list]) => Array.isArray(list) && list.includes('outbound')).map(([kind]) => kind));
-  return { rules: { rules, outboundKinds }, routes: parseRoutes(parse(row?.routes)) };
+  const kindsUsing = (channel: string) => new Set(Object.entries(channels).filter(([, list]) => Array.isArray(list) && list.includes(channel)).map(([kind]) => kind));
+  const none = new Set<string>();
+  return {
+    rules: {
+      rules,
+      outboundKinds: kindsUsing('outbound'),
+      chatKinds: row?.chat_connected === true ? kindsUsing('chat') : none,
+      emailKinds: row?.mails === true ? kindsUsing('email') : none,
+    },
+    routes: parseRoutes(parse(row?.routes)),
+  };
 }
 
 function passes(list: string[] | undefined, value: string | null): boolean {
