@@ -10,7 +10,7 @@ import { deployGateRoutes } from '../webhooks/slo/routes.ts';
 import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
-import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters } from '../webhooks/index.ts';
+import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, webhookStartup, type WebhookOptions } from '../webhooks/index.ts';
 import { exportOperation } from '../export/export.ts';
 import type { RateLimit } from '../webhooks/limits.ts';
 import { parsePrices } from '../webhooks/ai/prices.ts';
@@ -42,6 +42,12 @@ function rateLimitStore(value: string | undefined, databaseUrl: string | undefin
 }
 
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
+  const webhooks: WebhookOptions = {
+    databaseUrl: env.DATABASE_URL || undefined,
+    rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT),
+    rateLimitStore: rateLimitStore(env.VIGIL_WEBHOOK_RATE_LIMIT_STORE, env.DATABASE_URL),
+    checks: checkOptionsFromEnv(env),
+  };
   return {
     registry: createRegistry(families),
     entities: WEBHOOK_ENTITIES,
@@ -70,12 +76,8 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     auditListeners: WEBHOOK_AUDIT_LISTENERS,
     // VIGIL_WORKERS=off: this instance serves HTTP and enqueues, another one works the jobs
     runWorkers: envFlag(env.VIGIL_WORKERS, 'VIGIL_WORKERS') ?? true,
-    rawRouters: webhookRouters({
-      databaseUrl: env.DATABASE_URL || undefined,
-      rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT),
-      rateLimitStore: rateLimitStore(env.VIGIL_WEBHOOK_RATE_LIMIT_STORE, env.DATABASE_URL),
-      checks: checkOptionsFromEnv(env),
-    }),
+    rawRouters: webhookRouters(webhooks),
+    onStart: webhookStartup(webhooks),
   };
 }
 

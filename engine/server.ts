@@ -64,6 +64,8 @@ export interface ServeOptions {
   jobPollSeconds?: number;
   /** told of every audit entry inside its write's transaction (engine/operations/audit.ts) */
   auditListeners?: AuditListener[];
+  /** run once the instance serves and works jobs (seeding recurring jobs, per-instance settings of other parts) */
+  onStart?: ((services: Services) => Promise<void>)[];
 }
 
 export interface RunningService {
@@ -153,6 +155,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
     return handle(req, res);
   });
   if (options.runWorkers !== false) await jobs.work(services, { pollSeconds: options.jobPollSeconds ?? 2 });
+  for (const hook of options.onStart ?? []) await hook(services);
 
   return {
     url: `http://${host}:${port}`,

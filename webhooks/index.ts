@@ -44,5 +44,10 @@ export type WebhookOptions = RouterOptions & AlertHandlerOptions & { checks?: Ch
 export function webhookRouters(options: WebhookOptions = {}): ((services: Services) => Router)[] {
   const handlers = { ...alertHandlers(options), ...timelineHandlers(), tickets: boardHandler(options), 'fix-requests': fixRequestHandler, ...trackerHandlers(), ...options.handlers };
   const signatures = { ...trackerSignatures(), ...options.signatures };
-  return [(services) => webhookRoutes(services, { ...options, handlers, signatures }), checkScheduler(options.checks)];
+  return [(services) => webhookRoutes(services, { ...options, handlers, signatures })];
+}
+
+/** What the webhook side runs once an instance serves, handed to `serve({ onStart })`. */
+export function webhookStartup(options: WebhookOptions = {}): ((services: Services) => Promise<void>)[] {
+  return [checkScheduler(options.checks)];
 }

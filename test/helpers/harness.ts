@@ -22,7 +22,7 @@ import { deployGateRoutes } from '../../webhooks/slo/routes.ts';
 import { domainOperations, families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
-import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, type WebhookOptions } from '../../webhooks/index.ts';
+import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, webhookStartup, type WebhookOptions } from '../../webhooks/index.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { exportOperation } from '../../export/export.ts';
 
@@ -151,6 +151,11 @@ export async function startVigil(
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
   const scratch = options.storage ? { url: options.storage.databaseUrl, drop: async () => {} } : await scratchDatabase();
+  // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too;
+  // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs
+  const webhooks: WebhookOptions = {
+    databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks, checks: { tickSeconds: 0, ...options.webhooks?.checks },
+  };
   const running = await serve({
     registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
     entities: WEBHOOK_ENTITIES,
@@ -172,11 +177,8 @@ export async function startVigil(
     // the shortest poll pg-boss allows, so a job sent is picked up within a second
     jobPollSeconds: 0.5,
     routers: [openApiRoutes, statusPageRoutes, deployGateRoutes],
-    // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too
-    // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs
-    rawRouters: webhookRouters({
-      databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks, checks: { tickSeconds: 0, ...options.webhooks?.checks },
-    }),
+    rawRouters: webhookRouters(webhooks),
+    onStart: webhookStartup(webhooks),
   });
   const operator = client(running.url, OPERATOR_TOKEN);
   return {

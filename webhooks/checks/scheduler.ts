@@ -6,7 +6,6 @@
  * running twice. Every instance seeds the chain at start (a second seed is refused by the singleton key), which
  * also restarts a chain a crash broke.
  */
-import Router from '@koa/router';
 import { loadOrganization } from '../../engine/auth/authenticate.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { readStore } from '../../engine/operations/context.ts';
@@ -114,17 +113,11 @@ export const checkTickJob: JobHandler = {
   },
 };
 
-/**
- * The start-up hook, mounted with the webhook routers (the one place the webhook side is handed each instance's
- * services): records the options and seeds the tick chain. It serves no route.
- */
-export function checkScheduler(options: CheckOptions = {}): (services: Services) => Router {
-  return (services) => {
+/** The start-up hook (`serve({ onStart })`): records this instance's options and seeds the tick chain. */
+export function checkScheduler(options: CheckOptions = {}): (services: Services) => Promise<void> {
+  return async (services) => {
     const resolved = resolveCheckOptions(options);
     optionsOf.set(services, resolved);
-    if (resolved.tickSeconds > 0) {
-      sendTick(services, 0).catch((error: unknown) => services.log.warn({ error: error instanceof Error ? error.constructor.name : 'error' }, 'check scheduler not seeded'));
-    }
-    return new Router();
+    if (resolved.tickSeconds > 0) await sendTick(services, 0);
   };
 }
