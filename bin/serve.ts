@@ -41,12 +41,28 @@ function rateLimitStore(value: string | undefined, databaseUrl: string | undefin
   return 'postgres';
 }
 
+/** `VIGIL_CHAT_API_URL`: the chat Web API's base URL (default https://slack.com/api). */
+function chatApi(value: string | undefined): { apiUrl: string } {
+  const apiUrl = value?.trim() || 'https://slack.com/api';
+  if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol)) throw new Error('VIGIL_CHAT_API_URL must be an http(s) URL, such as https://slack.com/api');
+  return { apiUrl: apiUrl.replace(/\/+$/, '') };
+}
+
+/** `VIGIL_SMTP_URL` and `VIGIL_EMAIL_FROM`: outgoing mail; unset, email notifications are not sent. */
+function emailFromEnv(env: NodeJS.ProcessEnv): { smtpUrl: string; from: string } | undefined {
+  const smtpUrl = env.VIGIL_SMTP_URL?.trim();
+  if (!smtpUrl) return undefined;
+  if (!URL.canParse(smtpUrl) || !/^smtps?:$/.test(new URL(smtpUrl).protocol)) throw new Error('VIGIL_SMTP_URL must be an smtp:// or smtps:// URL, such as smtp://mail.example.com:587');
+  return { smtpUrl, from: env.VIGIL_EMAIL_FROM?.trim() || 'Vigil <vigil@localhost>' };
+}
+
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   const webhooks: WebhookOptions = {
     databaseUrl: env.DATABASE_URL || undefined,
     rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT),
     rateLimitStore: rateLimitStore(env.VIGIL_WEBHOOK_RATE_LIMIT_STORE, env.DATABASE_URL),
     checks: checkOptionsFromEnv(env),
+    notify: { tickSeconds: envNumber(env.VIGIL_NOTIFY_TICK_SECONDS, 'VIGIL_NOTIFY_TICK_SECONDS', 0) },
   };
   return {
     registry: createRegistry(families),
@@ -61,6 +77,8 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
       codeHost: codeHostFromEnv(env),
       // on lets outbound requests reach 127.0.0.0/8 and ::1 (local receivers); off, the default, refuses them
       outbound: { allowLoopback: envFlag(env.VIGIL_OUTBOUND_ALLOW_LOOPBACK, 'VIGIL_OUTBOUND_ALLOW_LOOPBACK') ?? false },
+      chat: chatApi(env.VIGIL_CHAT_API_URL),
+      email: emailFromEnv(env),
     },
     clock: systemClock,
     databaseUrl: env.DATABASE_URL || undefined,

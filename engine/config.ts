@@ -30,6 +30,16 @@ export interface ServiceConfig {
     resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
     retryDelaysSeconds?: readonly number[];
   };
+  /**
+   * the chat product's Web API (`VIGIL_CHAT_API_URL`, default https://slack.com/api): where chat posts, thread
+   * replies and message updates go with the organization's bot token (webhooks/chat); tests point it at a fake
+   */
+  chat?: { apiUrl: string };
+  /**
+   * outgoing mail (`VIGIL_SMTP_URL` such as smtp://user:pass@mail.example.com:587, `VIGIL_EMAIL_FROM`): how email
+   * notifications are sent (webhooks/notify/email.ts); absent, the email channel sends nothing
+   */
+  email?: { smtpUrl: string; from: string };
 }
 
 /** An on/off deployment setting (`on`/`true`, `off`/`false`); undefined when unset; anything else is refused by name. */

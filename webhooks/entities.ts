@@ -3,7 +3,9 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { AI_ENTITIES } from './ai/entities.ts';
 import { ALERT_ENTITIES } from './alerts/entities.ts';
 import { BOARD_ENTITIES } from './board/entities.ts';
+import { CHAT_ENTITIES } from './chat/entities.ts';
 import { CHECK_ENTITIES } from './checks/entities.ts';
+import { EMAIL_ENTITIES } from './notify/entities.ts';
 import { FIX_ENTITIES } from './fixes/entities.ts';
 import { OUTBOUND_ENTITIES } from './outbound/entities.ts';
 import { WebhookDeliveryEntity } from './deliveries.ts';
@@ -12,4 +14,4 @@ import { SLO_ENTITIES } from './slo/entities.ts';
 import { TIMELINE_ENTITIES } from './timeline/entities.ts';
 import { TRACKER_ENTITIES } from './trackers/entities.ts';
 
-export const WEBHOOK_ENTITIES: EntitySchema[] = [WebhookDeliveryEntity, WebhookRateLimitEntity, ...ALERT_ENTITIES, ...TIMELINE_ENTITIES, ...BOARD_ENTITIES, ...AI_ENTITIES, ...FIX_ENTITIES, ...TRACKER_ENTITIES, ...OUTBOUND_ENTITIES, ...SLO_ENTITIES, ...CHECK_ENTITIES];
+export const WEBHOOK_ENTITIES: EntitySchema[] = [WebhookDeliveryEntity, WebhookRateLimitEntity, ...ALERT_ENTITIES, ...TIMELINE_ENTITIES, ...BOARD_ENTITIES, ...AI_ENTITIES, ...FIX_ENTITIES, ...TRACKER_ENTITIES, ...OUTBOUND_ENTITIES, ...SLO_ENTITIES, ...CHECK_ENTITIES, ...CHAT_ENTITIES, ...EMAIL_ENTITIES];

@@ -10,6 +10,9 @@ import { ALERT_OPERATIONS } from './alerts/tools.ts';
 import { boardHandler } from './board/handler.ts';
 import type { CheckOptions } from './checks/options.ts';
 import { checkScheduler, checkTickJob } from './checks/scheduler.ts';
+import { CHAT_JOBS } from './chat/jobs.ts';
+import { EMAIL_JOBS } from './notify/jobs.ts';
+import { noticeReleaser, notifyTickJob, type NotifyOptions } from './notify/tick.ts';
 import { BOARD_OPERATIONS } from './board/tools.ts';
 import { listWebhookDeliveries } from './deliveries.ts';
 import type { AuditListener } from '../engine/operations/audit.ts';
@@ -30,12 +33,12 @@ import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts
 export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS, ...SLO_OPERATIONS];
 
 /** The background job handlers of the webhook side (one per queue), handed to `serve({ jobs })`: add yours here. */
-export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob, checkTickJob];
+export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob, checkTickJob, notifyTickJob, ...CHAT_JOBS, ...EMAIL_JOBS];
 
 /** Told of every audit entry inside its write's transaction, handed to `serve({ auditListeners })`. */
 export const WEBHOOK_AUDIT_LISTENERS: AuditListener[] = [announceChange];
 
-export type WebhookOptions = RouterOptions & AlertHandlerOptions & { checks?: CheckOptions };
+export type WebhookOptions = RouterOptions & AlertHandlerOptions & { checks?: CheckOptions; notify?: NotifyOptions };
 
 /**
  * The routers for `serve`'s `rawRouters`: mounted before the JSON body parser, as signatures need the raw bytes.
@@ -49,5 +52,5 @@ export function webhookRouters(options: WebhookOptions = {}): ((services: Servic
 
 /** What the webhook side runs once an instance serves, handed to `serve({ onStart })`. */
 export function webhookStartup(options: WebhookOptions = {}): ((services: Services) => Promise<void>)[] {
-  return [checkScheduler(options.checks)];
+  return [checkScheduler(options.checks), noticeReleaser(options.notify)];
 }

@@ -145,6 +145,9 @@ export async function startVigil(
     codeHost?: ServiceConfig['codeHost'];
     /** outbound requests: loopback is allowed here (local receivers) unless a test says otherwise */
     outbound?: ServiceConfig['outbound'];
+    /** the chat Web API (a local fake) and outgoing mail (a local SMTP server) */
+    chat?: ServiceConfig['chat'];
+    email?: ServiceConfig['email'];
     /** where the service logs (default: silent, or TEST_LOG_LEVEL) */
     log?: Logger;
   } = {},
@@ -155,12 +158,13 @@ export async function startVigil(
   // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs
   const webhooks: WebhookOptions = {
     databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks, checks: { tickSeconds: 0, ...options.webhooks?.checks },
+    notify: { tickSeconds: 0, ...options.webhooks?.notify },
   };
   const running = await serve({
     registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
     entities: WEBHOOK_ENTITIES,
     config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost,
-      outbound: { allowLoopback: true, ...options.outbound } },
+      outbound: { allowLoopback: true, ...options.outbound }, chat: options.chat, email: options.email },
     clock,
     log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     databaseUrl: scratch?.url,

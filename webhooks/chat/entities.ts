@@ -1,0 +1,4 @@
+/** The chat side's tables. */
+import type { EntitySchema } from '@mikro-orm/core';
+
+export const CHAT_ENTITIES: EntitySchema[] = [];
