@@ -23,6 +23,17 @@ export function urlProblem(value: string): string | null {
 
 export const HTTPS_OR_LOOPBACK = 'https, or plain http only to a loopback host (127.0.0.0/8, localhost, [::1]) for local receivers and tests; no user:password@';
 
+const pagerRoutingKey: Rule = {
+  description: 'routing_key must be stored for a pager config (the events endpoint refuses an event without one) and only there',
+  fields: ['routing_key', 'kind'],
+  check: (row) => {
+    const stored = row.routing_key !== null && row.routing_key !== undefined;
+    if (row.kind === 'pager' && !stored) return [{ field: 'routing_key', message: 'is required for a pager config: the integration key the events endpoint routes by' }];
+    if (row.kind !== 'pager' && stored) return [{ field: 'routing_key', message: 'is only for a pager config; send null to remove it before changing kind' }];
+    return [];
+  },
+};
+
 const httpsOrLoopback: Rule = {
   description: `url must be ${HTTPS_OR_LOOPBACK}`,
   fields: ['url'],
@@ -73,7 +84,7 @@ export default defineFamily({
     'than `timeout_ms` fails and is retried: 8 attempts over about an hour (waits of 30 s, 1, 2, 4, 8, 16, 32 minutes, ±20 % jitter), then the delivery is dead ' +
     '(list_outbound_deliveries, redeliver). Requests never follow a redirect to another host, and an address that resolves to a private, link-local or reserved ' +
     'network is refused (loopback too, unless the operator allows it with VIGIL_OUTBOUND_ALLOW_LOOPBACK=on). A disabled config keeps its secrets and receives nothing. ' +
-    'Secrets are write-only and sealed whole, answered only as `headers_set` and `signing_secret_set`, and appear in the audit log only as (set), (changed) or (cleared). ' +
+    'Secrets are write-only and sealed whole, answered only as `headers_set`, `signing_secret_set` and `routing_key_set`, and appear in the audit log only as (set), (changed) or (cleared). ' +
     '`headers` (extra request headers, e.g. an Authorization header for the receiver) is sent whole: a sent map replaces the stored one, an omitted one keeps it, ' +
     'and `{}` removes them all (nothing is stored, so `headers_set` reads false). `signing_secret: null` removes the secret and deliveries go unsigned. ' +
     'Choices where the spec is silent: `name` is unique within the organization; create, update and delete need the org admin role, because a destination decides where the organization\'s ' +
@@ -104,12 +115,17 @@ export default defineFamily({
       description: 'write-only, 16..512 characters: signs every delivery (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature); omitted keeps it; null removes it',
     }),
     signing_secret_set: Type.Boolean({ readOnly: true, description: 'whether deliveries are signed' }),
+    routing_key: nullable(Type.String({ minLength: 1, maxLength: 128, format: 'password' }), {
+      writeOnly: true,
+      description: 'write-only, pager configs only (required there): the integration (routing) key every event carries; omitted keeps it; null removes it',
+    }),
+    routing_key_set: Type.Boolean({ readOnly: true, description: 'whether a routing key is stored' }),
     enabled: Type.Boolean({ default: true, description: 'when false nothing is delivered; rules and secrets are kept' }),
     timeout_ms: Type.Integer({ minimum: 100, maximum: 30000, default: 5000, description: 'how long one delivery attempt may take, 100..30000 ms' }),
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
-  presence: { headers_set: 'headers', signing_secret_set: 'signing_secret' },
-  rules: [httpsOrLoopback, headerRule, notAUrl('signing_secret', 'url')],
+  presence: { headers_set: 'headers', signing_secret_set: 'signing_secret', routing_key_set: 'routing_key' },
+  rules: [httpsOrLoopback, headerRule, pagerRoutingKey, notAUrl('signing_secret', 'url'), notAUrl('routing_key', 'url')],
   hooks: {
     // `{}` clears: store nothing rather than an empty sealed map, so `headers_set` reads false
     prepare: (row) => (row.headers !== null && typeof row.headers === 'object' && Object.keys(row.headers).length === 0 ? { ...row, headers: null } : row),
@@ -125,7 +141,7 @@ export default defineFamily({
     valid: [
       { name: 'ops webhook', kind: 'webhook', url: 'https://hooks.example.com/vigil', headers: { Authorization: 'Bearer receiver-token-0001' }, signing_secret: 'whsec_c2VjcmV0LXNpZ25pbmcta2V5' },
       { name: 'local receiver', kind: 'webhook', url: 'http://127.0.0.1:9000/events', timeout_ms: 1000, enabled: false },
-      { name: 'pager', kind: 'pager', url: 'https://events.pager.example.com/v2/enqueue' },
+      { name: 'pager', kind: 'pager', url: 'https://events.pager.example.com/v2/enqueue', routing_key: 'R0ut1ngKeyOfTheServic3Integrat10n' },
     ],
     invalid: [
       { body: { kind: 'webhook', url: 'https://x.example.com' }, field: 'name' },
@@ -136,6 +152,8 @@ export default defineFamily({
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', headers: { 'Webhook-Signature': 'v' } }, field: 'headers.Webhook-Signature' },
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', signing_secret: 'too-short' }, field: 'signing_secret' },
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', timeout_ms: 30001 }, field: 'timeout_ms' },
+      { body: { name: 'x', kind: 'pager', url: 'https://events.pager.example.com/v2/enqueue' }, field: 'routing_key' },
+      { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', routing_key: 'R0ut1ngKey' }, field: 'routing_key' },
     ],
     update: { url: 'https://hooks.example.com/vigil/v2', timeout_ms: 10000, enabled: false },
   },

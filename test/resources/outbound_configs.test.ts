@@ -52,7 +52,7 @@ t.test('defaults, and the secrets are never answered, anywhere', async (t) => {
   t.equal(made.status, 201);
   t.same(made.body.data, {
     id: made.body.data.id, name: 'ops', kind: 'webhook', url: 'https://hooks.example.com/vigil',
-    headers_set: true, signing_secret_set: true, enabled: true, timeout_ms: 5000, updated_at: '2026-03-01T12:00:00.000Z',
+    headers_set: true, signing_secret_set: true, routing_key_set: false, enabled: true, timeout_ms: 5000, updated_at: '2026-03-01T12:00:00.000Z',
   });
   const path = `${PATH}/${made.body.data.id}`;
   t.notOk(leaks(made.body), 'not in the create answer');

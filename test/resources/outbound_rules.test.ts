@@ -12,7 +12,7 @@ t.teardown(() => vigil.close());
 const PATH = `${CONFIG}/outbound_rules`;
 const fieldsOf = (answer: { body: { errors?: { field: string }[] } }) => (answer.body.errors ?? []).map((e) => e.field);
 const config = async (api: Client, name = 'pager') =>
-  (await api.post(`${CONFIG}/outbound_configs`, { name, kind: 'pager', url: 'https://events.pager.example.com/v2/enqueue' })).body.data.id as string;
+  (await api.post(`${CONFIG}/outbound_configs`, { name, kind: 'pager', url: 'https://events.pager.example.com/v2/enqueue', routing_key: 'R0ut1ngKeyOfTheServic3Integrat10n' })).body.data.id as string;
 
 t.test('defaults, and events and filters replaced whole', async (t) => {
   const api = await (await vigil.organization()).key();

@@ -163,6 +163,30 @@ t.test('a receiver that echoes the request: the config\'s secrets never reach th
   t.notOk(JSON.stringify(d).includes('receiver-token-echoed'), 'the header value appears nowhere in the answer');
 });
 
+t.test('a pager config sends Events v2 style events carrying its write-only routing key', async (t) => {
+  const r = await receiver();
+  const o = await org();
+  const routingKey = 'R0utingKey-of-the-pager-service-77';
+  const { config } = await destination(o, `${r.url}/v2/enqueue`, { kind: 'pager', routing_key: routingKey }, ['alert.fired', 'alert.resolved', 'card.created']);
+  t.same(config.routing_key_set, true);
+  t.notOk('routing_key' in config, 'answered only as routing_key_set');
+  await o.fire({ name: 'PagerKey', service: 'db' });
+  await o.resolve({ name: 'PagerKey', service: 'db' });
+  await waitFor(() => r.processed.size === 2, 'trigger and resolve received');
+  const bodies = [...r.processed.values()].map((p) => JSON.parse(p.body));
+  const alert = await o.alert('PagerKey');
+  t.same(bodies.map((b) => [b.routing_key, b.event_action, b.dedup_key]).sort(), [
+    [routingKey, 'resolve', `vigil-alert-${alert.id}`],
+    [routingKey, 'trigger', `vigil-alert-${alert.id}`],
+  ]);
+  const listed = await o.deliveries();
+  t.notOk(JSON.stringify(listed).includes(routingKey), 'the key appears in no delivery answer');
+  const read = await o.api.get(`${CONFIG}/outbound_configs/${config.id}`);
+  t.notOk(JSON.stringify(read.body).includes(routingKey), 'nor in the config read');
+  const missing = await o.api.put(`${CONFIG}/outbound_configs/${config.id}`, { routing_key: null });
+  t.match(missing.body, { error: 'validation_failed', errors: [{ field: 'routing_key' }] }, 'a pager cannot lose its key');
+});
+
 t.test('dead after the last try; redeliver sends it again with the same webhook-id', async (t) => {
   const r = await receiver(500);
   const o = await org();

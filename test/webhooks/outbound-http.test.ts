@@ -105,9 +105,9 @@ t.test('request bodies: the envelope for webhooks, a line for chat, pager events
   });
   t.equal(requestBody('webhook', envelope), envelope, 'webhook: the stored bytes');
   t.same(JSON.parse(requestBody('chat', envelope)), { text: '[alert.fired] high: Disk full (service db) https://grafana.example.com/a' });
-  t.match(JSON.parse(requestBody('pager', envelope)), { event_action: 'trigger', dedup_key: 'vigil-alert-a1', payload: { summary: 'Disk full', severity: 'error', source: 'db' } });
+  t.match(JSON.parse(requestBody('pager', envelope, 'R0uting-key')), { routing_key: 'R0uting-key', event_action: 'trigger', dedup_key: 'vigil-alert-a1', payload: { summary: 'Disk full', severity: 'error', source: 'db' } });
   const resolved = JSON.stringify({ ...JSON.parse(envelope), type: 'alert.resolved' });
-  t.same(JSON.parse(requestBody('pager', resolved)), { event_action: 'resolve', dedup_key: 'vigil-alert-a1', client: 'Vigil' });
+  t.same(JSON.parse(requestBody('pager', resolved, 'R0uting-key')), { routing_key: 'R0uting-key', event_action: 'resolve', dedup_key: 'vigil-alert-a1', client: 'Vigil' });
 });
 
 t.test('checks judge addresses with the same classification, with their own policy for internal networks', async (t) => {

@@ -70,7 +70,7 @@ interface AttemptResult {
 async function claim(services: Services, deliveryId: string, jobId: string, now: Date): Promise<Claimed | null> {
   const family = services.registry.get('outbound_configs');
   const config = family
-    ? `(select json_build_object('kind', c.kind, 'url', c.url, 'headers', c.headers, 'signing_secret', c.signing_secret, 'enabled', c.enabled, 'timeout_ms', c.timeout_ms)
+    ? `(select json_build_object('kind', c.kind, 'url', c.url, 'headers', c.headers, 'signing_secret', c.signing_secret, 'routing_key', c.routing_key, 'enabled', c.enabled, 'timeout_ms', c.timeout_ms)
          from "${tableName(family)}" c where c.organization_id = d.organization_id and c.id = d.config_id)`
     : 'null::json';
   const [row] = await readStore(services).execute(
@@ -98,11 +98,12 @@ function signer(secret: string): Webhook {
   return new Webhook(new Uint8Array(Buffer.from(secret, 'utf8')), { format: 'raw' });
 }
 
-/** The config's write-only values, opened: its extra headers and its signing secret. */
-function secretsOf(services: Services, config: Row): { headers: Record<string, string>; signingSecret: string | null } {
+/** The config's write-only values, opened: its extra headers, its signing secret and a pager's routing key. */
+function secretsOf(services: Services, config: Row): { headers: Record<string, string>; signingSecret: string | null; routingKey: string | null } {
   return {
     headers: typeof config.headers === 'string' ? (JSON.parse(services.secrets.open(config.headers)) as Record<string, string>) : {},
     signingSecret: typeof config.signing_secret === 'string' ? services.secrets.open(config.signing_secret) : null,
+    routingKey: typeof config.routing_key === 'string' ? services.secrets.open(config.routing_key) : null,
   };
 }
 
@@ -117,7 +118,7 @@ function deliveryHeaders(secrets: ReturnType<typeof secretsOf>, deliveryId: stri
 /** The start of a receiver's answer as kept, with any of the config's secrets it echoed removed. */
 function excerpt(body: Buffer, secrets: ReturnType<typeof secretsOf>): string | null {
   let text = body.toString('utf8').toWellFormed().replaceAll('\u0000', '');
-  for (const value of [...Object.values(secrets.headers), secrets.signingSecret]) if (value && value.length >= 4) text = text.replaceAll(value, '(removed)');
+  for (const value of [...Object.values(secrets.headers), secrets.signingSecret, secrets.routingKey]) if (value && value.length >= 4) text = text.replaceAll(value, '(removed)');
   return text.slice(0, RESPONSE_KEPT) || null;
 }
 
@@ -127,8 +128,8 @@ async function attempt(services: Services, deliveryId: string, claimed: Claimed,
     const error = config ? 'the outbound config is disabled' : 'the outbound config was deleted';
     return { outcome: 'cancelled', statusCode: null, latencyMs: null, error, response: null, permanent: true };
   }
-  const body = requestBody(String(config.kind), claimed.payload);
   const secrets = secretsOf(services, config);
+  const body = requestBody(String(config.kind), claimed.payload, secrets.routingKey);
   const started = performance.now();
   try {
     const answer = await outboundHttp(services).request({

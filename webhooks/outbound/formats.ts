@@ -6,7 +6,8 @@
  *   `[alert.fired] critical: Disk full on db-1 (service db) https://…`;
  * - `pager`: a PagerDuty Events API v2 style event: alert.fired and incident.opened trigger, alert.acknowledged
  *   acknowledges, alert.resolved and incident.closed resolve; `dedup_key` is `vigil-alert-<id>` or
- *   `vigil-incident-<id>`, so the pager keeps one incident per alert. Other kinds never reach a pager (rules.ts).
+ *   `vigil-incident-<id>`, so the pager keeps one incident per alert; `routing_key` is the config's (write-only).
+ *   Other kinds never reach a pager (rules.ts).
  */
 type Json = Record<string, any>;
 
@@ -28,11 +29,11 @@ export function headline(envelope: Json): string {
   return parts.filter((p) => p !== null && p !== undefined && p !== '').join(' ');
 }
 
-function pagerEvent(envelope: Json): Json {
+function pagerEvent(envelope: Json, routingKey: string | null): Json {
   const d = envelope.data ?? {};
   const subject = d.incident ? `vigil-incident-${d.incident.id}` : `vigil-alert-${d.alert?.id}`;
   const action = PAGER_ACTION[envelope.type] ?? 'trigger';
-  const event: Json = { event_action: action, dedup_key: subject, client: 'Vigil' };
+  const event: Json = { ...(routingKey ? { routing_key: routingKey } : {}), event_action: action, dedup_key: subject, client: 'Vigil' };
   if (action === 'trigger') {
     const severity = d.incident?.severity ?? d.alert?.severity;
     event.payload = {
@@ -47,9 +48,9 @@ function pagerEvent(envelope: Json): Json {
   return event;
 }
 
-/** The body a config of `kind` receives for the stored envelope. */
-export function requestBody(kind: string, payload: string): string {
+/** The body a config of `kind` receives for the stored envelope (`routingKey`: a pager config's). */
+export function requestBody(kind: string, payload: string, routingKey: string | null = null): string {
   if (kind === 'webhook') return payload;
   const envelope = JSON.parse(payload) as Json;
-  return JSON.stringify(kind === 'pager' ? pagerEvent(envelope) : { text: headline(envelope) });
+  return JSON.stringify(kind === 'pager' ? pagerEvent(envelope, routingKey) : { text: headline(envelope) });
 }
