@@ -79,6 +79,15 @@ export class BossJobQueue implements JobQueue {
   }
 
   /** Starts the workers of every queue in this instance. */
+  async ended(queue: string, ids: readonly string[]): Promise<Set<string>> {
+    const ended = new Set<string>();
+    for (const id of ids) {
+      const [job] = await this.#boss.findJobs(queue, { id });
+      if (!job || !['created', 'retry', 'active'].includes(job.state)) ended.add(id);
+    }
+    return ended;
+  }
+
   async work(services: Services, options: WorkOptions): Promise<void> {
     for (const handler of this.#handlers.values()) {
       const work = {

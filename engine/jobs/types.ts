@@ -81,6 +81,11 @@ export interface JobQueue {
    * the database: never put a secret in it (pass an id and read the secret inside the handler).
    */
   send(queue: string, data: object, options?: SendOptions): Promise<string | null>;
+  /**
+   * Which of these jobs of `queue` will never run again: completed, failed after their last retry, cancelled, or
+   * gone (archived or never committed). A row that names such a job as its next step is orphaned.
+   */
+  ended(queue: string, ids: readonly string[]): Promise<Set<string>>;
   /** the queues this service knows (one per handler) */
   readonly queues: readonly string[];
 }

@@ -1,5 +1,6 @@
 /**
- * Held notifications are released by a pass: chat posts and emails held by quiet hours or waiting for their
+ * The periodic pass: releases held notifications and sweeps outbound deliveries (webhooks/outbound/sweep.ts:
+ * orphaned ones get a new job, old settled ones are pruned). Held notifications: chat posts and emails held by quiet hours or waiting for their
  * email digest are rows with a `send_after` decided with the injected clock; a pass sends those that are due.
  * Passes run as a job on the durable queue that re-sends itself `tickSeconds` later under one singleton key (as
  * the check scheduler does), so one tick is queued at a time however many instances share the database; each
@@ -8,6 +9,7 @@
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { releaseHeldChat } from '../chat/release.ts';
+import { sweepDeliveries } from '../outbound/sweep.ts';
 import { releaseDueEmail } from './email-release.ts';
 
 export const NOTIFY_TICK_QUEUE = 'notify.tick';
@@ -41,6 +43,7 @@ export const notifyTickJob: JobHandler = {
     if (seconds <= 0) return;
     await sendTick(services, seconds);
     await runNoticePass(services);
+    await sweepDeliveries(services, services.clock.now());
   },
 };
 

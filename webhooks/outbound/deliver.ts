@@ -56,7 +56,7 @@ interface Claimed {
   config: Row | null;
 }
 
-interface AttemptResult {
+export interface AttemptResult {
   outcome: 'delivered' | 'failed' | 'cancelled';
   statusCode: number | null;
   latencyMs: number | null;
@@ -67,7 +67,7 @@ interface AttemptResult {
 }
 
 /** The claim and the config it sends to, in one statement. */
-async function claim(services: Services, deliveryId: string, jobId: string, now: Date): Promise<Claimed | null> {
+export async function claimDelivery(services: Services, deliveryId: string, jobId: string, now: Date): Promise<Claimed | null> {
   const family = services.registry.get('outbound_configs');
   const config = family
     ? `(select json_build_object('kind', c.kind, 'url', c.url, 'headers', c.headers, 'signing_secret', c.signing_secret, 'routing_key', c.routing_key, 'enabled', c.enabled, 'timeout_ms', c.timeout_ms)
@@ -158,7 +158,7 @@ async function attempt(services: Services, deliveryId: string, claimed: Claimed,
 }
 
 /** Records the attempt and the delivery's next state; schedules the next attempt when there is one. */
-async function record(services: Services, deliveryId: string, jobId: string, claimed: Claimed, result: AttemptResult, now: Date): Promise<DeliveryStatus> {
+export async function recordAttempt(services: Services, deliveryId: string, jobId: string, claimed: Claimed, result: AttemptResult, now: Date): Promise<DeliveryStatus> {
   const number = claimed.attempts + 1;
   const inRound = number - claimed.round_offset;
   const delays = services.config.outbound?.retryDelaysSeconds ?? RETRY_DELAYS_SECONDS;
@@ -200,10 +200,10 @@ async function record(services: Services, deliveryId: string, jobId: string, cla
 /** Makes the attempt a job stands for, if it still stands for one. */
 export async function runDelivery(services: Services, deliveryId: string, jobId: string): Promise<DeliveryStatus | 'superseded'> {
   const now = services.clock.now();
-  const claimed = await claim(services, deliveryId, jobId, now);
+  const claimed = await claimDelivery(services, deliveryId, jobId, now);
   if (!claimed) return 'superseded';
   const result = await attempt(services, deliveryId, claimed, now);
-  return record(services, deliveryId, jobId, claimed, result, now);
+  return recordAttempt(services, deliveryId, jobId, claimed, result, now);
 }
 
 function deliveryId(job: Job): string {
