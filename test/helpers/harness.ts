@@ -13,7 +13,8 @@ import type { Role } from '../../engine/plans.ts';
 import { ManualClock } from '../../engine/clock.ts';
 import type { ServiceConfig } from '../../engine/config.ts';
 import type { FamilyDescriptor } from '../../engine/descriptor.ts';
-import { createLogger, type Logger } from '../../engine/logger.ts';
+import type { Logger } from '../../engine/logger.ts';
+import { LogWatch } from './log-watch.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
 import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
@@ -148,11 +149,13 @@ export async function startVigil(
     /** the chat Web API (a local fake) and outgoing mail (a local SMTP server) */
     chat?: ServiceConfig['chat'];
     email?: ServiceConfig['email'];
-    /** where the service logs (default: silent, or TEST_LOG_LEVEL) */
+    /** where the service logs (default: a LogWatch that fails close() when a line holds a secret) */
     log?: Logger;
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+  const watch = options.log ? null : new LogWatch();
+  watch?.remember(OPERATOR_TOKEN);
   const scratch = options.storage ? { url: options.storage.databaseUrl, drop: async () => {} } : await scratchDatabase();
   // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too;
   // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs
@@ -166,7 +169,7 @@ export async function startVigil(
     config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost,
       outbound: { allowLoopback: true, ...options.outbound }, chat: options.chat, email: options.email },
     clock,
-    log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    log: options.log ?? watch!.log,
     databaseUrl: scratch?.url,
     dataDir: options.storage?.dataDir ?? 'memory://',
     port: 0,
@@ -184,6 +187,7 @@ export async function startVigil(
     rawRouters: webhookRouters(webhooks),
     onStart: webhookStartup(webhooks),
   });
+  if (watch) watch.watchSeals(running.services.secrets);
   const operator = client(running.url, OPERATOR_TOKEN);
   return {
     url: running.url,
@@ -194,6 +198,7 @@ export async function startVigil(
       const created = await operator.post('/api/admin/v1/organizations', { name: `org ${randomBytes(3).toString('hex')}`, plan });
       if (created.status !== 201) throw new Error(`organization not created: ${JSON.stringify(created.body)}`);
       const id = created.body.id as string;
+      watch?.remember(created.body.webhook_token);
       if (features) await operator.patch(`/api/admin/v1/organizations/${id}`, { features });
       return {
         id,
@@ -201,6 +206,7 @@ export async function startVigil(
         async key(scopes = ['api:admin']) {
           const made = await operator.post(`/api/admin/v1/organizations/${id}/api_keys`, { name: 'test key', scopes });
           if (made.status !== 201) throw new Error(`key not created: ${JSON.stringify(made.body)}`);
+          watch?.remember(made.body.key);
           return Object.assign(client(running.url, made.body.key), { keyId: made.body.id as string, token: made.body.key as string });
         },
       };
@@ -208,6 +214,8 @@ export async function startVigil(
     async close() {
       await running.close();
       await scratch?.drop();
+      const leaks = watch?.leaks() ?? [];
+      if (leaks.length) throw new Error(`${leaks.length} log line(s) hold a secret the test stored: ${[...new Set(leaks)].join('; ')}`);
     },
   };
 }
