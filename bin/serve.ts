@@ -33,12 +33,36 @@ function webhookRateLimit(value: string | undefined): RateLimit | undefined {
   return { points, durationSeconds: 60 };
 }
 
-/** `VIGIL_WEBHOOK_RATE_LIMIT_STORE`: memory (default) or postgres (shared by the instances of one database). */
-function rateLimitStore(value: string | undefined, databaseUrl: string | undefined): 'memory' | 'postgres' {
-  if (value === undefined || value === '' || value === 'memory') return 'memory';
-  if (value !== 'postgres') throw new Error(`VIGIL_WEBHOOK_RATE_LIMIT_STORE must be memory or postgres (got ${value})`);
-  if (!databaseUrl) throw new Error('VIGIL_WEBHOOK_RATE_LIMIT_STORE=postgres needs DATABASE_URL (the embedded database serves one instance)');
-  return 'postgres';
+/**
+ * `VIGIL_WEBHOOK_RATE_LIMIT_STORE`: memory (default), postgres (shared by the instances of one database) or redis
+ * (shared by the instances pointed at `VIGIL_REDIS_URL`). The URL may hold a password: no message repeats it.
+ */
+function rateLimitStore(env: NodeJS.ProcessEnv): Pick<WebhookOptions, 'rateLimitStore' | 'redisUrl'> {
+  const value = env.VIGIL_WEBHOOK_RATE_LIMIT_STORE;
+  const redisUrl = env.VIGIL_REDIS_URL?.trim() || undefined;
+  if (redisUrl && !isRedisUrl(redisUrl)) throw new Error('VIGIL_REDIS_URL must be a redis:// or rediss:// URL, such as redis://:password@redis.example.com:6379/0');
+  if (value === undefined || value === '') {
+    // a Redis URL alone would silently leave the counts per instance: say which store is meant
+    if (redisUrl) throw new Error('VIGIL_REDIS_URL is set but VIGIL_WEBHOOK_RATE_LIMIT_STORE is not: set it to redis to share rate limits there');
+    return { rateLimitStore: 'memory' };
+  }
+  if (value === 'memory') return { rateLimitStore: 'memory' };
+  if (value === 'postgres') {
+    if (!env.DATABASE_URL) throw new Error('VIGIL_WEBHOOK_RATE_LIMIT_STORE=postgres needs DATABASE_URL (the embedded database serves one instance)');
+    return { rateLimitStore: 'postgres' };
+  }
+  if (value === 'redis') {
+    if (!redisUrl) throw new Error('VIGIL_WEBHOOK_RATE_LIMIT_STORE=redis needs VIGIL_REDIS_URL (redis:// or rediss://)');
+    return { rateLimitStore: 'redis', redisUrl };
+  }
+  throw new Error(`VIGIL_WEBHOOK_RATE_LIMIT_STORE must be memory, postgres or redis (got ${value})`);
+}
+
+/** redis://[user:password@]host[:port][/db] or rediss:// (TLS) */
+function isRedisUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return /^rediss?:$/.test(url.protocol) && url.hostname !== '' && /^(\/\d*)?$/.test(url.pathname);
 }
 
 /** `VIGIL_CHAT_API_URL`: the chat Web API's base URL (default https://slack.com/api). */
@@ -60,7 +84,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   const webhooks: WebhookOptions = {
     databaseUrl: env.DATABASE_URL || undefined,
     rateLimit: webhookRateLimit(env.VIGIL_WEBHOOK_RATE_LIMIT),
-    rateLimitStore: rateLimitStore(env.VIGIL_WEBHOOK_RATE_LIMIT_STORE, env.DATABASE_URL),
+    ...rateLimitStore(env),
     checks: checkOptionsFromEnv(env),
     notify: { tickSeconds: envNumber(env.VIGIL_NOTIFY_TICK_SECONDS, 'VIGIL_NOTIFY_TICK_SECONDS', 0) },
   };

@@ -98,6 +98,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
   await new Promise<void>((resolve) => server.listen(options.port ?? 8080, host, resolve));
   const port = (server.address() as { port: number }).port;
   const config: ServiceConfig = { ...options.config, publicUrl: (options.config.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '') };
+  const closeHooks: (() => Promise<void>)[] = [];
   const services: Services = {
     db,
     registry: options.registry,
@@ -113,6 +114,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
       (await sqlExecutor(db)('select name as queue, state, count(*)::int as count from pgboss.job group by name, state', [])).map((r) => ({
         queue: String(r.queue), state: String(r.state), count: Number(r.count),
       }))),
+    onClose: (hook) => void closeHooks.push(hook),
   };
   const operator = await operatorToken(db, options.operatorToken);
   const first = options.bootstrap === false ? null : await firstOrganization(services);
@@ -170,6 +172,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(cut);
+      await Promise.allSettled(closeHooks.map((hook) => hook()));
       // running jobs finish first: they need the database
       await jobs.stop();
       await db.close();

@@ -31,7 +31,7 @@ import { tableName } from '../engine/persistence/entities.ts';
 import { deliveryLog, keptHeaders, keptPayload } from './deliveries.ts';
 import type { SignatureCheck, SignatureChecks, WebhookAnswer, WebhookHandlers } from './handlers.ts';
 import { BODY_LIMITS, DEFAULT_RATE_LIMIT, SOURCES_WITH_CARD_PATHS, type RateLimit, type WebhookSource } from './limits.ts';
-import { createLimiter } from './rate-limit.ts';
+import { createLimiter, type LimiterStore } from './rate-limit.ts';
 import { isSignable, RUNBOOK_SIGNED_SOURCES, SIGNING_SCHEMES, signatureHeaders, verifySignature } from './signing.ts';
 import { WEBHOOK_SOURCES } from './sources.ts';
 
@@ -43,10 +43,13 @@ export interface WebhookOptions {
   /** PostgreSQL URL of the service's database */
   databaseUrl?: string;
   /**
-   * Where rate-limit counts live: `memory` (the default; right for one instance) or `postgres` (a table in
-   * `databaseUrl` that every instance serving the database counts in; one write per request).
+   * Where rate-limit counts live: `memory` (the default; right for one instance), `postgres` (a table in
+   * `databaseUrl` that every instance serving the database counts in; one write per request) or `redis` (keys in
+   * `redisUrl` that every instance pointed at it counts in)
    */
-  rateLimitStore?: 'memory' | 'postgres';
+  rateLimitStore?: 'memory' | 'postgres' | 'redis';
+  /** the Redis server of the `redis` store (redis:// or rediss://; may hold a password, so never logged) */
+  redisUrl?: string;
   /** sources whose signing secret is kept elsewhere than request_signing, and how to check them */
   signatures?: SignatureChecks;
 }
@@ -222,8 +225,15 @@ function checkCustom(
   return { refusal: { status: 401, body: { error: 'unauthorized', message } }, signed: false };
 }
 
+function limiterStore(options: WebhookOptions): LimiterStore {
+  if (options.rateLimitStore === 'postgres' && options.databaseUrl) return { kind: 'postgres', url: options.databaseUrl };
+  if (options.rateLimitStore === 'redis' && options.redisUrl) return { kind: 'redis', url: options.redisUrl };
+  return { kind: 'memory' };
+}
+
 export function webhookRoutes(services: Services, options: WebhookOptions = {}): Router {
-  const limiter = createLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.rateLimitStore === 'postgres' ? options.databaseUrl : undefined);
+  const limiter = createLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, limiterStore(options), { log: services.log });
+  services.onClose(() => limiter.close());
   const handlers = options.handlers ?? {};
   /** per organization and source: until when rate-limit refusals go unlogged */
   const refusalLogged = new Map<string, number>();

@@ -31,6 +31,11 @@ export interface Services {
   metrics: Metrics;
   /** told of every audit entry inside its write's transaction (change notifications) */
   auditListeners: readonly AuditListener[];
+  /**
+   * registers what `close()` runs once no request is in flight, before the jobs stop and the database closes:
+   * parts that hold connections of their own (the rate-limit store's Redis client) let them go there
+   */
+  onClose(hook: () => Promise<void>): void;
 }
 
 export interface OperationRequest {

@@ -9,8 +9,36 @@ t.test('VIGIL_WEBHOOK_RATE_LIMIT and VIGIL_WEBHOOK_RATE_LIMIT_STORE', async (t) 
   for (const value of ['0', '-5', '1.5', 'lots']) {
     t.throws(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT: value }), /VIGIL_WEBHOOK_RATE_LIMIT must be a whole number/, `limit ${value} refused`);
   }
-  t.throws(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis' }), /must be memory or postgres/);
+  t.throws(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'mongo' }), /VIGIL_WEBHOOK_RATE_LIMIT_STORE must be memory, postgres or redis \(got mongo\)/);
   t.throws(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres' }), /needs DATABASE_URL/, 'the shared store needs PostgreSQL');
+});
+
+t.test('VIGIL_WEBHOOK_RATE_LIMIT_STORE=redis and VIGIL_REDIS_URL', async (t) => {
+  for (const url of ['redis://127.0.0.1:6379', 'redis://:pw@redis.example.com:6380/2', 'rediss://default:pw@redis.example.com', 'redis://[::1]:6379', ' redis://localhost ']) {
+    t.doesNotThrow(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis', VIGIL_REDIS_URL: url }), `${url.trim()} accepted`);
+  }
+  t.doesNotThrow(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'memory', VIGIL_REDIS_URL: 'redis://127.0.0.1' }), 'a URL beside an explicit other store is left unused');
+  const secret = 'hunter2-s3cret';
+  const refusals: [Record<string, string>, RegExp][] = [
+    [{ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis' }, /VIGIL_WEBHOOK_RATE_LIMIT_STORE=redis needs VIGIL_REDIS_URL/],
+    [{ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis', VIGIL_REDIS_URL: '  ' }, /needs VIGIL_REDIS_URL/],
+    [{ VIGIL_REDIS_URL: 'redis://127.0.0.1:6379' }, /VIGIL_REDIS_URL is set but VIGIL_WEBHOOK_RATE_LIMIT_STORE is not/],
+    ...[
+      `http://:${secret}@redis.example.com`, `redis:${secret}@redis.example.com`, `redis://:${secret}@`, `redis://:${secret}@host:port`,
+      `redis://:${secret}@redis.example.com/zero`, `redis://:${secret}@redis.example.com/0/extra`, 'localhost:6379',
+    ].map((url): [Record<string, string>, RegExp] => [{ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis', VIGIL_REDIS_URL: url }, /VIGIL_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/]),
+    [{ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres', DATABASE_URL: 'postgres://u@127.0.0.1:1/x', VIGIL_REDIS_URL: `ftp://:${secret}@x` }, /VIGIL_REDIS_URL must be/],
+  ];
+  for (const [env, message] of refusals) {
+    let refusal: unknown;
+    try {
+      serviceOptions(env);
+    } catch (error) {
+      refusal = error;
+    }
+    t.match(String(refusal), message, `refused: ${JSON.stringify(env).replaceAll(secret, '…')}`);
+    t.notOk(String(refusal).includes(secret), 'the refusal does not repeat the password');
+  }
 });
 
 t.test('the other deployment settings: accepted values, and a refusal naming the setting for anything else', async (t) => {

@@ -2,11 +2,13 @@
  * Two `vigil serve` processes on one PostgreSQL database, started at the same moment (migrations race), behind
  * no balancer: the same workload sent to both gives the same answers as one instance would — one alert per
  * fingerprint, one card per idempotency key, configuration conflicts as 409 — and webhook rate limits counted in
- * the shared store are shared. PostgreSQL only (the embedded database serves one instance).
+ * the shared store are shared, in PostgreSQL and (when one answers) in Redis. PostgreSQL only (the embedded
+ * database serves one instance).
  */
 import t from 'tap';
 import { client, scratchDatabase } from '../helpers/harness.ts';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
+import { testRedis, TEST_REDIS_URL } from '../helpers/redis.ts';
 
 const OPERATOR = 'two-instances-operator-token';
 
@@ -72,5 +74,30 @@ if (!process.env.DATABASE_URL) {
     }
     t.equal(statuses.filter((s) => s === 200).length, 40, 'the 40 per minute are counted across both instances');
     t.equal(statuses.filter((s) => s === 429).length, 20);
+  });
+
+  const redis = await testRedis();
+  t.test('webhook rate limits are shared through Redis', { skip: redis ? false : `no Redis answers at ${TEST_REDIS_URL}` }, async (t) => {
+    t.teardown(() => redis!.disconnect());
+    const pair = await Promise.all([0, 1].map(() => serveProcess({
+      VIGIL_ADMIN_TOKEN: OPERATOR, VIGIL_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'), DATABASE_URL: scratch.url,
+      VIGIL_WEBHOOK_RATE_LIMIT: '40', VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis', VIGIL_REDIS_URL: TEST_REDIS_URL, VIGIL_AUTH_CACHE_MS: '0',
+    })));
+    instances.push(...pair);
+    // a new organization: its counters are this run's own
+    const fresh = (await operator.post('/api/admin/v1/organizations', { name: 'Two Instances Redis', plan: 'business' })).body;
+    const key = `vigil_webhooks:${fresh.id}:deployments`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const res = await fetch(`${pair[i % 2]!.url}/webhooks/deployments/${fresh.webhook_token}`, {
+        method: 'POST', headers: { 'user-agent': 'ci/1', 'content-type': 'application/json' }, body: JSON.stringify({ service: 'checkout', event_type: 'deploy', status: 'succeeded' }),
+      });
+      await res.text();
+      statuses.push(res.status);
+    }
+    t.equal(statuses.filter((s) => s === 200).length, 40, 'the 40 per minute are counted across both instances');
+    t.equal(statuses.filter((s) => s === 429).length, 20);
+    t.equal(await redis!.get(key), '60', 'in one Redis counter');
+    t.same(await Promise.all(pair.map((p) => p.stop())), [0, 0], 'both stop cleanly, their Redis clients closed');
   });
 }
