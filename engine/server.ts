@@ -8,6 +8,7 @@ import type { Clock } from './clock.ts';
 import type { ServiceConfig } from './config.ts';
 import { SecretBox } from './crypto.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
+import { shareCredentialClears } from './auth/invalidation.ts';
 import type { Logger } from './logger.ts';
 import { allEntities } from './persistence/entities.ts';
 import { migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
@@ -116,6 +117,10 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
       }))),
     onClose: (hook) => void closeHooks.push(hook),
   };
+  if (options.databaseUrl) {
+    const shared = await shareCredentialClears(options.databaseUrl, services.credentials, options.log);
+    closeHooks.push(() => shared.close());
+  }
   const operator = await operatorToken(db, options.operatorToken);
   const first = options.bootstrap === false ? null : await firstOrganization(services);
 

@@ -171,9 +171,10 @@ async function tokenLookup(services: Services, token: string, source: WebhookSou
   const key = `webhook:${source}:${hashToken(token)}`;
   const cached = services.credentials.get(key) as { found: TokenLookup } | undefined;
   if (cached) return cached.found;
+  const generation = services.credentials.generation;
   const found = await organizationByWebhookToken(services, token, signingSecretQuery(services, source, custom));
   // a previous token's grace ends with the clock, not with a write: only current tokens are kept
-  if (found?.current) services.credentials.set(key, { found });
+  if (found?.current) services.credentials.set(key, { found }, generation);
   return found;
 }
 

@@ -62,6 +62,7 @@ export async function authenticateApiKey(
   const hash = hashToken(token);
   let row = cache.get(hash);
   if (!row) {
+    const generation = cache.generation;
     [row] = await sql(
       `select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features, o.flags
          from api_keys k join organizations o on o.id = k.organization_id
@@ -69,7 +70,7 @@ export async function authenticateApiKey(
       [hash],
     );
     if (!row) throw unauthorized();
-    cache.set(hash, row);
+    cache.set(hash, row, generation);
   }
   const organization = organizationFromRow(row);
   if (organization.disabled) throw new ApiError('organization_disabled', 'This organization is disabled; its keys and tokens do not work.');

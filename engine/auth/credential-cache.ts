@@ -1,17 +1,30 @@
 /**
- * A short-lived, per-process cache of API-key lookups (key hash → key and organization), so a request
- * costs one query instead of two. Every operator change (revoking a key, a plan, a feature, disabling an
- * organization) clears it at once in this process; another instance on the same database sees such a
- * change within the time-to-live (`VIGIL_AUTH_CACHE_MS`, default 2000; 0 turns the cache off).
+ * A per-process cache of credential lookups (key hash → key and organization; webhook token → organization), so
+ * a request costs one query instead of two. Every change that may revoke a credential (an operator write, a write
+ * to a family that `authenticates`) clears it in this process and, on PostgreSQL, in every other instance of the
+ * database at once (invalidation.ts: LISTEN/NOTIFY). The time-to-live (`VIGIL_AUTH_CACHE_MS`, default 2000; 0
+ * turns the cache off) bounds what a lost notification could leave behind; while the notification channel is
+ * down nothing is kept.
+ *
+ * A lookup that started before a clear must not put its (possibly revoked) answer back afterwards: `set` takes
+ * the generation read before the lookup and drops the answer when a clear came in between.
  */
 export class CredentialCache<T> {
   readonly #entries = new Map<string, { value: T; expires: number }>();
   readonly #ttlMs: number;
   readonly #maxEntries: number;
+  #generation = 0;
+  #keeping = true;
+  #announce: (() => void) | null = null;
 
   constructor(ttlMs: number, maxEntries = 10_000) {
     this.#ttlMs = ttlMs;
     this.#maxEntries = maxEntries;
+  }
+
+  /** Read before a lookup and handed to `set` with its answer. */
+  get generation(): number {
+    return this.#generation;
   }
 
   get(key: string): T | undefined {
@@ -24,13 +37,31 @@ export class CredentialCache<T> {
     return entry.value;
   }
 
-  set(key: string, value: T): void {
-    if (this.#ttlMs <= 0) return;
+  set(key: string, value: T, generation: number): void {
+    if (this.#ttlMs <= 0 || !this.#keeping || generation !== this.#generation) return;
     if (this.#entries.size >= this.#maxEntries) this.#entries.clear();
     this.#entries.set(key, { value, expires: performance.now() + this.#ttlMs });
   }
 
+  /** A change made here: forget everything, and tell the other instances. */
   clear(): void {
+    this.forget();
+    this.#announce?.();
+  }
+
+  /** A change somewhere (announced by another instance): forget everything. */
+  forget(): void {
+    this.#generation += 1;
     this.#entries.clear();
+  }
+
+  /** Shares clears between instances: `announce` tells the others; `keeping(false)` while they cannot be heard. */
+  shareWith(announce: () => void): void {
+    this.#announce = announce;
+  }
+
+  keeping(on: boolean): void {
+    this.#keeping = on;
+    this.forget();
   }
 }

@@ -23,7 +23,8 @@ if (!process.env.DATABASE_URL) {
   });
   const start = () => serveProcess({
     VIGIL_ADMIN_TOKEN: OPERATOR, VIGIL_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'), DATABASE_URL: scratch.url,
-    VIGIL_WEBHOOK_RATE_LIMIT: '40', VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres', VIGIL_AUTH_CACHE_MS: '0',
+    // credentials cached for ten minutes: a revocation must still reach the other instance at once
+    VIGIL_WEBHOOK_RATE_LIMIT: '40', VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres', VIGIL_AUTH_CACHE_MS: '600000',
   });
 
   // both start at once: the migrations must not collide
@@ -40,6 +41,18 @@ if (!process.env.DATABASE_URL) {
   const reader = (await operator.post(`/api/admin/v1/organizations/${org.id}/api_keys`, { name: 'r', scopes: ['mcp:read'] })).body.key as string;
   const token = org.webhook_token as string;
   const both = [a, b];
+  /**
+   * The status of the first answer that is not 200, asked a few times: the notification travels through the
+   * database asynchronously (milliseconds), while the cache would keep a credential for ten minutes.
+   */
+  const waitForStatus = async (ask: () => Promise<{ status: number }>) => {
+    for (let i = 0; i < 20; i++) {
+      const { status } = await ask();
+      if (status !== 200) return status;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return 200;
+  };
 
   t.test('one card per key and one alert per fingerprint across both instances', async (t) => {
     const cards = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch(`${both[i % 2]}/webhooks/tickets/${token}`, {
@@ -74,6 +87,22 @@ if (!process.env.DATABASE_URL) {
     }
     t.equal(statuses.filter((s) => s === 200).length, 40, 'the 40 per minute are counted across both instances');
     t.equal(statuses.filter((s) => s === 429).length, 20);
+  });
+
+  t.test('a revocation on one instance stops the credential on the other at once, despite its cache', async (t) => {
+    const made = (await operator.post(`/api/admin/v1/organizations/${org.id}/api_keys`, { name: 'to revoke', scopes: ['api:admin'] })).body;
+    t.equal((await client(b, made.key).get('/api/v1/config/teams')).status, 200, 'b has it cached');
+    t.equal((await operator.del(`/api/admin/v1/organizations/${org.id}/api_keys/${made.id}`)).status, 204, 'revoked through a');
+    await t.resolveMatch(waitForStatus(() => client(b, made.key).get('/api/v1/config/teams')), 401);
+
+    const other = (await operator.post('/api/admin/v1/organizations', { name: 'Rotating', plan: 'business' })).body;
+    const post = (url: string, token: string) => fetch(`${url}/webhooks/deployments/${token}`, {
+      method: 'POST', headers: { 'user-agent': 'ci/1', 'content-type': 'application/json' }, body: JSON.stringify({ service: 'api' }),
+    }).then(async (r) => ({ status: r.status, body: await r.text() }));
+    t.equal((await post(b, other.webhook_token)).status, 200, 'b has the token cached');
+    t.equal((await operator.post(`/api/admin/v1/organizations/${other.id}/webhook_token/rotate`, {})).status, 200);
+    t.equal((await operator.post(`/api/admin/v1/organizations/${other.id}/webhook_token/revoke_previous`, {})).status, 204, 'the old URL revoked through a');
+    await t.resolveMatch(waitForStatus(() => post(b, other.webhook_token)), 404);
   });
 
   const redis = await testRedis();
