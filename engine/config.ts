@@ -32,9 +32,10 @@ export interface ServiceConfig {
   };
   /**
    * the chat product's Web API (`VIGIL_CHAT_API_URL`, default https://slack.com/api): where chat posts, thread
-   * replies and message updates go with the organization's bot token (webhooks/chat); tests point it at a fake
+   * replies and message updates go with the organization's bot token (webhooks/chat); tests point it at a fake;
+   * `retryDelaysSeconds` replaces the retry schedule of a failed chat call (tests)
    */
-  chat?: { apiUrl: string };
+  chat?: { apiUrl: string; retryDelaysSeconds?: readonly number[] };
   /**
    * outgoing mail (`VIGIL_SMTP_URL` such as smtp://user:pass@mail.example.com:587, `VIGIL_EMAIL_FROM`): how email
    * notifications are sent (webhooks/notify/email.ts); absent, the email channel sends nothing

@@ -33,8 +33,10 @@ export default defineFamily({
     'Alerts are posted to the channel `alert_channel_pattern` names (default `#alerts-{service}`), filled from the alert: `{service}`, `{severity}` and `{environment}` ' +
     'are the only placeholders (another is refused by name); values are lowercased, characters other than a-z, 0-9, - and _ become -, an absent value is left empty, ' +
     'repeated or trailing - are dropped, and the name is cut at 80 characters; when the channel does not exist the post goes to `default_channel` (null: the alert is not posted). ' +
-    'With `thread_per_alert` (default on) every update of one alert (acknowledged, resolved, a quiet re-fire) is a reply in that alert\'s thread, otherwise a new message. ' +
-    'An incident gets a channel of its own named `<incident_channel_prefix><incident number>` (prefix default `inc-`, 1..20 of a-z, 0-9, - and _). ' +
+    'With `thread_per_alert` (default on) a page opens one thread per alert, and every later change of that alert (acknowledged, resolved, a quiet re-fire inside the cooldown) ' +
+    'is a reply in it while its first post is updated to show the alert\'s state (resolved: the thread is closed); without it each change is a new message in the alert\'s channel. ' +
+    'Every other event kind posted to chat (notification_settings.channels), cards, incidents, deployments and fix requests, is posted to `default_channel` (null: not posted). ' +
+    '`incident_channel_prefix` (default `inc-`, 1..20 of a-z, 0-9, - and _) is stored for incident channels named `<prefix><incident number>`, which are not created yet: incidents are posted to `default_channel`. ' +
     '`bot_token` (posts as the app) and `signing_secret` (checks that interactive requests such as button presses come from the workspace) are write-only, ' +
     'sealed, answered only as `bot_token_set` and `signing_secret_set`, shown in the audit log only as (set), (changed) or (cleared); an omitted one is kept and null removes it. ' +
     '`updated_at` is null until the first change is stored.',
@@ -46,7 +48,7 @@ export default defineFamily({
       default: null,
       description: 'the connected chat workspace; null means not connected',
     }),
-    default_channel: nullable(CHANNEL, { default: null, description: 'where alerts go when their pattern channel does not exist; null: such alerts are not posted' }),
+    default_channel: nullable(CHANNEL, { default: null, description: 'where alerts go when their pattern channel does not exist, and where incidents, cards and other events are posted; null: those are not posted' }),
     alert_channel_pattern: Type.String({
       maxLength: 80,
       pattern: '^#([a-z0-9_-]|\\{[a-z_]+\\})+$',
@@ -56,7 +58,7 @@ export default defineFamily({
     }),
     incident_channel_prefix: Type.String({
       minLength: 1, maxLength: 20, pattern: '^[a-z0-9_-]+$', 'x-format-description': '1 to 20 lowercase letters, digits, - or _',
-      default: 'inc-', description: 'incident channels are named this prefix followed by the incident number',
+      default: 'inc-', description: 'the prefix of incident channel names (<prefix><incident number>); such channels are not created yet: incidents post to default_channel',
     }),
     thread_per_alert: Type.Boolean({ default: true, description: 'updates of one alert are replies in its thread' }),
     bot_token: nullable(Type.String({ minLength: 1, maxLength: 512, format: 'password' }), { writeOnly: true, description: 'write-only: the bot token the app posts with; omitted keeps it; null removes it' }),

@@ -11,6 +11,7 @@ import { boardHandler } from './board/handler.ts';
 import type { CheckOptions } from './checks/options.ts';
 import { checkScheduler, checkTickJob } from './checks/scheduler.ts';
 import { CHAT_JOBS } from './chat/jobs.ts';
+import { CHAT_OPERATIONS } from './chat/tools.ts';
 import { EMAIL_JOBS } from './notify/jobs.ts';
 import { noticeReleaser, notifyTickJob, type NotifyOptions } from './notify/tick.ts';
 import { BOARD_OPERATIONS } from './board/tools.ts';
@@ -30,7 +31,7 @@ import { trackerSignatures } from './trackers/signatures.ts';
 import { TRACKER_OPERATIONS } from './trackers/tools.ts';
 import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts';
 
-export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS, ...SLO_OPERATIONS];
+export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS, ...SLO_OPERATIONS, ...CHAT_OPERATIONS];
 
 /** The background job handlers of the webhook side (one per queue), handed to `serve({ jobs })`: add yours here. */
 export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob, checkTickJob, notifyTickJob, ...CHAT_JOBS, ...EMAIL_JOBS];

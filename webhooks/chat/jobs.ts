@@ -1,4 +1,5 @@
 /** The chat side's background job handlers (webhooks/index.ts hands them to serve). */
 import type { JobHandler } from '../../engine/jobs/types.ts';
+import { chatMessageJob } from './send.ts';
 
-export const CHAT_JOBS: JobHandler[] = [];
+export const CHAT_JOBS: JobHandler[] = [chatMessageJob];

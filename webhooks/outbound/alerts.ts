@@ -13,7 +13,8 @@
  * - events: `alert.fired` when the pipeline raises the alert loudly (it pages, or forms a storm: one event for the
  *   whole storm) — whatever the routes decided about the team, since outbound rules have filters of their own;
  *   `alert.acknowledged` and `alert.resolved` for an alert that was announced (one with a chat thread: it fired
- *   loudly once), so muted alerts, alerts that only joined a storm, and quiet re-fires send nothing;
+ *   loudly once), so muted alerts, alerts that only joined a storm, and quiet re-fires send nothing to outbound rules
+ *   (a quiet re-fire of an announced alert goes to chat alone: `refiredQuietly`, a reply in its thread);
  *   `incident.opened` and `incident.closed` with the incident.
  */
 import type { Services } from '../../engine/operations/types.ts';
@@ -79,6 +80,14 @@ export class AlertAnnouncer {
   /** alert.acknowledged or alert.resolved, for an alert that was announced. */
   changed(type: Exclude<AlertKind, 'alert.fired'>, alert: AlertState & { chat_thread: boolean }, event: AlertEvent): void {
     if (alert.chat_thread) this.#batch.add(alertEvent(type, this.#summary(alert, event), this.#now));
+  }
+
+  /**
+   * A quiet re-fire inside the cooldown, for an alert that was announced: chat only (its thread gets a reply),
+   * as an alert.fired event marked `quiet_refire`, which no outbound rule and no email ever sees.
+   */
+  refiredQuietly(alert: AlertState & { chat_thread: boolean }, event: AlertEvent): void {
+    if (alert.chat_thread) this.#batch.addChatOnly(alertEvent('alert.fired', { ...this.#summary(alert, event), status: 'firing' }, this.#now, { quiet_refire: true }));
   }
 
   incident(type: 'incident.opened' | 'incident.closed', incident: IncidentSummary, alert: AlertState, event: AlertEvent): void {

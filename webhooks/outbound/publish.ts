@@ -51,6 +51,14 @@ export class OutboundBatch {
     return targets.length;
   }
 
+  /**
+   * Adds an event for chat alone (when its kind is posted to chat): it reaches no outbound rule and no email. A quiet
+   * re-fire inside the cooldown updates the alert's chat thread this way (webhooks/outbound/alerts.ts).
+   */
+  addChatOnly(event: OutboundEvent): void {
+    if (this.#rules.chatKinds?.has(event.type)) this.#chat.push(event);
+  }
+
   /** Adds an event for one config, outside the rules (change notifications name their config themselves). */
   addTo(event: OutboundEvent, configId: string): void {
     this.#pending.push({ id: randomUUID(), jobId: randomUUID(), event, configId, ruleIds: [], payload: envelope(event, this.#organizationId) });
