@@ -1,6 +1,7 @@
 /**
- * The periodic pass: releases held notifications and sweeps outbound deliveries (webhooks/outbound/sweep.ts:
- * orphaned ones get a new job, old settled ones are pruned). Held notifications: chat posts and emails held by quiet hours or waiting for their
+ * The periodic pass: releases held notifications, sweeps outbound deliveries (webhooks/outbound/sweep.ts:
+ * orphaned ones get a new job, old settled ones are pruned) and forgets old chat messages and email notices
+ * (retention.ts). Held notifications: chat posts and emails held by quiet hours or waiting for their
  * email digest are rows with a `send_after` decided with the injected clock; a pass sends those that are due.
  * Passes run as a job on the durable queue that re-sends itself `tickSeconds` later under one singleton key (as
  * the check scheduler does), so one tick is queued at a time however many instances share the database; each
@@ -11,6 +12,7 @@ import type { Services } from '../../engine/operations/types.ts';
 import { releaseHeldChat } from '../chat/release.ts';
 import { sweepDeliveries } from '../outbound/sweep.ts';
 import { releaseDueEmail } from './email-release.ts';
+import { pruneNotices } from './retention.ts';
 
 export const NOTIFY_TICK_QUEUE = 'notify.tick';
 
@@ -44,6 +46,7 @@ export const notifyTickJob: JobHandler = {
     await sendTick(services, seconds);
     await runNoticePass(services);
     await sweepDeliveries(services, services.clock.now());
+    await pruneNotices(services, services.clock.now());
   },
 };
 

@@ -1,8 +1,9 @@
 /**
- * The periodic sweep of outbound deliveries: a delivery whose job ended before it recorded its attempt (the
+ * Housekeeping of the periodic pass. The sweep of outbound deliveries: a delivery whose job ended before it recorded its attempt (the
  * database failed on every retry, or its instance died each time) is rescued with a new job and still delivered
  * exactly once as the receiver sees it; a delivery whose job is still queued is left alone; settled deliveries
- * older than the retention are pruned with their attempts, unsettled ones never.
+ * older than the retention are pruned with their attempts, unsettled ones never. Chat messages and email notices
+ * settled longer ago than their retention are forgotten, except what an open thread or a waiting message needs.
  */
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
@@ -13,6 +14,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { OUTBOUND_QUEUE } from '../../webhooks/outbound/publish.ts';
 import { RETENTION_DAYS, STALE_MINUTES, sweepDeliveries } from '../../webhooks/outbound/sweep.ts';
+import { pruneNotices, RETENTION_DAYS as NOTICE_DAYS } from '../../webhooks/notify/retention.ts';
 
 const vigil = await startVigil({ outbound: { retryDelaysSeconds: [0.1, 0.1] } });
 t.teardown(() => vigil.close());
@@ -85,4 +87,55 @@ t.test('settled deliveries older than the retention are pruned with their attemp
   t.equal(Number(attempts[0]!.n), 0, 'with its attempts');
   t.equal((await recent.o.deliveries()).length, 1, 'inside the retention: kept');
   t.equal((await waiting.o.deliveries()).length, 1, 'not settled: kept however old');
+});
+
+t.test('chat messages and email notices settled before the retention are forgotten; open threads and what waits are kept', async (t) => {
+  const org = (await vigil.organization()).id;
+  const old = ago((NOTICE_DAYS + 1) * 24 * 60);
+  const recent = ago((NOTICE_DAYS - 1) * 24 * 60);
+  const chat = async (status: string, updated: Date, extra: { thread_of?: string; after_id?: string } = {}) => {
+    const id = randomUUID();
+    await sql(
+      `insert into chat_messages (id, organization_id, event_type, method, channel, thread_of, after_id, text, blocks, status, created_at, updated_at)
+       values (?, ?, 'alert.fired', 'post', '#ops', ?, ?, 'text', '[]'::jsonb, ?, ?, ?)`,
+      [id, org, extra.thread_of ?? null, extra.after_id ?? null, status, updated, updated],
+    );
+    return id;
+  };
+  const oldSent = await chat('sent', old);
+  const recentSent = await chat('sent', recent);
+  const oldPending = await chat('pending', old);
+  const openerOfOpenThread = await chat('sent', old);
+  await sql('insert into chat_threads (alert_id, organization_id, message_id, opened_at) values (?, ?, ?, ?)', [randomUUID(), org, openerOfOpenThread, old]);
+  const openerOfClosedThread = await chat('sent', old);
+  await sql('insert into chat_threads (alert_id, organization_id, message_id, opened_at, closed_at) values (?, ?, ?, ?, ?)', [randomUUID(), org, openerOfClosedThread, old, old]);
+  const awaited = await chat('sent', old);
+  await chat('waiting', recent, { after_id: awaited });
+  const email = async (status: string, at: Date) => {
+    const id = randomUUID();
+    await sql(
+      `insert into email_notices (id, organization_id, event_id, event_type, payload, created_at, send_after, status, sent_at)
+       values (?, ?, ?, 'alert.fired', '{}', ?, ?, ?, ?)`,
+      [id, org, randomUUID(), at, at, status, status === 'sent' ? at : null],
+    );
+    return id;
+  };
+  const oldMail = await email('sent', old);
+  const oldFailed = await email('failed', old);
+  const recentMail = await email('sent', recent);
+  const oldPendingMail = await email('pending', old);
+
+  await pruneNotices(services, vigil.clock.now());
+  const chatLeft = new Set((await sql('select id from chat_messages where organization_id = ?', [org])).map((r) => String(r.id)));
+  t.notOk(chatLeft.has(oldSent), 'an old sent message is forgotten');
+  t.notOk(chatLeft.has(openerOfClosedThread), 'so is the first post of a thread closed long ago');
+  for (const [id, why] of [[recentSent, 'inside the retention'], [oldPending, 'not settled'], [openerOfOpenThread, 'the first post of an open thread'], [awaited, 'a message still waits for it']] as const) {
+    t.ok(chatLeft.has(id), `kept: ${why}`);
+  }
+  t.equal((await sql('select count(*)::int as n from chat_threads where organization_id = ?', [org]))[0]!.n, 1, 'the closed thread is forgotten, the open one kept');
+  const mailLeft = new Set((await sql('select id from email_notices where organization_id = ?', [org])).map((r) => String(r.id)));
+  t.notOk(mailLeft.has(oldMail));
+  t.notOk(mailLeft.has(oldFailed));
+  t.ok(mailLeft.has(recentMail), 'kept: inside the retention');
+  t.ok(mailLeft.has(oldPendingMail), 'kept: not sent yet');
 });
