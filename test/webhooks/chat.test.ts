@@ -8,7 +8,9 @@
  */
 import t from 'tap';
 import { readStore } from '../../engine/operations/context.ts';
-import { runNoticePass } from '../../webhooks/notify/tick.ts';
+import { randomUUID } from 'node:crypto';
+import { runHousekeeping, runNoticePass } from '../../webhooks/notify/tick.ts';
+import { STALE_MINUTES } from '../../webhooks/orphans.ts';
 import { startFakeChat, type ChatMessage } from '../helpers/fake-chat.ts';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/jobs.ts';
@@ -276,4 +278,19 @@ t.test('transient failures are retried and post once; a permanent error fails at
     t.notOk(text.includes(BOT) || text.includes(wrong), `no token in ${what}`);
   }
   t.ok(stored.length === 4 && jobs.length > 0, 'the rows and jobs checked exist');
+});
+
+t.test('a message whose job ended mid-call is rescued by the housekeeping pass: the interrupted call counts, the next posts', async (t) => {
+  const o = await connected();
+  t.teardown(() => o.agent.close());
+  t.equal((await o.fire({ name: 'OrphanedPost', service: 'db' })).status, 200);
+  const [sent] = await settled(o, 1);
+  const before = byText('#alerts-db', 'OrphanedPost').length;
+  // as if a later call had claimed it and its job then failed for good before recording the answer
+  const stale = new Date(vigil.clock.now().getTime() - (STALE_MINUTES + 1) * 60_000);
+  await readStore(vigil.running.services).execute(`update chat_messages set status = 'sending', job_id = ?, updated_at = ? where id = ?`, [randomUUID(), stale, sent.id]);
+  await runHousekeeping(vigil.running.services);
+  const [again] = await settled(o, 1);
+  t.match(again, { id: sent.id, status: 'sent', attempts: 3 }, 'the interrupted call counted as an attempt, then one more');
+  t.equal(byText('#alerts-db', 'OrphanedPost').length, before + 1, 'posted once more');
 });

@@ -13,7 +13,8 @@ import { alertOrg } from '../helpers/outbound.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { OUTBOUND_QUEUE } from '../../webhooks/outbound/publish.ts';
-import { RETENTION_DAYS, STALE_MINUTES, sweepDeliveries } from '../../webhooks/outbound/sweep.ts';
+import { RETENTION_DAYS, sweepDeliveries } from '../../webhooks/outbound/sweep.ts';
+import { STALE_MINUTES } from '../../webhooks/orphans.ts';
 import { pruneNotices, RETENTION_DAYS as NOTICE_DAYS } from '../../webhooks/notify/retention.ts';
 
 const vigil = await startVigil({ outbound: { retryDelaysSeconds: [0.1, 0.1] } });

@@ -22,6 +22,7 @@ import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { attemptsAllowed, retryDelay } from '../outbound/schedule.ts';
+import { INTERRUPTED, type OrphanKind } from '../orphans.ts';
 import { CHAT_QUEUE, chatGroup } from './queue.ts';
 import { callWebApi, type CallResult } from './web-api.ts';
 
@@ -59,7 +60,7 @@ interface Outcome {
 
 const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
-async function claim(services: Services, id: string, jobId: string, now: Date): Promise<Claimed | null> {
+export async function claimChatMessage(services: Services, id: string, jobId: string, now: Date): Promise<Claimed | null> {
   const family = services.registry.get('chat');
   const token = family
     ? `(select case when c.workspace_id is not null then c.bot_token end from "${tableName(family)}" c
@@ -151,7 +152,7 @@ async function releaseNext(services: Services, store: { execute: Sql }, id: stri
   }
 }
 
-async function record(services: Services, id: string, jobId: string, claimed: Claimed, outcome: Outcome, now: Date): Promise<ChatStatus> {
+export async function recordChatOutcome(services: Services, id: string, jobId: string, claimed: Claimed, outcome: Outcome, now: Date): Promise<ChatStatus> {
   const number = claimed.attempts + (outcome.status === 'cancelled' || outcome.code === 'no_thread' ? 0 : 1);
   const delays = services.config.chat?.retryDelaysSeconds ?? CHAT_RETRY_DELAYS_SECONDS;
   let status = outcome.status;
@@ -189,11 +190,11 @@ async function record(services: Services, id: string, jobId: string, claimed: Cl
 /** Makes the attempt a job stands for, if it still stands for one. */
 export async function sendChatMessage(services: Services, id: string, jobId: string): Promise<ChatStatus | 'superseded'> {
   const now = services.clock.now();
-  const claimed = await claim(services, id, jobId, now);
+  const claimed = await claimChatMessage(services, id, jobId, now);
   if (!claimed) return 'superseded';
   const outcome = await attempt(services, id, jobId, claimed, now);
   if (outcome === 'waiting') return 'waiting';
-  return record(services, id, jobId, claimed, outcome, now);
+  return recordChatOutcome(services, id, jobId, claimed, outcome, now);
 }
 
 function messageId(job: Job): string {
@@ -214,5 +215,17 @@ export const chatMessageJob: JobHandler = {
   expireInSeconds: 60,
   async handle(job, services) {
     await sendChatMessage(services, messageId(job), job.id);
+  },
+};
+
+/** Chat messages whose job ended before they settled (webhooks/orphans.ts): the interrupted call counts as a transient failure. */
+export const CHAT_ORPHANS: OrphanKind = {
+  table: 'chat_messages',
+  queue: CHAT_QUEUE,
+  unsettled: ['sending', 'pending', 'retrying'],
+  job: (row) => ({ data: { message_id: String(row.id) }, group: chatGroup(String(row.organization_id)) }),
+  async interrupted(services, id, jobId, now) {
+    const claimed = await claimChatMessage(services, id, jobId, now);
+    if (claimed) await recordChatOutcome(services, id, jobId, claimed, { status: 'retrying', code: 'interrupted', error: INTERRUPTED }, now);
   },
 };

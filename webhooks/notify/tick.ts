@@ -10,6 +10,8 @@
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { releaseHeldChat } from '../chat/release.ts';
+import { CHAT_ORPHANS } from '../chat/send.ts';
+import { rescueOrphans } from '../orphans.ts';
 import { sweepDeliveries } from '../outbound/sweep.ts';
 import { releaseDueEmail } from './email-release.ts';
 import { pruneNotices } from './retention.ts';
@@ -31,6 +33,14 @@ export async function runNoticePass(services: Services): Promise<void> {
   await releaseDueEmail(services, now);
 }
 
+/** Orphaned deliveries and chat messages get new jobs; what is past its retention goes. */
+export async function runHousekeeping(services: Services): Promise<void> {
+  const now = services.clock.now();
+  await sweepDeliveries(services, now);
+  await rescueOrphans(services, CHAT_ORPHANS, now);
+  await pruneNotices(services, now);
+}
+
 async function sendTick(services: Services, seconds: number): Promise<void> {
   await services.jobs.send(NOTIFY_TICK_QUEUE, {}, { singletonKey: 'tick', startAfter: seconds });
 }
@@ -45,8 +55,7 @@ export const notifyTickJob: JobHandler = {
     if (seconds <= 0) return;
     await sendTick(services, seconds);
     await runNoticePass(services);
-    await sweepDeliveries(services, services.clock.now());
-    await pruneNotices(services, services.clock.now());
+    await runHousekeeping(services);
   },
 };
 
