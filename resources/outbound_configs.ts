@@ -75,7 +75,7 @@ export default defineFamily({
   description:
     'A delivery destination that outbound rules and change notifications send events to. `kind` says how the event is written: ' +
     '`webhook` POSTs the JSON envelope `{ type, version, id, occurred_at, organization_id, data }` (`type` is the event kind, such as alert.fired; `id` the event\'s); ' +
-    '`chat` posts `{ text }` (one line) to an incoming-webhook URL; `pager` sends PagerDuty Events v2 style events (alert.fired and incident.opened trigger, ' +
+    '`chat` posts a Slack-compatible incoming-webhook message `{ text, blocks }` (a line for notifications and Block Kit sections: headline, fields such as severity, service and status, a link) to an incoming-webhook URL; `pager` sends PagerDuty Events v2 style events (alert.fired and incident.opened trigger, ' +
     'alert.acknowledged acknowledges, alert.resolved and incident.closed resolve, `dedup_key` per alert or incident) and takes only alert and incident events. ' +
     '`url` must be https; plain http is accepted only for loopback hosts (127.0.0.0/8, localhost, [::1]) so local receivers and tests work, and a URL never carries user:password@. ' +
     'Deliveries are signed Standard Webhooks style when `signing_secret` is set: headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` ' +

@@ -98,13 +98,20 @@ t.test('retry schedule: 8 attempts, doubling waits with ±20 % jitter, about an 
   t.equal(retryDelay(RETRY_DELAYS_SECONDS, 8), null, 'no wait after the 8th attempt: it was the last');
 });
 
-t.test('request bodies: the envelope for webhooks, a line for chat, pager events for a pager', async (t) => {
+t.test('request bodies: the envelope for webhooks, a message with blocks for chat, pager events for a pager', async (t) => {
   const envelope = JSON.stringify({
     type: 'alert.fired', version: 1, id: 'e1', occurred_at: '2026-03-01T12:00:00.000Z', organization_id: 'o1',
     data: { alert: { id: 'a1', title: 'Disk full', severity: 'high', service: 'db', source: 'metric-dashboard', url: 'https://grafana.example.com/a' }, teams: [], storm: null },
   });
   t.equal(requestBody('webhook', envelope), envelope, 'webhook: the stored bytes');
-  t.same(JSON.parse(requestBody('chat', envelope)), { text: '[alert.fired] high: Disk full (service db) https://grafana.example.com/a' });
+  t.same(JSON.parse(requestBody('chat', envelope)), {
+    text: 'Alert: Disk full · Severity: high · Service: db · Status: Firing · Source: metric-dashboard',
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: '*Alert: Disk full*' } },
+      { type: 'section', fields: ['*Severity*\nhigh', '*Service*\ndb', '*Status*\nFiring', '*Source*\nmetric-dashboard'].map((text) => ({ type: 'mrkdwn', text })) },
+      { type: 'section', text: { type: 'mrkdwn', text: '<https://grafana.example.com/a|Open the alert>' } },
+    ],
+  }, 'chat: an incoming-webhook message, a line and Block Kit sections');
   t.match(JSON.parse(requestBody('pager', envelope, 'R0uting-key')), { routing_key: 'R0uting-key', event_action: 'trigger', dedup_key: 'vigil-alert-a1', payload: { summary: 'Disk full', severity: 'error', source: 'db' } });
   const resolved = JSON.stringify({ ...JSON.parse(envelope), type: 'alert.resolved' });
   t.same(JSON.parse(requestBody('pager', resolved, 'R0uting-key')), { routing_key: 'R0uting-key', event_action: 'resolve', dedup_key: 'vigil-alert-a1', client: 'Vigil' });

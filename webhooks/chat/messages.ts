@@ -3,10 +3,13 @@
  * `blocks` — a section with the headline, a section of fields (severity, service, status, …), and a link when
  * there is one. Values are escaped as the Web API asks (&, <, >), and every text is cut to what a block takes.
  */
-import { headline } from '../outbound/formats.ts';
+import { headline } from '../outbound/headline.ts';
 import type { OutboundEvent } from '../outbound/events.ts';
 
 type Json = Record<string, any>;
+
+/** What a message is built from: an event, or the envelope an outbound delivery stored. */
+type EventLike = Pick<OutboundEvent, 'type' | 'data'>;
 
 export interface ChatContent {
   text: string;
@@ -44,7 +47,7 @@ function alertFields(alert: Json, status: unknown): [string, unknown][] {
 const alertLink = (alert: Json) => (typeof alert.url === 'string' ? { url: alert.url, label: 'Open the alert' } : null);
 
 /** The first post of an alert's thread, showing `status` (what the thread's first post is updated to as the alert changes). */
-export function alertOpening(event: OutboundEvent, status: string): ChatContent {
+export function alertOpening(event: EventLike, status: string): ChatContent {
   const { alert = {}, storm } = event.data as Json;
   const lead = status === 'resolved' ? 'Resolved' : status === 'acknowledged' ? 'Acknowledged' : 'Alert';
   const title = storm ? `${lead}: alert storm, ${storm.alerts} alerts — ${alert.title} and others` : `${lead}: ${alert.title}`;
@@ -52,7 +55,7 @@ export function alertOpening(event: OutboundEvent, status: string): ChatContent 
 }
 
 /** A later event of an alert (a reply in its thread, or a message of its own without threads). */
-export function alertChange(kind: 'refired' | 'acknowledged' | 'resolved', event: OutboundEvent): ChatContent {
+export function alertChange(kind: 'refired' | 'acknowledged' | 'resolved', event: EventLike): ChatContent {
   const { alert = {} } = event.data as Json;
   const title = kind === 'refired' ? `Fired again inside the re-fire cooldown (nobody paged): ${alert.title}`
     : kind === 'acknowledged' ? `Acknowledged: ${alert.title}` : `Resolved: ${alert.title}`;
@@ -60,7 +63,7 @@ export function alertChange(kind: 'refired' | 'acknowledged' | 'resolved', event
 }
 
 /** Any other event kind: an incident, a card, a deployment, a fix request. */
-export function eventContent(event: OutboundEvent): ChatContent {
+export function eventContent(event: EventLike): ChatContent {
   const d = event.data as Json;
   if (d.incident) {
     const i = d.incident;
@@ -81,4 +84,16 @@ export function eventContent(event: OutboundEvent): ChatContent {
     return content(`Deployment ${d.action ?? 'recorded'}: ${dep.service ?? ''} ${dep.version ?? ''}`.trim(), [['Environment', dep.environment], ['Status', dep.status]]);
   }
   return content(headline({ type: event.type, data: d }), []);
+}
+
+/**
+ * The message an outbound config of kind `chat` (an incoming webhook) receives for a stored envelope: the same
+ * text and blocks chat delivery posts — an alert as its thread's first post would show it, or its later change.
+ */
+export function envelopeContent(envelope: Json): ChatContent {
+  const event: EventLike = { type: envelope.type, data: envelope.data ?? {} };
+  if (event.type === 'alert.fired') return alertOpening(event, 'firing');
+  if (event.type === 'alert.acknowledged') return alertChange('acknowledged', event);
+  if (event.type === 'alert.resolved') return alertChange('resolved', event);
+  return eventContent(event);
 }

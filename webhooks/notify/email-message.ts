@@ -5,7 +5,7 @@
  * has a text part and a simple HTML part; every value in the HTML is escaped, and only http(s) addresses
  * become links.
  */
-import { headline } from '../outbound/formats.ts';
+import { headline } from '../outbound/headline.ts';
 
 type Json = Record<string, any>;
 

@@ -2,32 +2,22 @@
  * The request body each kind of outbound config receives, from the event's envelope (events.ts):
  *
  * - `webhook`: the envelope itself, byte for byte as stored (what the signature covers);
- * - `chat`: `{ "text": "<one line>" }`, the incoming-webhook message chat products accept, e.g.
- *   `[alert.fired] critical: Disk full on db-1 (service db) https://…`;
+ * - `chat`: `{ "text": "<one line>", "blocks": [...] }`, the incoming-webhook message Slack-compatible chat products
+ *   accept: the line as the notification text (e.g. `Alert: Disk full on db-1 · Severity: critical · …`) and Block
+ *   Kit sections (headline, fields, link) as chat delivery posts them (webhooks/chat/messages.ts);
  * - `pager`: a PagerDuty Events API v2 style event: alert.fired and incident.opened trigger, alert.acknowledged
  *   acknowledges, alert.resolved and incident.closed resolve; `dedup_key` is `vigil-alert-<id>` or
  *   `vigil-incident-<id>`, so the pager keeps one incident per alert; `routing_key` is the config's (write-only).
  *   Other kinds never reach a pager (rules.ts).
  */
+import { envelopeContent } from '../chat/messages.ts';
+
 type Json = Record<string, any>;
 
 const PAGER_SEVERITY: Record<string, string> = { critical: 'critical', high: 'error', warning: 'warning', info: 'info' };
 const PAGER_ACTION: Record<string, string> = {
   'alert.fired': 'trigger', 'alert.acknowledged': 'acknowledge', 'alert.resolved': 'resolve', 'incident.opened': 'trigger', 'incident.closed': 'resolve',
 };
-
-/** One line a person reads in a chat channel. */
-export function headline(envelope: Json): string {
-  const d = envelope.data ?? {};
-  const parts: (string | null | undefined)[] = [`[${envelope.type}]`];
-  if (d.alert && !d.incident) parts.push(`${d.alert.severity}: ${d.alert.title}`, d.alert.service ? `(service ${d.alert.service})` : null, d.storm ? `(storm of ${d.storm.alerts} alerts)` : null, d.alert.url);
-  else if (d.incident) parts.push(`${d.incident.severity}: ${d.incident.title}`);
-  else if (d.card) parts.push(`${d.card.key ?? d.card.id}: ${d.card.title ?? ''}`, d.card.status ? `(${d.card.status})` : null, d.card.url);
-  else if (d.deployment) parts.push([d.deployment.service, d.deployment.version, d.deployment.environment, d.deployment.status].filter(Boolean).join(' '));
-  else if (d.fix_request) parts.push([d.fix_request.repo, d.fix_request.status, d.fix_request.pr_url].filter(Boolean).join(' '));
-  else if (d.change) parts.push(`${d.change.family}${d.change.row_name ? ` "${d.change.row_name}"` : ''} ${d.change.action} by ${d.change.actor?.kind} via ${d.change.transport}: ${Object.keys(d.change.changes ?? {}).join(', ') || 'no fields'}`);
-  return parts.filter((p) => p !== null && p !== undefined && p !== '').join(' ');
-}
 
 function pagerEvent(envelope: Json, routingKey: string | null): Json {
   const d = envelope.data ?? {};
@@ -52,5 +42,5 @@ function pagerEvent(envelope: Json, routingKey: string | null): Json {
 export function requestBody(kind: string, payload: string, routingKey: string | null = null): string {
   if (kind === 'webhook') return payload;
   const envelope = JSON.parse(payload) as Json;
-  return JSON.stringify(kind === 'pager' ? pagerEvent(envelope, routingKey) : { text: headline(envelope) });
+  return JSON.stringify(kind === 'pager' ? pagerEvent(envelope, routingKey) : envelopeContent(envelope));
 }
