@@ -86,15 +86,18 @@ t.test('a page opens one thread; acknowledge and resolve reply in it, and resolv
   t.match(sectionText(parent!), /<https:\/\/acme\.pagerduty\.com\/incidents\/PCHAT01\|Open the alert>/, 'a link');
 
   await pager('incident.acknowledged');
+  await pager('incident.unacknowledged');
   await pager('incident.resolved');
-  const all = await settled(o, 5);
+  const all = await settled(o, 7);
   t.same(all.map((m) => [m.event_type, m.method, m.status]), [
     ['alert.fired', 'post', 'sent'],
     ['alert.acknowledged', 'post', 'sent'], ['alert.acknowledged', 'update', 'sent'],
+    ['alert.unacknowledged', 'post', 'sent'], ['alert.unacknowledged', 'update', 'sent'],
     ['alert.resolved', 'post', 'sent'], ['alert.resolved', 'update', 'sent'],
   ]);
   const replies = chat.replies(parent!);
-  t.same(replies.map((r) => r.text.split(' · ')[0]), ['Acknowledged: Checkout latency', 'Resolved: Checkout latency'], 'replies in the thread, in order');
+  t.same(replies.map((r) => r.text.split(' · ')[0]), ['Acknowledged: Checkout latency', 'Unacknowledged, firing again: Checkout latency', 'Resolved: Checkout latency'], 'replies in the thread, in order');
+  t.same(parent!.updates.map((u) => u.text.split(':')[0]), ['Acknowledged', 'Alert', 'Resolved'], 'the first post follows: acknowledged, firing again, resolved');
   t.equal(chat.posts('#alerts-api-service').filter((m) => m.text.includes('Checkout latency')).length, 1, 'nothing posted outside the thread');
   t.match(parent!.updates.at(-1)!.text, /^Resolved: Checkout latency/, 'the first post now shows it resolved');
   t.match(parent!.updates.at(-1)!.blocks[1].fields.map((f: any) => f.text), ['*Severity*\ncritical', '*Service*\nAPI Service', '*Status*\nResolved']);

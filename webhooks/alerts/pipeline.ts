@@ -237,6 +237,7 @@ class Ingestion {
       alert.status = 'firing';
       alert.acknowledged_at = null;
       if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'unacknowledged' });
+      this.#announce.chatOnly('unacknowledged', alert, event);
       return 'unacknowledged';
     }
     const routing = this.#announce.route(event);
@@ -260,7 +261,7 @@ class Ingestion {
       alert.status = 'firing';
       alert.resolved_at = null;
       if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'fired again inside the re-fire cooldown' });
-      this.#announce.refiredQuietly(alert, event);
+      this.#announce.chatOnly('quiet_refire', alert, event);
       this.#effect(alert.id, 'page_skipped', { reason: 'refire_cooldown', cooldown_minutes: this.#settings.alert_refire_cooldown_minutes });
       this.#effect(alert.id, 'investigation_skipped', { reason: 'refire_cooldown' });
       return 'cooldown';

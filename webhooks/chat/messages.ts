@@ -55,11 +55,12 @@ export function alertOpening(event: EventLike, status: string): ChatContent {
 }
 
 /** A later event of an alert (a reply in its thread, or a message of its own without threads). */
-export function alertChange(kind: 'refired' | 'acknowledged' | 'resolved', event: EventLike): ChatContent {
+export function alertChange(kind: 'refired' | 'unacknowledged' | 'acknowledged' | 'resolved', event: EventLike): ChatContent {
   const { alert = {} } = event.data as Json;
   const title = kind === 'refired' ? `Fired again inside the re-fire cooldown (nobody paged): ${alert.title}`
-    : kind === 'acknowledged' ? `Acknowledged: ${alert.title}` : `Resolved: ${alert.title}`;
-  return content(title, alertFields(alert, kind === 'refired' ? 'firing' : kind), alertLink(alert));
+    : kind === 'unacknowledged' ? `Unacknowledged, firing again: ${alert.title}`
+      : kind === 'acknowledged' ? `Acknowledged: ${alert.title}` : `Resolved: ${alert.title}`;
+  return content(title, alertFields(alert, kind === 'refired' || kind === 'unacknowledged' ? 'firing' : kind), alertLink(alert));
 }
 
 /** Any other event kind: an incident, a card, a deployment, a fix request. */

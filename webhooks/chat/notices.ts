@@ -5,7 +5,8 @@
  * - alert.fired opens the alert's thread: a post to the channel `alert_channel_pattern` names for it, falling back
  *   to `default_channel` when that channel does not exist; with `thread_per_alert` the post is kept as the alert's
  *   thread (`chat_threads`);
- * - a quiet re-fire inside the cooldown (alert.fired marked `quiet_refire`), alert.acknowledged and alert.resolved
+ * - a quiet re-fire inside the cooldown (alert.fired marked `quiet_refire`), an un-acknowledgement (marked
+ *   `unacknowledged`), alert.acknowledged and alert.resolved
  *   reply in that thread and update its first post to show the alert's state (resolved: the thread is closed);
  *   without `thread_per_alert`, or for an alert that has no thread, each is a message of its own to the alert's
  *   channel. The messages about one alert are chained (`after_id`: each waits for the one before) so they are sent in order;
@@ -106,7 +107,8 @@ class ChatWriter {
     }
     const alertId = String(alert.id);
     const toChannel = { method: 'post' as const, channel: this.#alertChannel(alert), fallback: this.#settings.default_channel };
-    if (event.type === 'alert.fired' && (event.data as Json).quiet_refire !== true) {
+    const data = event.data as Json;
+    if (event.type === 'alert.fired' && data.quiet_refire !== true && data.unacknowledged !== true) {
       const id = await this.#about(alertId, { ...base, ...toChannel, content: alertOpening(event, 'firing') });
       if (this.#settings.thread_per_alert) {
         this.#threads.set(alertId, id);
@@ -115,8 +117,8 @@ class ChatWriter {
       }
       return;
     }
-    const kind = event.type === 'alert.fired' ? 'refired' : event.type === 'alert.acknowledged' ? 'acknowledged' : 'resolved';
-    const typed = { ...base, eventType: kind === 'refired' ? 'alert.refired' : event.type };
+    const kind = event.type === 'alert.fired' ? (data.unacknowledged === true ? 'unacknowledged' : 'refired') : event.type === 'alert.acknowledged' ? 'acknowledged' : 'resolved';
+    const typed = { ...base, eventType: kind === 'refired' ? 'alert.refired' : kind === 'unacknowledged' ? 'alert.unacknowledged' : event.type };
     const opener = this.#settings.thread_per_alert ? await this.#thread(alertId) : null;
     if (!opener) {
       await this.#about(alertId, { ...typed, ...toChannel, content: alertChange(kind, event) });
@@ -124,7 +126,7 @@ class ChatWriter {
     }
     await this.#about(alertId, { ...typed, method: 'post', channel: null, threadOf: opener, content: alertChange(kind, event) });
     // the first post shows the alert's state: resolved closes the thread, a quiet re-fire opens it again
-    const state = kind === 'refired' ? 'firing' : kind;
+    const state = kind === 'refired' || kind === 'unacknowledged' ? 'firing' : kind;
     await this.#about(alertId, { ...typed, method: 'update', channel: null, threadOf: opener, content: alertOpening(event, state) });
     if (kind !== 'acknowledged') this.#closed.set(alertId, kind === 'resolved');
   }

@@ -14,7 +14,7 @@
  *   whole storm) — whatever the routes decided about the team, since outbound rules have filters of their own;
  *   `alert.acknowledged` and `alert.resolved` for an alert that was announced (one with a chat thread: it fired
  *   loudly once), so muted alerts, alerts that only joined a storm, and quiet re-fires send nothing to outbound rules
- *   (a quiet re-fire of an announced alert goes to chat alone: `refiredQuietly`, a reply in its thread);
+ *   (a quiet re-fire or an un-acknowledgement of an announced alert goes to chat alone: `chatOnly`, a reply in its thread);
  *   `incident.opened` and `incident.closed` with the incident.
  */
 import type { Services } from '../../engine/operations/types.ts';
@@ -83,11 +83,12 @@ export class AlertAnnouncer {
   }
 
   /**
-   * A quiet re-fire inside the cooldown, for an alert that was announced: chat only (its thread gets a reply),
-   * as an alert.fired event marked `quiet_refire`, which no outbound rule and no email ever sees.
+   * A change only the alert's chat thread hears of, for an alert that was announced: a quiet re-fire inside the
+   * cooldown, or an un-acknowledgement (back to firing without paging). An alert.fired event marked with the
+   * reason, posted to chat alone: no outbound rule and no email ever sees it.
    */
-  refiredQuietly(alert: AlertState & { chat_thread: boolean }, event: AlertEvent): void {
-    if (alert.chat_thread) this.#batch.addChatOnly(alertEvent('alert.fired', { ...this.#summary(alert, event), status: 'firing' }, this.#now, { quiet_refire: true }));
+  chatOnly(reason: 'quiet_refire' | 'unacknowledged', alert: AlertState & { chat_thread: boolean }, event: AlertEvent): void {
+    if (alert.chat_thread) this.#batch.addChatOnly(alertEvent('alert.fired', { ...this.#summary(alert, event), status: 'firing' }, this.#now, { [reason]: true }));
   }
 
   incident(type: 'incident.opened' | 'incident.closed', incident: IncidentSummary, alert: AlertState, event: AlertEvent): void {
