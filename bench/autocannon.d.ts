@@ -35,6 +35,10 @@ declare module 'autocannon' {
     body?: string;
     requests?: Request[];
     title?: string;
+    /** false counts the answer as a mismatch */
+    verifyBody?: (body: string) => boolean;
+    /** requests per second over all connections */
+    overallRate?: number;
   }
   export interface Result {
     title?: string;
@@ -44,6 +48,7 @@ declare module 'autocannon' {
     errors: number;
     timeouts: number;
     non2xx: number;
+    mismatches: number;
     '2xx': number;
     statusCodeStats: Record<string, { count: number }>;
   }

@@ -1,6 +1,7 @@
 /**
  * `node bench/export.ts`: how long GET /api/v1/config/export?format=hcl takes as an organization grows to
- * 1,000, 2,500 and 5,000 rows across families, on PostgreSQL (a scratch database, dropped afterwards).
+ * 1,000, 2,500 and 5,000 rows across families, on PostgreSQL (a scratch database, dropped afterwards), one export
+ * at a time (`npm run bench` measures the 5,000-row export under concurrent load beside a bare baseline).
  * Goal: under 1 s at 5,000 rows, growing linearly. Results in bench/results/export-latest.md.
  *
  * DATABASE_URL an administrative connection (default postgres://postgres@127.0.0.1:5432/postgres);
@@ -20,10 +21,10 @@ import { exportHcl, exportOperation } from '../export/export.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { scratchDatabase, type Scratch } from './lib.ts';
+import { grow } from './scenarios/export.ts';
 
 const SIZES = [1000, 2500, 5000];
 const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 9);
-const CONCURRENCY = 16;
 const GOAL_MS = 1000;
 const OPERATOR = `bench-operator-${randomBytes(8).toString('hex')}`;
 
@@ -41,40 +42,6 @@ async function call(url: string, method: string, token: string, body?: unknown):
     /* the export is text */
   }
   return { status: res.status, body: parsed, text };
-}
-
-/** The n-th row of the mix: ten rows of nine families, each with its references. */
-function rowFor(n: number, slis: string[], slos: string[]): { method: string; path: string; body: unknown; keep?: 'sli' | 'slo' } {
-  const i = Math.floor(n / 10);
-  switch (n % 10) {
-    case 0: return { method: 'POST', path: 'ai_providers', body: { name: `provider ${i}`, provider: 'gateway', base_url: 'https://gw.example.com/v1', priority: (i % 50) + 1, api_key: `sk-bench-${i}`, model_overrides: { investigation: 'model-a' } } };
-    case 1: return { method: 'POST', path: 'slis', body: { name: `sli ${i} availability`, service: `svc-${i}`, indicator: 'availability' }, keep: 'sli' };
-    case 2: return { method: 'POST', path: 'slis', body: { name: `sli ${i} latency`, service: `svc-${i}`, indicator: 'latency', latency_threshold_ms: 250, query: `histogram_quantile(0.99, rate(http{svc="${i}"}[5m]))` }, keep: 'sli' };
-    case 3: return { method: 'POST', path: 'slos', body: { name: `slo ${i} a`, sli_id: slis[slis.length - 1] ?? slis[0], target_percent: 99.9, description: `objective "${i}"\nsecond line` }, keep: 'slo' };
-    case 4: return { method: 'POST', path: 'slos', body: { name: `slo ${i} b`, sli_id: slis[slis.length - 2] ?? slis[0], target_percent: 99.5 }, keep: 'slo' };
-    case 5: return { method: 'POST', path: 'deploy_policies', body: { service: `svc-${i}`, error_budget_threshold: 12.5 } };
-    case 6: return { method: 'POST', path: 'alert_mutes', body: { pattern: `noisy check ${i}`, reason: 'bench' } };
-    case 7: return { method: 'POST', path: 'status_page_components', body: { display_name: `Component ${i % 400}`, slo_ids: slos.slice(-2) } };
-    case 8: return { method: 'PUT', path: `service_bindings/svc-${i}/prod`, body: { region: 'us-east-1', log_groups: [`/aws/lambda/svc-${i}`], metric_selectors: [{ namespace: 'AWS/ELB', metric_name: 'Latency', dimensions: [{ name: 'LB', value: `app/${i}` }] }] } };
-    default: return { method: 'POST', path: 'compliance_periods', body: { name: `period ${i}`, framework: 'soc2', starts_on: '2026-01-01', ends_on: '2026-12-31' } };
-  }
-}
-
-/** Creates rows `from`..`to`-1 of the mix, CONCURRENCY at a time: in each batch SLIs first, then SLOs, then components. */
-async function grow(base: string, key: string, from: number, to: number, ids: { slis: string[]; slos: string[] }): Promise<void> {
-  const phase = (n: number) => (n % 10 === 3 || n % 10 === 4 ? 1 : n % 10 === 7 ? 2 : 0);
-  for (let start = from; start < to; start += CONCURRENCY) {
-    const numbers = Array.from({ length: Math.min(CONCURRENCY, to - start) }, (_, k) => start + k);
-    for (const step of [0, 1, 2]) {
-      const batch = numbers.filter((n) => phase(n) === step).map((n) => rowFor(n, ids.slis, ids.slos));
-      const answers = await Promise.all(batch.map((r) => call(`${base}/api/v1/config/${r.path}`, r.method, key, r.body)));
-      answers.forEach((a, k) => {
-        if (a.status >= 300) throw new Error(`seeding ${batch[k]!.path}: ${a.status} ${a.text}`);
-        if (batch[k]!.keep === 'sli') ids.slis.push(a.body.data.id);
-        if (batch[k]!.keep === 'slo') ids.slos.push(a.body.data.id);
-      });
-    }
-  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -36,6 +36,8 @@ export interface Child {
   process: ChildProcess;
   /** SIGTERM, then SIGKILL after `graceMs` */
   stop(graceMs?: number): Promise<void>;
+  /** why the child ended before it was stopped (a crash), or undefined while it runs or after a requested stop */
+  crashed(): string | undefined;
 }
 
 const children = new Set<ChildProcess>();
@@ -48,7 +50,10 @@ export function startChild(name: string, file: string, env: Record<string, strin
   const child = spawn(process.execPath, [...nodeArgs, file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => (children.delete(child), resolve())));
+  let stopping = false;
+  const crashed = () => (!stopping && (child.exitCode !== null || child.signalCode !== null) ? `${name} server exited (${child.exitCode ?? child.signalCode})` : undefined);
   const stop = async (graceMs = 10_000) => {
+    stopping = true;
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -73,7 +78,7 @@ export function startChild(name: string, file: string, env: Record<string, strin
       ready = true;
       clearTimeout(timer);
       try {
-        resolve({ name, info: JSON.parse(line), process: child, stop });
+        resolve({ name, info: JSON.parse(line), process: child, stop, crashed });
       } catch {
         fail(`printed ${JSON.stringify(line)} instead of a JSON line`);
       }
@@ -90,17 +95,33 @@ export interface Measured {
   p90: number;
   p99: number;
   max: number;
+  connections: number;
   ok: number;
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** 2xx answers whose body the scenario's check refused (an MCP tool error answers 200) */
+  mismatches: number;
   statusCodes: Record<string, number>;
   /** 2xx, non-2xx and errors of the discarded warm-up */
   warmupOk: number;
   warmupNon2xx: number;
   warmupErrors: number;
+  warmupMismatches: number;
   /** CPU milliseconds per answered request of the server process, its PostgreSQL backends and autocannon (Linux only) */
   cpuMsPerRequest?: { server: number; postgres: number; loadGenerator: number };
+  /** resident set size of the server process in bytes, after the warm-up and after the measured run (Linux only) */
+  rss?: { afterWarmup?: number; after?: number };
+}
+
+/** VmRSS of a process in bytes, from /proc (undefined when unreadable: gone, or not Linux). */
+export async function rssBytes(pid: number): Promise<number | undefined> {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
 }
 
 /** user + system CPU seconds of each process, from /proc (absent when unreadable). */
@@ -140,9 +161,10 @@ function cpuDelta(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaite
   return { server, postgres, loadGenerator: (self.user + self.system) / 1e6 };
 }
 
-function summarize(name: string, r: Result, w: Result | undefined, cpu?: { server: number; postgres: number; loadGenerator: number }): Measured {
+function summarize(name: string, connections: number, r: Result, w: Result | undefined, cpu?: { server: number; postgres: number; loadGenerator: number }): Measured {
   return {
     name,
+    connections,
     seconds: r.duration,
     requests: r.requests.total,
     rps: r.requests.total / r.duration,
@@ -154,10 +176,12 @@ function summarize(name: string, r: Result, w: Result | undefined, cpu?: { serve
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
+    mismatches: r.mismatches ?? 0,
     statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count)])),
     warmupOk: w?.['2xx'] ?? 0,
     warmupNon2xx: w?.non2xx ?? 0,
     warmupErrors: w?.errors ?? 0,
+    warmupMismatches: w?.mismatches ?? 0,
     ...(cpu && r['2xx'] > 0
       ? { cpuMsPerRequest: { server: (cpu.server * 1e3) / r['2xx'], postgres: (cpu.postgres * 1e3) / r['2xx'], loadGenerator: (cpu.loadGenerator * 1e3) / r['2xx'] } }
       : {}),
@@ -169,10 +193,12 @@ export async function measure(name: string, options: Omit<Options, 'duration'>, 
   const base: Options = { connections: 32, pipelining: 1, timeout: 10, ...options };
   process.stderr.write(`${name}: warm-up ${warmupSeconds}s, then ${seconds}s measured\n`);
   const warm = warmupSeconds > 0 ? await autocannon({ ...base, duration: warmupSeconds }) : undefined;
+  const afterWarmup = probe && (await rssBytes(probe.server));
   const before = probe && (await cpuSnapshot(probe));
   const result = await autocannon({ ...base, duration: seconds, title: name });
   const cpu = probe && before && cpuDelta(before, await cpuSnapshot(probe), probe);
-  return summarize(name, result, warm, cpu);
+  const measured = summarize(name, base.connections ?? 32, result, warm, cpu);
+  return probe ? { ...measured, rss: { afterWarmup, after: await rssBytes(probe.server) } } : measured;
 }
 
 /** What one benchmark run owns: its scratch database, its child servers and other things to close. */
@@ -203,12 +229,34 @@ export async function withRun(work: (run: Run) => Promise<number>): Promise<numb
   }
 }
 
-/** Why a run is not valid: any non-2xx answer or error, in warm-up or measured time, or nothing answered at all. */
+/** Why a run is not valid: any non-2xx answer, error or refused body, in warm-up or measured time, or nothing answered at all. */
 export function transportFailures(measured: Measured[]): string[] {
   return measured
-    .filter((m) => m.non2xx > 0 || m.errors > 0 || m.warmupNon2xx > 0 || m.warmupErrors > 0 || m.ok === 0)
-    .map((m) => `${m.name}: ${m.ok} 2xx, ${m.non2xx} non-2xx (${JSON.stringify(m.statusCodes)}), ${m.errors} errors; warm-up ${m.warmupNon2xx} non-2xx, ${m.warmupErrors} errors`);
+    .filter((m) => m.non2xx > 0 || m.errors > 0 || m.mismatches > 0 || m.warmupNon2xx > 0 || m.warmupErrors > 0 || m.warmupMismatches > 0 || m.ok === 0)
+    .map((m) => `${m.name}: ${m.ok} 2xx, ${m.non2xx} non-2xx (${JSON.stringify(m.statusCodes)}), ${m.errors} errors, ${m.mismatches} refused bodies; warm-up ${m.warmupNon2xx} non-2xx, ${m.warmupErrors} errors, ${m.warmupMismatches} refused bodies`);
 }
+
+/** The application_name of the bare servers' pools: how their PostgreSQL backends are told from Vigil's. */
+export const BARE_APPLICATION = 'vigil-bench-bare';
+
+/** A connection to the scratch database: the servers' backends (for CPU) and queries on what they recorded. */
+export async function observer(scratch: Scratch) {
+  const c = new pg.Client({ connectionString: scratch.url });
+  await c.connect();
+  const backends = async (bare: boolean): Promise<number[]> => {
+    const { rows } = await c.query(
+      'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and (application_name = $2) = $3',
+      [scratch.name, BARE_APPLICATION, bare],
+    );
+    return rows.map((r) => r.pid as number);
+  };
+  return {
+    probe: (server: Child, bare: boolean): CpuProbe => ({ server: server.process.pid!, postgres: () => backends(bare) }),
+    query: async <T = any>(sql: string, params: unknown[] = []): Promise<T[]> => (await c.query(sql, params)).rows as T[],
+    close: () => c.end(),
+  };
+}
+export type Observer = Awaited<ReturnType<typeof observer>>;
 
 /** Writes `<name>-<stamp>.json` and `<name>-latest.md` into `dir`; answers the exit code (1 when the run is not valid). */
 export async function writeResults(dir: string, name: string, stamp: string, json: Record<string, unknown>, md: string, failures: string[]): Promise<number> {

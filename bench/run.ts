@@ -1,235 +1,224 @@
 /**
- * `npm run bench`: Vigil's authenticated read by id and update (with its audit entry) against a bare
- * Koa + pg server doing one primary-key read, in the same run, on a scratch PostgreSQL database.
- * Each server runs in a child process; autocannon drives them from here. Exits non-zero only when
- * something failed to run (including non-2xx answers); a missed goal is reported, not an error.
+ * `npm run bench`: every scenario of Vigil against PostgreSQL, each beside its bare baseline (Koa 3 + pg doing
+ * the minimal work) in the same run, then a soak of mixed load with the Vigil child's RSS sampled; writes
+ * bench/results/<date>.md (and latest.md, a copy) and <date>.json. Scenarios, in this order (bench/scenarios/):
+ * read, update (config.ts), mcp (mcp.ts), alerts-repeats, alerts-new (alerts.ts), board-create, board-repeats
+ * (board.ts), export (export.ts). One Vigil child (bench/servers/vigil-webhooks.ts) serves them all; each bare
+ * server runs only during its scenarios. Exits non-zero only when something failed to run (a non-2xx answer,
+ * a refused body, a failed table check, a crash); a missed goal is reported, not an error.
  *
+ * `node bench/run.ts <scenario|group>…` runs only those (groups: alerts, board; `alerts-quiet` is a diagnostic run
+ * only when named) and writes <names>-<date>.json and <names>-latest.md instead (`npm run bench:alerts` → alerts-latest.md).
  * BENCH_SECONDS (10) measured seconds per target, BENCH_WARMUP (3) warm-up seconds,
- * BENCH_PROFILE=1 runs the Vigil child with --cpu-prof (profiles in bench/results/profiles),
- * DATABASE_URL an administrative connection (default postgres://postgres@127.0.0.1:5432/postgres).
+ * BENCH_SOAK_SECONDS (300 for the full report, 0 for a selection; 0 skips the soak),
+ * BENCH_PROFILE=1 the Vigil child with --cpu-prof (profiles in bench/results/profiles), BENCH_SQL=1 the Vigil
+ * child's SQL counted per scenario (a diagnostic that slows it a little), VIGIL_WEBHOOK_RATE_LIMIT_STORE passes
+ * through, DATABASE_URL an administrative connection (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { measure, startChild, withRun, type Child, type CpuProbe, type Measured } from './lib.ts';
+import { measure, observer, rssBytes, runMain, startChild, transportFailures, withRun, type Child } from './lib.ts';
+import { mb, pct, report, type Goal, type Machine } from './report.ts';
+import * as alerts from './scenarios/alerts.ts';
+import * as board from './scenarios/board.ts';
+import * as config from './scenarios/config.ts';
+import type { BenchContext, Pair, PairSpec } from './scenarios/context.ts';
+import * as exportScenario from './scenarios/export.ts';
+import * as mcp from './scenarios/mcp.ts';
+import { GOAL_GROWTH, soak, type SoakResult } from './soak.ts';
 
-const CONNECTIONS = 32;
-const GOALS = { readRatio: 0.5, updateRatio: 0.3, readP99Ms: 25 };
-/** Vigil's update against the same transaction written in bare pg (not a goal of the issue; the fair comparison). */
+const MODULES: { KEYS: string[]; OPTIONAL?: string[]; run: (ctx: BenchContext, chosen: Set<string>) => Promise<Pair[]> }[] = [config, mcp, alerts, board, exportScenario];
+const ALL = MODULES.flatMap((m) => m.KEYS);
+const DEFAULT = MODULES.flatMap((m) => m.KEYS.filter((k) => !m.OPTIONAL?.includes(k)));
+const GROUPS: Record<string, string[]> = { alerts: ['alerts-repeats', 'alerts-new'], board: ['board-create', 'board-repeats'] };
+
+/** Each goal compares Vigil's req/s with its baseline's in the same run. */
+const RATIO_GOALS: { key: string; ratio: number; name: string; source: string }[] = [
+  { key: 'read', ratio: 0.5, name: 'authenticated read', source: 'benchmark issue' },
+  { key: 'update', ratio: 0.3, name: 'update with audit', source: 'benchmark issue' },
+  { key: 'alerts-repeats', ratio: 0.4, name: 'alert webhook, repeats (the common case)', source: 'benchmark issue' },
+  { key: 'alerts-new', ratio: 0.4, name: 'alert webhook, new alerts', source: 'benchmark issue' },
+  { key: 'mcp', ratio: 0.3, name: 'MCP tool call', source: 'benchmark issue' },
+  { key: 'board-create', ratio: 0.4, name: 'card create', source: 'ops board' },
+  { key: 'board-repeats', ratio: 0.6, name: 'card repeat', source: 'ops board' },
+];
+
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3);
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const RESULTS = here('./results/');
+const PROFILES = here('./results/profiles');
 
-async function call(url: string, method: string, token: string, body?: unknown) {
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function expect(what: string, answer: Promise<{ status: number; body: any }>, status: number) {
-  const got = await answer;
-  if (got.status !== status) throw new Error(`${what}: expected ${status}, got ${got.status} ${JSON.stringify(got.body)}`);
-  return got.body;
-}
-
-/** An organization, an api:admin key and a few ai_providers rows, through the operator and configuration APIs. */
-async function seedVigil(url: string, operatorToken: string) {
-  const org = await expect('organization', call(`${url}/api/admin/v1/organizations`, 'POST', operatorToken, { name: 'bench org', plan: 'business' }), 201);
-  const key = await expect('api key', call(`${url}/api/admin/v1/organizations/${org.id}/api_keys`, 'POST', operatorToken, { name: 'bench key', scopes: ['api:admin'] }), 201);
-  const ids: string[] = [];
-  for (let i = 1; i <= CONNECTIONS_ROWS; i++) {
-    const made = await expect('ai_providers row', call(`${url}/api/v1/config/ai_providers`, 'POST', key.key, { name: `provider ${i}`, provider: 'vendor_a', priority: i }), 201);
-    ids.push(made.data.id);
+/** The scenarios named on the command line (all by default), in the order they run. */
+function selection(args: string[]): string[] {
+  if (!args.length || (args.length === 1 && args[0] === 'all')) return DEFAULT;
+  const wanted = new Set<string>();
+  for (const arg of args) {
+    const keys = GROUPS[arg] ?? (ALL.includes(arg) ? [arg] : undefined);
+    if (!keys) throw new Error(`unknown scenario ${JSON.stringify(arg)}: choose among ${[...ALL, ...Object.keys(GROUPS)].join(', ')}`);
+    keys.forEach((k) => wanted.add(k));
   }
-  await expect('read back', call(`${url}/api/v1/config/ai_providers/${ids[0]}`, 'GET', key.key), 200);
-  return { token: key.key as string, ids };
+  return ALL.filter((k) => wanted.has(k));
 }
 
-const BARE_APPLICATION = 'vigil-bench-bare';
-/** One row per connection, so the update run measures the update path, not 32 waiters on one row lock. */
-const CONNECTIONS_ROWS = 32;
-
-/** A connection to the scratch database: audit counts, and the pids of each server's PostgreSQL backends. */
-async function observer(databaseUrl: string, database: string) {
-  const c = new pg.Client({ connectionString: databaseUrl });
-  await c.connect();
-  const backends = async (bare: boolean): Promise<number[]> => {
-    const { rows } = await c.query(
-      `select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and (application_name = $2) = $3`,
-      [database, BARE_APPLICATION, bare],
-    );
-    return rows.map((r) => r.pid as number);
+/** BENCH_SQL: each call makes the Vigil child write its SQL counts since the previous call, and reads them. */
+function sqlCounter(child: Child, prefix: string) {
+  let dumps = 0;
+  return async (): Promise<{ sql: string; calls: number; ms: number }[]> => {
+    const file = `${prefix}-${++dumps}.json`;
+    child.process.kill('SIGUSR2');
+    for (let i = 0; i < 100 && !existsSync(file); i++) await sleep(50);
+    return JSON.parse(await readFile(file, 'utf8'));
   };
+}
+
+async function machine(postgres: string, loadStart: number[]): Promise<Machine> {
   return {
-    probe: (server: Child, bare: boolean): CpuProbe => ({ server: server.process.pid!, postgres: () => backends(bare) }),
-    auditUpdates: async (): Promise<number> => {
-      const { rows } = await c.query(`select count(*)::int as n from audit_log where family = 'ai_providers' and action = 'update'`);
-      return rows[0].n;
-    },
-    close: () => c.end(),
+    node: process.version,
+    cores: os.availableParallelism(),
+    cpu: os.cpus()[0]?.model.trim() ?? 'unknown CPU',
+    memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    os: `${os.type()} ${os.release()}`,
+    postgres,
+    loadStart,
+    loadEnd: os.loadavg(),
   };
 }
 
-const ms = (n: number) => `${n.toFixed(1)} ms`;
-const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
-
-function report(date: string, runs: Measured[], ratios: { read: number; update: number; updateVsBareUpdate: number; bareUpdate: number }, goals: { name: string; target: string; measured: string; met: boolean }[], audit: string, loadAtStart: number[]) {
-  const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(' / ');
-  const cpuOf = (m: Measured) => (m.cpuMsPerRequest ? m.cpuMsPerRequest.server + m.cpuMsPerRequest.postgres : undefined);
-  const [bare, read, update] = runs.map(cpuOf);
-  const cpuLine = bare && read && update
-    ? `CPU per request (server + PostgreSQL) relative to bare: read ×${(read / bare).toFixed(1)}, update ×${(update / bare).toFixed(1)}.`
-    : 'CPU per request: not available on this platform.';
-  const lines = [
-    `# Vigil benchmark — ${date}`,
-    '',
-    `Node ${process.version}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), load average (1/5/15 min) ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end.`,
-    `${CONNECTIONS} connections, pipelining 1, ${warmup} s warm-up then ${seconds} s measured per target, targets measured one after the other in the same run on PostgreSQL.`,
-    '',
-    '| target | requests | req/s | p50 | p90 | p99 | max | non-2xx | errors | CPU/req server | CPU/req postgres | CPU/req autocannon |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...runs.map((r) => {
-      const cpu = r.cpuMsPerRequest;
-      const c = (n: number | undefined) => (n === undefined ? 'n/a' : `${n.toFixed(3)} ms`);
-      return `| ${r.name} | ${r.requests} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.max)} | ${r.non2xx} | ${r.errors} | ${c(cpu?.server)} | ${c(cpu?.postgres)} | ${c(cpu?.loadGenerator)} |`;
-    }),
-    '',
-    'CPU/req: user + system CPU of the server process, of its PostgreSQL backends and of the load generator during the measured run, per answered request (from /proc; less sensitive to a noisy machine than req/s).',
-    '',
-    `Ratios: Vigil read / bare = ${pct(ratios.read)}, Vigil update / bare = ${pct(ratios.update)}.`,
-    `The update transaction itself (begin, select for update, update, audit insert, commit) written in bare pg reaches ${pct(ratios.bareUpdate)} of bare reads; Vigil's update reaches ${pct(ratios.updateVsBareUpdate)} of it.`,
-    cpuLine,
-    audit,
-    '',
-    '| goal | target | measured | |',
-    '|---|---|---|---|',
-    ...goals.map((g) => `| ${g.name} | ${g.target} | ${g.measured} | ${g.met ? 'met' : '**MISSED**'} |`),
-    '',
-  ];
-  return lines.join('\n');
+function goals(pairs: Pair[], soaked: SoakResult | undefined): Goal[] {
+  const out: Goal[] = [];
+  for (const g of RATIO_GOALS) {
+    const p = pairs.find((x) => x.key === g.key);
+    if (p) out.push({ name: `${g.name}: Vigil req/s ≥ ${pct(g.ratio)} of bare`, source: g.source, target: `≥ ${pct(g.ratio)}`, measured: pct(p.ratio), met: p.ratio >= g.ratio });
+  }
+  if (soaked) {
+    const growth = soaked.growth;
+    out.push({
+      name: `soak: Vigil RSS growth over ${soaked.seconds} s of mixed load`, source: 'benchmark issue', target: `≤ ${pct(GOAL_GROWTH)}`,
+      measured: growth === undefined ? 'n/a' : `${growth >= 0 ? '+' : ''}${pct(growth)} (${mb(soaked.first)} → ${mb(soaked.last)}, highest ${mb(soaked.max)})`,
+      met: growth !== undefined && growth <= GOAL_GROWTH,
+    });
+  }
+  return out;
 }
 
 async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const chosenKeys = selection(args);
+  const full = chosenKeys.join() === DEFAULT.join();
+  const label = full ? '' : args.join('+');
+  const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? (full ? 300 : 0));
   const started = new Date();
-  const loadAtStart = os.loadavg();
+  const date = started.toISOString();
+  const stamp = date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const loadStart = os.loadavg();
   const operatorToken = `bench-operator-${randomBytes(12).toString('hex')}`;
+  const chosen = new Set(chosenKeys);
   return withRun(async ({ scratch, children, closers }) => {
-    const env = { BENCH_DATABASE_URL: scratch.url, BENCH_OPERATOR_TOKEN: operatorToken };
-    const profileArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${here('./results/profiles')}`] : [];
-    const bare = await startChild('bare', here('./servers/bare.ts'), env);
-    children.push(bare);
-    const vigil = await startChild('vigil', here('./servers/vigil.ts'), env, profileArgs);
+    await mkdir(PROFILES, { recursive: true });
+    const sqlPrefix = process.env.BENCH_SQL ? `${PROFILES}/sql-${stamp}` : undefined;
+    const env = { BENCH_DATABASE_URL: scratch.url, BENCH_OPERATOR_TOKEN: operatorToken, ...(sqlPrefix ? { BENCH_SQL_STATS: sqlPrefix } : {}) };
+    const profileArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES}`] : [];
+    // --expose-gc lets the soak read the heap after a full collection (bench/servers/vigil-webhooks.ts memoryUrl)
+    const vigil = await startChild('vigil', here('./servers/vigil-webhooks.ts'), env, ['--expose-gc', ...profileArgs]);
     children.push(vigil);
-    const seeded = await seedVigil(vigil.info.url, operatorToken);
-    const watch = await observer(scratch.url, scratch.name);
+    const vigilRssAtStart = await rssBytes(vigil.process.pid!);
+    const watch = await observer(scratch);
     closers.push(watch.close);
-    const bareIds = bare.info.ids as string[];
-    const auth = { authorization: `Bearer ${seeded.token}` };
+    const postgres = (await watch.query<{ v: string }>('select current_setting(\'server_version\') as v'))[0]!.v;
+    const sqlCounts = sqlPrefix ? sqlCounter(vigil, sqlPrefix) : undefined;
 
-    const runs: Measured[] = [];
-    runs.push(await measure('bare GET /rows/:id', { url: `${bare.info.url}/rows/${bareIds[0]}` }, seconds, warmup, watch.probe(bare, true)));
-    runs.push(await measure('Vigil GET ai_providers/:id', { url: `${vigil.info.url}/api/v1/config/ai_providers/${seeded.ids[0]}`, headers: auth }, seconds, warmup, watch.probe(vigil, false)));
-    // Every PUT sends a priority no earlier PUT sent, so each one changes its row and writes an audit entry,
-    // and the PUTs go round the seeded rows, so concurrent updates rarely wait on the same row lock.
-    let priority = 100;
-    let next = 0;
-    const auditBefore = await watch.auditUpdates();
-    const update = await measure(
-      'Vigil PUT ai_providers/:id',
-      {
-        url: vigil.info.url,
-        requests: [{
-          method: 'PUT',
-          headers: { ...auth, 'content-type': 'application/json' },
-          setupRequest: (req) => ({
-            ...req,
-            path: `/api/v1/config/ai_providers/${seeded.ids[next++ % seeded.ids.length]}`,
-            body: JSON.stringify({ priority: priority++ }),
-          }),
-        }],
+    const ctx: BenchContext = {
+      vigil,
+      operatorToken,
+      watch,
+      bare: async (file) => {
+        const child = await startChild('bare', file, env);
+        children.push(child);
+        return child;
       },
-      seconds,
-      warmup,
-      watch.probe(vigil, false),
-    );
-    runs.push(update);
-    let barePriority = 100;
-    runs.push(await measure(
-      'bare PUT /rows/:id (same transaction)',
-      {
-        url: bare.info.url,
-        requests: [{
-          method: 'PUT',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req) => ({ ...req, path: `/rows/${bareIds[barePriority % CONNECTIONS_ROWS]}`, body: JSON.stringify({ priority: barePriority++ }) }),
-        }],
+      pair: async (spec: PairSpec): Promise<Pair> => {
+        const bare = await measure(`bare — ${spec.name}`, spec.bare.options, seconds, warmup, watch.probe(spec.bare.child, true));
+        await sqlCounts?.();
+        const measured = await measure(`Vigil — ${spec.name}`, spec.vigil, seconds, warmup, watch.probe(vigil, false));
+        // autocannon stops without waiting for the requests in flight; let the server finish them before anything is counted
+        await sleep(2000);
+        const sql = await sqlCounts?.();
+        const answered = Math.max(1, measured.ok + measured.warmupOk);
+        return {
+          key: spec.key, name: spec.name, describe: spec.describe, bare, vigil: measured, ratio: measured.rps / bare.rps, notes: [], failures: [],
+          ...(sql ? { sql: sql.slice(0, 15).map((s) => ({ sql: s.sql, perRequest: s.calls / answered, msPerRequest: s.ms / answered })) } : {}),
+        };
       },
-      seconds,
-      warmup,
-      watch.probe(bare, true),
-    ));
-    // autocannon stops without waiting for the requests in flight; let the server finish them first.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const auditWritten = (await watch.auditUpdates()) - auditBefore;
-    const putsOk = update.ok + update.warmupOk;
+    };
 
-    const [b, r, u, bu] = runs as [Measured, Measured, Measured, Measured];
-    const ratios = { read: r.rps / b.rps, update: u.rps / b.rps, updateVsBareUpdate: u.rps / bu.rps, bareUpdate: bu.rps / b.rps };
-    const goals = [
-      { name: 'Vigil read ≥ 50% of bare req/s', target: pct(GOALS.readRatio), measured: pct(ratios.read), met: ratios.read >= GOALS.readRatio },
-      { name: 'Vigil update ≥ 30% of bare req/s', target: pct(GOALS.updateRatio), measured: pct(ratios.update), met: ratios.update >= GOALS.updateRatio },
-      { name: 'Vigil read p99 < 25 ms', target: ms(GOALS.readP99Ms), measured: ms(r.p99), met: r.p99 < GOALS.readP99Ms },
-    ];
-    // Each counted PUT wrote one entry; up to one request per connection and run was cut off in flight, uncounted.
-    const auditOk = auditWritten >= putsOk && auditWritten <= putsOk + CONNECTIONS * (warmup > 0 ? 2 : 1);
-    const auditLine = `Audit entries written by the update runs (warm-up included): ${auditWritten} for ${putsOk} answered PUTs (the rest were in flight when autocannon stopped)${auditOk ? '' : ' — MISMATCH'}.`;
-    const date = started.toISOString();
-    const md = report(date, runs, ratios, goals, auditLine, loadAtStart);
+    const pairs: Pair[] = [];
+    const failures: string[] = [];
+    for (const module of MODULES) {
+      const keys = module.KEYS.filter((k) => chosen.has(k));
+      if (!keys.length) continue;
+      try {
+        pairs.push(...(await module.run(ctx, chosen)));
+      } catch (error) {
+        failures.push(`${keys.join(', ')}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const crash = vigil.crashed();
+      if (crash) {
+        failures.push(crash);
+        break;
+      }
+    }
+    let soaked: SoakResult | undefined;
+    if (soakSeconds > 0 && !vigil.crashed()) {
+      try {
+        soaked = await soak(ctx, soakSeconds, warmup);
+        failures.push(...soaked.failures);
+      } catch (error) {
+        failures.push(`soak: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    const crash = vigil.crashed();
+    if (crash && !failures.includes(crash)) failures.push(crash);
+    failures.unshift(...transportFailures(pairs.flatMap((p) => [p.bare, p.vigil])), ...pairs.flatMap((p) => p.failures));
+
+    const diagnostics = ['BENCH_PROFILE', 'BENCH_SQL', 'VIGIL_WEBHOOK_RATE_LIMIT_STORE'].filter((name) => process.env[name]);
+    const scored = goals(pairs, soaked);
+    const input = {
+      date, machine: await machine(postgres, loadStart), seconds, warmup,
+      selection: full ? `all (${chosenKeys.join(', ')})` : chosenKeys.join(', '),
+      diagnostics, vigilRssAtStart, pairs, soak: soaked, goals: scored, failures,
+    };
+    const md = report(input);
     process.stdout.write(`\n${md}\n`);
 
-    const failures = [
-      ...runs
-        .filter((m) => m.non2xx > 0 || m.errors > 0 || m.warmupNon2xx > 0 || m.warmupErrors > 0 || m.ok === 0)
-        .map((m) => `${m.name}: ${m.ok} 2xx, ${m.non2xx} non-2xx (${JSON.stringify(m.statusCodes)}), ${m.errors} errors; warm-up ${m.warmupNon2xx} non-2xx, ${m.warmupErrors} errors`),
-      ...(auditOk ? [] : [`audit entries ${auditWritten} do not match the ${putsOk} answered PUTs`]),
-    ];
     await mkdir(RESULTS, { recursive: true });
-    const file = `${RESULTS}${date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`;
-    const json = {
-      date, node: process.version, cores: os.availableParallelism(), cpu: os.cpus()[0]?.model, loadavg: { start: loadAtStart, end: os.loadavg() },
-      connections: CONNECTIONS, pipelining: 1, warmupSeconds: warmup, seconds,
-      runs, ratios, goals, audit: { written: auditWritten, successfulPuts: putsOk }, failures,
-    };
-    await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
-    await writeFile(`${RESULTS}latest.md`, md);
-    process.stdout.write(`Wrote ${file} and ${RESULTS}latest.md\n`);
-    const missed = goals.filter((g) => !g.met);
-    if (missed.length) process.stdout.write(`Goals missed: ${missed.map((g) => `${g.name} (${g.measured})`).join('; ')}\n`);
-    if (failures.length) {
-      process.stderr.write(`The run is not valid:\n  ${failures.join('\n  ')}\n`);
-      return 1;
+    const name = full ? stamp : `${label}-${stamp}`;
+    await writeFile(`${RESULTS}${name}.json`, `${JSON.stringify({ ...input, connections: 32, soakSeconds }, null, 2)}\n`);
+    const latest = full ? 'latest.md' : `${label}-latest.md`;
+    if (full) {
+      await writeFile(`${RESULTS}${name}.md`, md);
+      await copyFile(`${RESULTS}${name}.md`, `${RESULTS}${latest}`);
+    } else {
+      await writeFile(`${RESULTS}${latest}`, md);
     }
-    return 0;
+    process.stdout.write(`Wrote ${RESULTS}${name}.json and ${full ? `${name}.md, ` : ''}${latest}\n`);
+    const missed = scored.filter((g) => !g.met);
+    if (missed.length) process.stdout.write(`Goals missed: ${missed.map((g) => `${g.name} (${g.measured})`).join('; ')}\n`);
+    if (!failures.length) return 0;
+    process.stderr.write(`The run is not valid:\n  ${failures.join('\n  ')}\n`);
+    return 1;
   });
 }
 
+// a stall (nothing left to wait for) is a failure, not a silent exit 0
 let settled = false;
 process.once('beforeExit', () => {
   if (settled) return;
   process.stderr.write('benchmark failed: it stalled (nothing left to wait for before it finished)\n');
   process.exit(1);
 });
-main().then(
-  (code) => ((settled = true), process.exit(code)),
-  (error) => {
-    process.stderr.write(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
-    process.exit(1);
-  },
-);
+runMain(() => main().finally(() => (settled = true)));

@@ -2,8 +2,10 @@
  * Vigil with its webhooks, started with bin/serve.ts's own options (`serviceOptions`) on the scratch database,
  * the webhook rate limit (600 a minute per organization and source by default) raised through
  * VIGIL_WEBHOOK_RATE_LIMIT (100,000,000 a minute unless the environment sets it) so a benchmark is not answered 429;
- * VIGIL_WEBHOOK_RATE_LIMIT_STORE passes through (memory by default, as one instance is deployed). Prints `{"url", "pid"}` as one JSON line on stdout; SIGTERM closes it cleanly
- * (so `--cpu-prof` writes its profile).
+ * VIGIL_WEBHOOK_RATE_LIMIT_STORE passes through (memory by default, as one instance is deployed). Prints
+ * `{"url", "pid", "memoryUrl"}` as one JSON line on stdout; SIGTERM closes it cleanly (so `--cpu-prof` writes its profile).
+ * `memoryUrl` (a second listener, apart from the service) answers `process.memoryUsage()`, after a full garbage
+ * collection when asked with `?gc=1` and the process runs with --expose-gc: the soak's heap figures.
  *
  * BENCH_SQL_STATS=<file prefix>: every pg query is counted and timed (the time until its answer, per statement
  * text with literals replaced by `?`); each SIGUSR2 writes the counts since the previous one to
@@ -11,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import http from 'node:http';
 import pg from 'pg';
 import { serviceOptions } from '../../bin/serve.ts';
 import { createLogger } from '../../engine/logger.ts';
@@ -33,9 +36,17 @@ const options = serviceOptions({
   PORT: '0',
 });
 const running = await serve({ ...options, log: createLogger(process.env.LOG_LEVEL ?? 'error') });
-process.stdout.write(`${JSON.stringify({ url: running.url, pid: process.pid })}\n`);
+const memory = http.createServer((req, res) => {
+  if (req.url?.includes('gc=1')) (globalThis as { gc?: () => void }).gc?.();
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify(process.memoryUsage()));
+});
+await new Promise<void>((resolve) => memory.listen(0, '127.0.0.1', resolve));
+const memoryUrl = `http://127.0.0.1:${(memory.address() as { port: number }).port}/`;
+process.stdout.write(`${JSON.stringify({ url: running.url, pid: process.pid, memoryUrl })}\n`);
 
 process.once('SIGTERM', () => {
+  memory.close();
   void running.close().finally(() => process.exit(0));
 });
 

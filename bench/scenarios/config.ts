@@ -1,0 +1,84 @@
+/**
+ * `read` and `update`: Vigil's authenticated read by id and update (with its audit entry) of ai_providers rows
+ * through the configuration API, against bench/servers/bare.ts: one primary-key select, and the same transaction
+ * an update runs (begin, select for update, update, audit insert, commit) written in bare pg.
+ */
+import { fileURLToPath } from 'node:url';
+import { call, organization, type BenchContext, type Pair } from './context.ts';
+
+export const KEYS = ['read', 'update'];
+/** One row per connection, so the update run measures the update path, not 32 waiters on one row lock. */
+const ROWS = 32;
+const server = fileURLToPath(new URL('../servers/bare.ts', import.meta.url));
+
+export async function run(ctx: BenchContext, chosen: Set<string>): Promise<Pair[]> {
+  const v = ctx.vigil.info.url;
+  const org = await organization(ctx, 'bench config', 'business', ['api:admin']);
+  const ids: string[] = [];
+  for (let i = 1; i <= ROWS; i++) {
+    const made = await call(`${v}/api/v1/config/ai_providers`, 'POST', org.key, { name: `provider ${i}`, provider: 'vendor_a', priority: i }, 201);
+    ids.push(made.data.id);
+  }
+  await call(`${v}/api/v1/config/ai_providers/${ids[0]}`, 'GET', org.key, undefined, 200);
+  const auth = { authorization: `Bearer ${org.key}` };
+  const bare = await ctx.bare(server);
+  const bareIds = bare.info.ids as string[];
+  const pairs: Pair[] = [];
+  try {
+    if (chosen.has('read')) {
+      pairs.push(await ctx.pair({
+        key: 'read',
+        name: 'authenticated read',
+        describe: { vigil: 'GET /api/v1/config/ai_providers/:id (api key)', bare: 'GET /rows/:id, one primary-key select' },
+        bare: { child: bare, options: { url: `${bare.info.url}/rows/${bareIds[0]}` } },
+        vigil: { url: `${v}/api/v1/config/ai_providers/${ids[0]}`, headers: auth },
+      }));
+    }
+    if (chosen.has('update')) {
+      const audited = async () => (await ctx.watch.query<{ n: number }>(`select count(*)::int as n from audit_log where organization_id = $1 and family = 'ai_providers' and action = 'update'`, [org.id]))[0]!.n;
+      // Every PUT sends a priority no earlier PUT sent, so each one changes its row and writes an audit entry,
+      // and the PUTs go round the rows, so concurrent updates rarely wait on the same row lock.
+      let priority = 100;
+      let next = 0;
+      let barePriority = 100;
+      const before = await audited();
+      const pair = await ctx.pair({
+        key: 'update',
+        name: 'update with audit',
+        describe: { vigil: 'PUT /api/v1/config/ai_providers/:id (a changed priority; audit entry)', bare: 'PUT /rows/:id: begin, select for update, update, audit insert, commit' },
+        bare: {
+          child: bare,
+          options: {
+            url: bare.info.url,
+            requests: [{
+              method: 'PUT',
+              headers: { 'content-type': 'application/json' },
+              setupRequest: (req) => ({ ...req, path: `/rows/${bareIds[barePriority % ROWS]}`, body: JSON.stringify({ priority: barePriority++ }) }),
+            }],
+          },
+        },
+        vigil: {
+          url: v,
+          requests: [{
+            method: 'PUT',
+            headers: { ...auth, 'content-type': 'application/json' },
+            setupRequest: (req) => ({ ...req, path: `/api/v1/config/ai_providers/${ids[next++ % ids.length]}`, body: JSON.stringify({ priority: priority++ }) }),
+          }],
+        },
+      });
+      const written = (await audited()) - before;
+      const answered = pair.vigil.ok + pair.vigil.warmupOk;
+      // each answered PUT wrote one entry; up to one request per connection and autocannon run was cut off in flight
+      const inFlight = pair.vigil.connections * 2;
+      pair.notes.push(`audit entries written: ${written} for ${answered} answered PUTs (warm-up included; up to ${inFlight} more were in flight when autocannon stopped)`);
+      if (written < answered || written > answered + inFlight) pair.failures.push(`update: ${written} audit entries for ${answered} answered PUTs`);
+      const read = pairs.find((p) => p.key === 'read');
+      // earlier reports set the update against the bare read; the goal now compares it with the same transaction in bare pg
+      if (read) pair.notes.push(`against the bare read of this run: ${((pair.vigil.rps / read.bare.rps) * 100).toFixed(1)} %`);
+      pairs.push(pair);
+    }
+  } finally {
+    await bare.stop();
+  }
+  return pairs;
+}
