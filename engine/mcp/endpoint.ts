@@ -8,6 +8,7 @@
 import type { Context, Next } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { authenticateApiKey, bearerToken } from '../auth/authenticate.ts';
 import type { Caller } from '../auth/caller.ts';
@@ -35,8 +36,14 @@ function toolError(error: ApiError) {
   return { isError: true, structuredContent: body, content: [{ type: 'text' as const, text: JSON.stringify(body) }] };
 }
 
+/**
+ * The SDK's JSON Schema validator (used only to check elicitation answers, which this server never asks for) builds
+ * an Ajv instance when none is given: one per process instead of one per request.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 function mcpServer(services: Services, caller: Caller, tools: Tool[], byName: Map<string, Tool>): Server {
-  const server = new Server({ name: 'vigil', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'vigil', version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map(({ name, description, inputSchema, outputSchema, annotations }) => ({ name, description, inputSchema, outputSchema, annotations })) as never,
   }));
