@@ -6,12 +6,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { FamilyDescriptor } from '../descriptor.ts';
 import { columnFor, planFields } from '../fields.ts';
-
-const timestamp = { type: 'Date', columnType: 'timestamptz' } as const;
-const nullableTimestamp = { ...timestamp, nullable: true } as const;
-const text = { type: 'string', columnType: 'text' } as const;
-const uuid = { type: 'string', columnType: 'uuid' } as const;
-const jsonb = { type: 'json', columnType: 'jsonb' } as const;
+import { jsonb, optionalTime as nullableTimestamp, text, time as timestamp, uuid } from './columns.ts';
 
 export const OrganizationEntity = new EntitySchema<any>({
   name: 'Organization',

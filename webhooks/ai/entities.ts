@@ -5,10 +5,7 @@
  * record one. (The spend ledger, `ai_spend`, and the investigations live with the alert tables.)
  */
 import { EntitySchema } from '@mikro-orm/core';
-
-const uuid = { type: 'string', columnType: 'uuid' } as const;
-const text = { type: 'string', columnType: 'text' } as const;
-const time = { type: 'Date', columnType: 'timestamptz' } as const;
+import { uuid, text, time } from '../../engine/persistence/columns.ts';
 
 export const NotificationEntity = new EntitySchema<any>({
   name: 'Notification',

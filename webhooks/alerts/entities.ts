@@ -4,12 +4,8 @@
  * spend ledger the monthly budget check reads (filled with each provider call's cost by the investigations).
  */
 import { EntitySchema } from '@mikro-orm/core';
+import { uuid, text, time, optionalText, optionalTime } from '../../engine/persistence/columns.ts';
 
-const uuid = { type: 'string', columnType: 'uuid' } as const;
-const text = { type: 'string', columnType: 'text' } as const;
-const optionalText = { ...text, nullable: true } as const;
-const time = { type: 'Date', columnType: 'timestamptz' } as const;
-const optionalTime = { ...time, nullable: true } as const;
 // insertion order, so rows written in the same millisecond still list newest first
 const seq = { type: 'bigint', columnType: 'bigint', autoincrement: true, unique: true } as const;
 

@@ -10,11 +10,8 @@
  * the same number (no duplicates).
  */
 import { EntitySchema } from '@mikro-orm/core';
+import { uuid, text, time, optionalText } from '../../engine/persistence/columns.ts';
 
-const uuid = { type: 'string', columnType: 'uuid' } as const;
-const text = { type: 'string', columnType: 'text' } as const;
-const optionalText = { ...text, nullable: true } as const;
-const time = { type: 'Date', columnType: 'timestamptz' } as const;
 // insertion order, so rows written in the same millisecond still list newest first
 const seq = { type: 'bigint', columnType: 'bigint', autoincrement: true, unique: true } as const;
 

@@ -8,11 +8,7 @@
  * (analysis.ts).
  */
 import { EntitySchema } from '@mikro-orm/core';
-
-const uuid = { type: 'string', columnType: 'uuid' } as const;
-const text = { type: 'string', columnType: 'text' } as const;
-const optionalText = { ...text, nullable: true } as const;
-const time = { type: 'Date', columnType: 'timestamptz' } as const;
+import { uuid, text, time, optionalText } from '../../engine/persistence/columns.ts';
 
 export const FixRequestEntity = new EntitySchema<any>({
   name: 'FixRequest',

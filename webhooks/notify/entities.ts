@@ -3,11 +3,7 @@
  * what went out, when, and after how many attempts (webhooks/notify/email*.ts).
  */
 import { EntitySchema } from '@mikro-orm/core';
-
-const uuid = { type: 'string', columnType: 'uuid' } as const;
-const text = { type: 'string', columnType: 'text' } as const;
-const time = { type: 'Date', columnType: 'timestamptz' } as const;
-const optional = <T extends object>(p: T) => ({ ...p, nullable: true }) as const;
+import { uuid, text, time, optional } from '../../engine/persistence/columns.ts';
 
 export const EmailNoticeEntity = new EntitySchema<any>({
   name: 'EmailNotice',

@@ -4,11 +4,7 @@
  * status code, latency, error, when the next try is due).
  */
 import { EntitySchema } from '@mikro-orm/core';
-
-const uuid = { type: 'string', columnType: 'uuid' } as const;
-const text = { type: 'string', columnType: 'text' } as const;
-const time = { type: 'Date', columnType: 'timestamptz' } as const;
-const optional = <T extends object>(p: T) => ({ ...p, nullable: true }) as const;
+import { uuid, text, time, optional } from '../../engine/persistence/columns.ts';
 
 export const OutboundDeliveryEntity = new EntitySchema<any>({
   name: 'OutboundDelivery',

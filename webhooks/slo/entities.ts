@@ -4,8 +4,7 @@
  * threshold). Kept apart from the check's row, whose `last_*` fields show only the latest run.
  */
 import { EntitySchema } from '@mikro-orm/core';
-
-const uuid = { type: 'string', columnType: 'uuid' } as const;
+import { uuid } from '../../engine/persistence/columns.ts';
 
 export const SyntheticResultEntity = new EntitySchema<any>({
   name: 'SyntheticResult',

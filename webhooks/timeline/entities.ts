@@ -10,12 +10,7 @@
  * first delivery of it arrived.
  */
 import { EntitySchema } from '@mikro-orm/core';
-
-const uuid = { type: 'string', columnType: 'uuid' } as const;
-const text = { type: 'string', columnType: 'text' } as const;
-const optionalText = { ...text, nullable: true } as const;
-const time = { type: 'Date', columnType: 'timestamptz' } as const;
-const optionalTime = { ...time, nullable: true } as const;
+import { uuid, text, time, optionalText, optionalTime } from '../../engine/persistence/columns.ts';
 
 export const TimelineEntryEntity = new EntitySchema<any>({
   name: 'TimelineEntry',
