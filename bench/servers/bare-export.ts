@@ -5,10 +5,9 @@
  * secrets: the floor an export of that many rows cannot go below. Prints `{"url", "pid"}` on stdout.
  */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import Koa from 'koa';
 import Router from '@koa/router';
 import pg from 'pg';
+import { serveBare } from './bare-serve.ts';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 if (!databaseUrl) throw new Error('BENCH_DATABASE_URL is required');
@@ -38,17 +37,4 @@ router.get('/export', async (ctx) => {
   ctx.type = 'text/plain';
   ctx.body = blocks.join('\n');
 });
-const app = new Koa();
-// autocannon closes its connections with 1.7 MB answers still being written: EPIPE, not a server fault to print
-app.silent = true;
-app.use(router.routes());
-
-const server = http.createServer(app.callback());
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const { port } = server.address() as { port: number };
-process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid })}\n`);
-
-process.once('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => void pool.end().finally(() => process.exit(0)));
-});
+await serveBare(router, pool, { silent: true });

@@ -6,10 +6,9 @@
  * Prints `{"url", "pid"}` on stdout.
  */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import Koa from 'koa';
 import Router from '@koa/router';
 import pg from 'pg';
+import { serveBare } from './bare-serve.ts';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 if (!databaseUrl) throw new Error('BENCH_DATABASE_URL is required');
@@ -32,15 +31,4 @@ router.post('/ingest', async (ctx) => {
   );
   ctx.body = { status: 'ok' };
 });
-const app = new Koa();
-app.use(router.routes());
-
-const server = http.createServer(app.callback());
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const { port } = server.address() as { port: number };
-process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid })}\n`);
-
-process.once('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => void pool.end().finally(() => process.exit(0)));
-});
+await serveBare(router, pool);

@@ -5,10 +5,9 @@
  * No credential, no MCP server object, no schema: the floor a tool call cannot go below. Prints `{"url", "pid"}`.
  */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import Koa from 'koa';
 import Router from '@koa/router';
 import pg from 'pg';
+import { serveBare } from './bare-serve.ts';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 if (!databaseUrl) throw new Error('BENCH_DATABASE_URL is required');
@@ -41,15 +40,4 @@ router.post('/mcp', async (ctx) => {
   const structuredContent = { organization: organizationId, data: rows, truncated: false };
   ctx.body = { jsonrpc: '2.0', id: request.id, result: { structuredContent, content: [{ type: 'text', text: JSON.stringify(structuredContent) }] } };
 });
-const app = new Koa();
-app.use(router.routes());
-
-const server = http.createServer(app.callback());
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const { port } = server.address() as { port: number };
-process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid })}\n`);
-
-process.once('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => void pool.end().finally(() => process.exit(0)));
-});
+await serveBare(router, pool);
