@@ -13,6 +13,10 @@
  * destination (Vigil sends at most DESTINATION_CONCURRENCY = 8 at once to one config) and 8 destinations (up to
  * CONCURRENCY = 32 at once, the instance's limit); the bare loops send 16 at once in both. Goal: Vigil ≥ 500 deliveries/s. Exits non-zero
  * when a run did not complete (a delivery missing, or sent to the receiver twice); a missed goal is reported.
+ * Then a restart: the same queue to one destination, the worker killed with SIGKILL once half the deliveries were
+ * received and a new one started at once; every delivery must still arrive (the killed worker's jobs come back once
+ * they expire, 60 s) and end `delivered`. Deliveries in flight at the kill may arrive twice (at-least-once: the
+ * receiver de-duplicates by webhook-id); the report counts them. BENCH_RESTART=off skips it.
  * BENCH_DELIVERIES (3000), BENCH_SCENARIOS (1,8: destination counts), BENCH_PROFILE=1 (the worker with --cpu-prof, into
  * bench/results/profiles), DATABASE_URL an administrative connection
  * (default postgres://postgres@127.0.0.1:5432/postgres).
@@ -100,6 +104,16 @@ async function delivered(scratch: Scratch, organizationId: string): Promise<Reco
 }
 
 const rate = (t: Tally) => (t.ids.size - 1) / ((t.last - t.first) / 1000);
+const restartRun = process.env.BENCH_RESTART !== 'off';
+const RESTART_DEADLINE_MS = 300_000;
+
+/** Polls the delivery states until every delivery is `delivered` (or the deadline passes). */
+async function settle(scratch: Scratch, organization: string, deadlineMs: number): Promise<Record<string, number>> {
+  const deadline = Date.now() + deadlineMs;
+  let states: Record<string, number> = {};
+  while ((states = await delivered(scratch, organization)).delivered !== deliveries && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  return states;
+}
 
 async function main(): Promise<number> {
   const date = new Date().toISOString();
@@ -141,6 +155,33 @@ async function main(): Promise<number> {
       results.push({ destinations, bare: { perSecond: rate(bareTally), seconds: (bareTally.last - bareTally.first) / 1000 }, vigil: { perSecond: rate(vigilTally), seconds: (vigilTally.last - vigilTally.first) / 1000, states } });
     }
 
+    let restart: { killedAt: number; received: number; duplicates: number; seconds: number; states: Record<string, number> } | null = null;
+    if (restartRun) {
+      const label = 'restart';
+      process.stderr.write(`Vigil, restart: queueing ${deliveries} deliveries\n`);
+      const producer = await startChild('producer', here('./servers/outbound-producer.ts'), { ...env, BENCH_DESTINATIONS: '1', BENCH_LABEL: label }, [], 300_000);
+      const organization = String(producer.info.organization);
+      await new Promise<void>((resolve) => (producer.process.exitCode !== null ? resolve() : producer.process.once('exit', () => resolve())));
+      const first = await startChild('worker', here('./servers/outbound-worker.ts'), env);
+      children.push(first);
+      const half = await waitForCount(r.tallies, label, Math.floor(deliveries / 2));
+      const killedAt = half.ids.size;
+      first.process.kill('SIGKILL');
+      await new Promise<void>((resolve) => (first.process.exitCode !== null || first.process.signalCode !== null ? resolve() : first.process.once('exit', () => resolve())));
+      process.stderr.write(`Vigil, restart: worker killed after ${killedAt} deliveries; a new one starts\n`);
+      const started = performance.now();
+      const second = await startChild('worker', here('./servers/outbound-worker.ts'), env);
+      children.push(second);
+      const deadline = Date.now() + RESTART_DEADLINE_MS;
+      while ((r.tallies.get(label)?.ids.size ?? 0) < deliveries && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      const states = await settle(scratch, organization, 30_000);
+      await second.stop();
+      const tally = r.tallies.get(label)!;
+      restart = { killedAt, received: tally.ids.size, duplicates: tally.duplicates, seconds: (performance.now() - started) / 1000, states };
+      if (tally.ids.size !== deliveries) failures.push(`restart: ${tally.ids.size} of ${deliveries} deliveries received (lost across the restart)`);
+      if (states.delivered !== deliveries) failures.push(`restart: ${JSON.stringify(states)} of ${deliveries} delivered`);
+    }
+
     const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(' / ');
     const md = [
       `# Vigil outbound delivery benchmark — ${date}`,
@@ -156,9 +197,18 @@ async function main(): Promise<number> {
         'read in the same statement), a Standard Webhooks signature, the SSRF-checked POST, one statement for the attempt and the state. Bare: a skip-locked claim, ' +
         'the POST, one update, 16 loops whatever the destinations.',
       '',
+      ...(restart
+        ? [
+          `Restart: the worker was killed (SIGKILL) after ${restart.killedAt} of ${deliveries} deliveries and a new one started; ${restart.received} of ${deliveries} distinct deliveries ` +
+            `arrived (${restart.received === deliveries ? 'none lost' : '**some lost**'}), all ${restart.states.delivered === deliveries ? '' : 'NOT '}recorded delivered, ` +
+            `${restart.duplicates} sent a second time (in flight at the kill; the receiver de-duplicates by webhook-id), the rest within ${restart.seconds.toFixed(0)} s of the restart ` +
+            '(jobs the killed worker held, if any, come back once they expire, after 60 s).',
+          '',
+        ]
+        : []),
     ].join('\n');
     process.stdout.write(`\n${md}\n`);
-    const json = { date, node: process.version, cores: os.availableParallelism(), cpu: os.cpus()[0]?.model, loadavg: { start: loadAtStart, end: os.loadavg() }, deliveries, goal: GOAL, results, failures };
+    const json = { date, node: process.version, cores: os.availableParallelism(), cpu: os.cpus()[0]?.model, loadavg: { start: loadAtStart, end: os.loadavg() }, deliveries, goal: GOAL, results, restart, failures };
     return writeResults(RESULTS, 'outbound', stamp, json, md, failures);
   });
 }
