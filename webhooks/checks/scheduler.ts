@@ -3,10 +3,10 @@
  * time, records each result on its row and feeds the alert pipeline (alerts.ts). Passes run as a job on the
  * durable queue that re-sends itself `tickSeconds` later under one singleton key, so however many instances
  * share the database, one tick is queued at a time; the claim, not the tick, is what keeps a check from
- * running twice. Every instance seeds the chain at start (a second seed is refused by the singleton key), which
- * also restarts a chain a crash broke.
+ * running twice (engine/jobs/periodic.ts).
  */
 import { loadOrganization } from '../../engine/auth/authenticate.ts';
+import { periodicPass } from '../../engine/jobs/periodic.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
@@ -14,7 +14,7 @@ import { tableName } from '../../engine/persistence/entities.ts';
 import { ingestAlerts } from '../alerts/pipeline.ts';
 import { refreshAllSlos } from '../slo/evaluate.ts';
 import { alertEvent, nextStreak, type AlertFacts } from './alerts.ts';
-import { resolveCheckOptions, type CheckOptions, type ResolvedCheckOptions } from './options.ts';
+import { CHECK_DEFAULTS, resolveCheckOptions, type CheckOptions, type ResolvedCheckOptions } from './options.ts';
 import { runCertificate, runSynthetic, type RunOutcome } from './runs.ts';
 import { claimDue, retrySooner, saveStreak, syncSchedules, type CheckKind, type Claimed, type KindTable } from './schedule.ts';
 
@@ -95,29 +95,16 @@ async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(work));
 }
 
-async function sendTick(services: Services, seconds: number): Promise<void> {
-  // seconds from the database's now: the cadence of polling, like the queue's own poll; due decisions use services.clock
-  await services.jobs.send(CHECK_TICK_QUEUE, {}, { singletonKey: 'tick', startAfter: seconds });
-}
+const scheduler = periodicPass(CHECK_TICK_QUEUE, CHECK_DEFAULTS.tickSeconds, (services) => runSchedulingPass(services));
 
-/** The tick: queue the next one first (a failing pass must not end the chain), then run a pass. */
-export const checkTickJob: JobHandler = {
-  queue: CHECK_TICK_QUEUE,
-  retryLimit: 0,
-  expireInSeconds: 300,
-  async handle(_job, services) {
-    const options = optionsOf.get(services) ?? resolveCheckOptions();
-    if (options.tickSeconds <= 0) return;
-    await sendTick(services, options.tickSeconds);
-    await runSchedulingPass(services);
-  },
-};
+/** The tick's job handler (webhooks/index.ts hands it to serve). */
+export const checkTickJob: JobHandler = scheduler.job;
 
 /** The start-up hook (`serve({ onStart })`): records this instance's options and seeds the tick chain. */
 export function checkScheduler(options: CheckOptions = {}): (services: Services) => Promise<void> {
   return async (services) => {
     const resolved = resolveCheckOptions(options);
     optionsOf.set(services, resolved);
-    if (resolved.tickSeconds > 0) await sendTick(services, 0);
+    await scheduler.seed(services, resolved.tickSeconds);
   };
 }
