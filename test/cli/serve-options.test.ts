@@ -71,3 +71,34 @@ t.test('the other deployment settings: accepted values, and a refusal naming the
   ];
   for (const [env, message] of refusals) t.throws(() => serviceOptions(env), message, JSON.stringify(env));
 });
+
+t.test('chat, email and the periodic pass: VIGIL_CHAT_API_URL, VIGIL_SMTP_URL, VIGIL_EMAIL_FROM, VIGIL_NOTIFY_TICK_SECONDS', async (t) => {
+  const defaults = serviceOptions({});
+  t.same(defaults.config.chat, { apiUrl: 'https://slack.com/api' }, 'Slack\'s Web API unless set');
+  t.equal(defaults.config.email, undefined, 'no SMTP: the email channel sends nothing');
+  const set = serviceOptions({
+    VIGIL_CHAT_API_URL: 'https://chat.example.com/api/', VIGIL_SMTP_URL: 'smtp://vigil:pw@mail.example.com:587', VIGIL_EMAIL_FROM: 'Ops <ops@example.com>', VIGIL_NOTIFY_TICK_SECONDS: '10',
+  });
+  t.same(set.config.chat, { apiUrl: 'https://chat.example.com/api' }, 'a trailing / dropped');
+  t.same(set.config.email, { smtpUrl: 'smtp://vigil:pw@mail.example.com:587', from: 'Ops <ops@example.com>' });
+  t.same(serviceOptions({ VIGIL_SMTP_URL: 'smtps://mail.example.com:465' }).config.email, { smtpUrl: 'smtps://mail.example.com:465', from: 'Vigil <vigil@localhost>' });
+  const secret = 'smtp-pass-9f8e';
+  const refusals: [Record<string, string>, RegExp][] = [
+    [{ VIGIL_CHAT_API_URL: 'ftp://chat.example.com' }, /VIGIL_CHAT_API_URL must be an http\(s\) URL/],
+    [{ VIGIL_CHAT_API_URL: 'slack' }, /VIGIL_CHAT_API_URL/],
+    [{ VIGIL_SMTP_URL: `http://vigil:${secret}@mail.example.com` }, /VIGIL_SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/],
+    [{ VIGIL_SMTP_URL: 'mail.example.com:25' }, /VIGIL_SMTP_URL/],
+    [{ VIGIL_NOTIFY_TICK_SECONDS: 'often' }, /VIGIL_NOTIFY_TICK_SECONDS must be a number of at least 0/],
+    [{ VIGIL_NOTIFY_TICK_SECONDS: '-1' }, /VIGIL_NOTIFY_TICK_SECONDS/],
+  ];
+  for (const [env, message] of refusals) {
+    let refusal: unknown;
+    try {
+      serviceOptions(env);
+    } catch (error) {
+      refusal = error;
+    }
+    t.match(String(refusal), message, `refused: ${JSON.stringify(env).replaceAll(secret, '…')}`);
+    t.notOk(String(refusal).includes(secret), 'the refusal does not repeat a password');
+  }
+});
