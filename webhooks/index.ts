@@ -13,6 +13,7 @@ import { checkScheduler, checkTickJob } from './checks/scheduler.ts';
 import { CHAT_JOBS } from './chat/jobs.ts';
 import { CHAT_OPERATIONS } from './chat/tools.ts';
 import { EMAIL_JOBS } from './notify/jobs.ts';
+import { EMAIL_OPERATIONS } from './notify/email-tools.ts';
 import { noticeReleaser, notifyTickJob, type NotifyOptions } from './notify/tick.ts';
 import { BOARD_OPERATIONS } from './board/tools.ts';
 import { listWebhookDeliveries } from './deliveries.ts';
@@ -31,7 +32,7 @@ import { trackerSignatures } from './trackers/signatures.ts';
 import { TRACKER_OPERATIONS } from './trackers/tools.ts';
 import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts';
 
-export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS, ...SLO_OPERATIONS, ...CHAT_OPERATIONS];
+export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS, ...SLO_OPERATIONS, ...CHAT_OPERATIONS, ...EMAIL_OPERATIONS];
 
 /** The background job handlers of the webhook side (one per queue), handed to `serve({ jobs })`: add yours here. */
 export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob, checkTickJob, notifyTickJob, ...CHAT_JOBS, ...EMAIL_JOBS];

@@ -105,6 +105,12 @@ t.test('quiet hours hold email; when they end, one email holds every held event'
   await runNoticePass(vigil.running.services);
   await settle();
   t.equal(mailTo(a).length, 0, 'nothing while quiet hours are in force');
+  const listed = await o.agent.call('list_email_notices', {});
+  t.notOk(listed.isError, JSON.stringify(listed.body));
+  t.match(listed.body.data, [
+    { event_type: 'alert.fired', status: 'pending', batched: true, send_after: '2026-03-01T13:00:00.000Z', sent_at: null, headline: /Second/ },
+    { event_type: 'alert.fired', status: 'pending', batched: true, headline: /First/ },
+  ], 'list_email_notices: newest first, held until 13:00');
 
   vigil.clock.set('2026-03-01T13:00:30.000Z');
   await runNoticePass(vigil.running.services);
@@ -116,6 +122,10 @@ t.test('quiet hours hold email; when they end, one email holds every held event'
   t.equal(mails[0]!.subject, '[Vigil] 2 notifications (2 alert.fired)');
   t.match(mails[0]!.text, /First[\s\S]*Second/, 'oldest first');
   t.same((await notices(o.id)).map((r) => r.status), ['sent', 'sent']);
+  const rest = await o.api.get(`${CONFIG}/email_notices?status=sent`);
+  t.equal(rest.status, 200);
+  t.match(rest.body.data, [{ status: 'sent', sent_at: '2026-03-01T13:00:30.000Z' }, { status: 'sent' }], 'also GET /api/v1/config/email_notices, filtered');
+  t.same((await o.api.get(`${CONFIG}/email_notices?status=pending`)).body.data, []);
 });
 
 t.test('hourly digest: sent at the next full hour, once, with everything since', async (t) => {
@@ -198,6 +208,9 @@ t.test('a refusing SMTP server: tried again with backoff, then exactly one email
   t.equal(mailTo(a).length, 1, 'exactly one email');
   [row] = await notices(o.id);
   t.match(row, { status: 'sent', attempts: 3, last_error: null });
+  const listed = await o.agent.call('list_email_notices', {});
+  t.match(listed.body.data, [{ status: 'sent', attempts: 3 }]);
+  t.notOk(JSON.stringify(listed.body).includes(PASSWORD), 'the password appears in no answer');
 });
 
 t.test('a server that keeps refusing: failed after the last try, never mailed', async (t) => {

@@ -11,7 +11,7 @@ const time = (description: string) => Type.Union([Type.String({ format: 'date-ti
 
 const MESSAGE = Type.Object({
   id: Type.String(),
-  event_type: Type.String({ description: 'the event kind that caused it; alert.refired: a quiet re-fire inside the cooldown; config.changed: a change notification' }),
+  event_type: Type.String({ description: 'the event kind that caused it; alert.refired: a quiet re-fire inside the cooldown; alert.unacknowledged: back to firing without a page; config.changed: a change notification' }),
   subject_id: nullable(Type.String(), 'what it is about: an alert, incident, card, deployment or fix request id'),
   method: literals(['post', 'update'], 'post: chat.postMessage (a reply when thread_of is set); update: chat.update of the thread\'s first post'),
   channel: nullable(Type.String(), 'the channel it is posted to; null for a reply or update, which go to their thread\'s channel'),
