@@ -1,6 +1,7 @@
 /**
  * Prometheus metrics (prom-client), one registry per running service (several run in one test process): HTTP
- * requests by route and status with their latency, webhook deliveries by source, status and outcome, background
+ * requests by route and status with their latency, webhook deliveries by source, status and outcome, attempts to
+ * deliver what Vigil sends out (outbound deliveries, chat messages, emails) by channel and outcome, background
  * jobs by queue and state (read from the queue's table when scraped), and the process's own metrics.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -13,6 +14,8 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
   });
   readonly #webhooks = new Counter({ name: 'vigil_webhook_deliveries_total', help: 'Webhook deliveries by source, status and outcome', labelNames: ['source', 'status', 'outcome'], registers: [this.registry] });
+
+  readonly #sent = new Counter({ name: 'vigil_delivery_attempts_total', help: 'Attempts to deliver what Vigil sends out, by channel and outcome', labelNames: ['channel', 'outcome'], registers: [this.registry] });
 
   /** `jobCounts` answers the queue's jobs by queue and state when scraped */
   constructor(jobCounts?: () => Promise<{ queue: string; state: string; count: number }[]>) {
@@ -31,6 +34,11 @@ export class Metrics {
   request(method: string, route: string, status: number, seconds: number): void {
     this.#requests.inc({ method, route, status: String(status) });
     this.#latency.observe({ method, route }, seconds);
+  }
+
+  /** One attempt to send something out: `channel` such as outbound, chat or email; `outcome` the state it left (delivered, retrying, dead, …). */
+  attempt(channel: string, outcome: string): void {
+    this.#sent.inc({ channel, outcome });
   }
 
   /** `outcome` as the delivery log has it; counts folded ("created ×2") and details after ":" dropped, to bound labels */

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { runHousekeeping, runNoticePass } from '../../webhooks/notify/tick.ts';
 import { STALE_MINUTES } from '../../webhooks/orphans.ts';
 import { startFakeChat, type ChatMessage } from '../helpers/fake-chat.ts';
-import { CONFIG, startVigil } from '../helpers/harness.ts';
+import { CONFIG, OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { alertOrg, effects, type AlertOrg } from '../helpers/outbound.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -98,6 +98,8 @@ t.test('a page opens one thread; acknowledge and resolve reply in it, and resolv
   const replies = chat.replies(parent!);
   t.same(replies.map((r) => r.text.split(' · ')[0]), ['Acknowledged: Checkout latency', 'Unacknowledged, firing again: Checkout latency', 'Resolved: Checkout latency'], 'replies in the thread, in order');
   t.same(parent!.updates.map((u) => u.text.split(':')[0]), ['Acknowledged', 'Alert', 'Resolved'], 'the first post follows: acknowledged, firing again, resolved');
+  const metrics = await (await fetch(`${vigil.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text();
+  t.ok(Number(/vigil_delivery_attempts_total\{channel="chat",outcome="sent"\} (\d+)/.exec(metrics)?.[1] ?? 0) >= 7, 'GET /metrics counts chat attempts');
   t.equal(chat.posts('#alerts-api-service').filter((m) => m.text.includes('Checkout latency')).length, 1, 'nothing posted outside the thread');
   t.match(parent!.updates.at(-1)!.text, /^Resolved: Checkout latency/, 'the first post now shows it resolved');
   t.match(parent!.updates.at(-1)!.blocks[1].fields.map((f: any) => f.text), ['*Severity*\ncritical', '*Service*\nAPI Service', '*Status*\nResolved']);

@@ -12,7 +12,7 @@ import t from 'tap';
 import { readStore } from '../../engine/operations/context.ts';
 import { sendDueEmail } from '../../webhooks/notify/email-send.ts';
 import { runNoticePass } from '../../webhooks/notify/tick.ts';
-import { CONFIG, startVigil, type Vigil } from '../helpers/harness.ts';
+import { CONFIG, OPERATOR_TOKEN, startVigil, type Vigil } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { alertOrg, type AlertOrg } from '../helpers/outbound.ts';
 import { startSmtp, type Mail } from '../helpers/smtp.ts';
@@ -211,6 +211,9 @@ t.test('a refusing SMTP server: tried again with backoff, then exactly one email
   const listed = await o.agent.call('list_email_notices', {});
   t.match(listed.body.data, [{ status: 'sent', attempts: 3 }]);
   t.notOk(JSON.stringify(listed.body).includes(PASSWORD), 'the password appears in no answer');
+  const metrics = await (await fetch(`${vigil.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text();
+  t.match(metrics, /vigil_delivery_attempts_total\{channel="email",outcome="failed"\} [1-9]/, 'GET /metrics counts the refused attempts');
+  t.match(metrics, /vigil_delivery_attempts_total\{channel="email",outcome="sent"\} [1-9]/, 'and the sent ones');
 });
 
 t.test('a server that keeps refusing: failed after the last try, never mailed', async (t) => {

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
-import { CONFIG, startVigil } from '../helpers/harness.ts';
+import { CONFIG, OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { connectAgent } from '../helpers/mcp.ts';
 import { alertOrg, type AlertOrg } from '../helpers/outbound.ts';
@@ -77,6 +77,9 @@ t.test('an alert that pages is delivered once, signed; the receiver verifies it 
   const [closed] = await settled(o, { event_type: 'incident.closed' }, 'delivered');
   t.match(closed.payload.data, { incident: { status: 'closed', severity: 'critical' }, alert: { id: alert.id } });
   t.equal(r.requests.length, 4, 'four events, four requests');
+  const metrics = await (await fetch(`${vigil.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text();
+  const delivered = Number(/vigil_delivery_attempts_total\{channel="outbound",outcome="delivered"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+  t.ok(delivered >= 4, 'GET /metrics counts the attempts by channel and outcome');
 });
 
 t.test('a secret without the whsec_ prefix signs with its own bytes', async (t) => {

@@ -184,6 +184,7 @@ export async function recordChatOutcome(services: Services, id: string, jobId: s
     }
     await releaseNext(services, store, id, claimed.organization_id, now);
   });
+  services.metrics.attempt('chat', status);
   return status;
 }
 

@@ -132,11 +132,13 @@ export async function sendDueEmail(services: Services, organizationId: string): 
         const reason = mailError(error, email.smtpUrl);
         services.log.warn({ organization_id: organizationId, notices: group.length, error: reason }, 'email notification not sent');
         await markFailed(sql, claimId, group, reason, now);
+        services.metrics.attempt('email', 'failed');
         // no reply at all (connection, timeout): the rest of this run would fare the same
         if (typeof (error as { responseCode?: unknown })?.responseCode !== 'number') unreachable = reason;
         continue;
       }
       await markSent(sql, claimId, group, now);
+      services.metrics.attempt('email', 'sent');
       accepted++;
     }
     return accepted;

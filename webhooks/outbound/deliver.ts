@@ -184,6 +184,7 @@ export async function recordAttempt(services: Services, deliveryId: string, jobI
     );
     return row?.current === true || row?.current === 't';
   };
+  services.metrics.attempt('outbound', status);
   if (nextJob === null) {
     await write(readStore(services).execute);
     return status;
