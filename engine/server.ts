@@ -17,7 +17,7 @@ import type { Services } from './operations/types.ts';
 import type { AuditListener } from './operations/audit.ts';
 import { BossJobQueue } from './jobs/queue.ts';
 import type { JobHandler } from './jobs/types.ts';
-import { errorMiddleware, requireJson } from './http/errors.ts';
+import { afterAnswerErrors, errorMiddleware, requireJson } from './http/errors.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
 import type { DomainOperation } from './operations/domain.ts';
 import { configApi } from './http/config-api.ts';
@@ -129,6 +129,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
     webhookSources: new Set(config.webhookSources),
   };
   const app = new Koa();
+  app.on('error', afterAnswerErrors(options.log));
   app.use(accessMiddleware(options.log, services.metrics, () => routeNames));
   app.use(errorMiddleware(options.log));
   app.use(async (ctx, next) => {

@@ -4,7 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
+import { loggedError, type Logger } from '../logger.ts';
 
 export function sendError(ctx: Context, error: ApiError): void {
   ctx.status = error.status;
@@ -35,6 +35,22 @@ export function errorMiddleware(log: Logger) {
       log.error({ err: { name: (error as Error).name, stack: (error as Error).stack }, method: ctx.method, route: ctx.state.route }, 'unhandled error');
       sendError(ctx, new ApiError('internal_error', 'Something went wrong on our side; nothing you sent was at fault. Try again.'));
     }
+  };
+}
+
+/** Socket errors that only say the client went away before its answer was written. */
+const CLIENT_GONE = new Set(['EPIPE', 'ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/**
+ * Koa's `error` event, for errors met after an answer started (the middleware above can no longer answer them):
+ * a JSON log line instead of Koa's default stack on stderr — at debug when the client simply went away (it closed
+ * the connection mid-answer), at error otherwise. Never the raw path (a webhook path holds its token).
+ */
+export function afterAnswerErrors(log: Logger): (error: Error & { code?: string }, ctx?: Context) => void {
+  return (error, ctx) => {
+    const route = ctx?.state?.route;
+    if (error.code && CLIENT_GONE.has(error.code)) log.debug({ code: error.code, route }, 'the client went away before its answer was written');
+    else log.error({ err: loggedError(error), route }, 'error after the answer started');
   };
 }
 
