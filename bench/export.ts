@@ -2,7 +2,7 @@
  * `node bench/export.ts`: how long GET /api/v1/config/export?format=hcl takes as an organization grows to
  * 1,000, 2,500 and 5,000 rows across families, on PostgreSQL (a scratch database, dropped afterwards), one export
  * at a time (`npm run bench` measures the 5,000-row export under concurrent load beside a bare baseline).
- * Goal: under 1 s at 5,000 rows, growing linearly. Results in bench/results/export-latest.md.
+ * Goal: under 1 s at 5,000 rows, growing linearly. Results in bench/results/export-growth-latest.md.
  *
  * DATABASE_URL an administrative connection (default postgres://postgres@127.0.0.1:5432/postgres);
  * BENCH_EXPORT_RUNS (9) timed exports per size, after two warm-up exports.
@@ -161,7 +161,7 @@ try {
     process.stdout.write(`${size} rows: HTTP median ${result.httpMedian.toFixed(1)} ms (in process ${result.inProcessMedian.toFixed(1)} ms), ${result.blocks} import blocks, ${(result.bytes / 1024).toFixed(0)} KiB\n`);
   }
   const text = report(results, seeding);
-  await writeFile(fileURLToPath(new URL('./results/export-latest.md', import.meta.url)), text);
+  await writeFile(fileURLToPath(new URL('./results/export-growth-latest.md', import.meta.url)), text);
   process.stdout.write(`\n${text}`);
 } finally {
   await close?.();
