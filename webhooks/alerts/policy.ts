@@ -12,6 +12,7 @@ import { tableName } from '../../engine/persistence/entities.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import organizationSettings from '../../resources/organization_settings.ts';
 import type { AlertEvent } from '../sources/types.ts';
+import { offsetAt, wallClock } from '../wall-clock.ts';
 
 const SettingsSchema = Type.Object(organizationSettings.fields);
 export type Settings = Static<typeof SettingsSchema>;
@@ -59,7 +60,7 @@ export function matchingMute(mutes: readonly Mute[], event: Pick<AlertEvent, 'ti
 /** The first instant of the current month in the organization's time zone (UTC when the zone is unknown). */
 export function monthStart(now: Date, timeZone: string): Date {
   const zone = safeZone(timeZone);
-  const [year, month] = wallClock(now, zone);
+  const { year, month } = wallClock(now, zone);
   const guess = Date.UTC(year, month - 1, 1);
   // the zone's offset at the guess, then again at the corrected instant (a DST change can fall in between)
   let start = guess - offsetAt(guess, zone);
@@ -74,20 +75,6 @@ function safeZone(timeZone: string): string {
   } catch {
     return 'UTC';
   }
-}
-
-function wallClock(at: Date | number, timeZone: string): number[] {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-  }).formatToParts(at);
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return [get('year'), get('month'), get('day'), get('hour'), get('minute'), get('second')];
-}
-
-/** How far the zone's wall clock is ahead of UTC at an instant, in ms. */
-function offsetAt(at: number, timeZone: string): number {
-  const [y, mo, d, h, mi, s] = wallClock(at, timeZone);
-  return Date.UTC(y!, mo! - 1, d, h, mi, s) - Math.floor(at / 1000) * 1000;
 }
 
 /** The AI spend recorded in the ledger since the start of the organization's month, in USD. */

@@ -4,6 +4,8 @@
  * they end; outbound deliveries are never held. Times are read on the zone's wall clock, so a quiet period keeps
  * its local hours across a daylight-saving change (on the night of the change it is an hour longer or shorter).
  */
+import { wallClock } from '../wall-clock.ts';
+
 export interface QuietHours {
   start: string;
   end: string;
@@ -14,18 +16,10 @@ const MINUTE = 60_000;
 const DAY_MINUTES = 24 * 60;
 const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
 /** The wall-clock minute of the day (0..1439) and the seconds into it, at `now` in `timezone`. */
-function wallClock(now: Date, timezone: string): { minute: number; seconds: number } {
-  let format = formats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hourCycle: 'h23', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-    formats.set(timezone, format);
-  }
-  const part = (parts: Intl.DateTimeFormatPart[], type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const parts = format.formatToParts(now);
-  return { minute: (part(parts, 'hour') % 24) * 60 + part(parts, 'minute'), seconds: part(parts, 'second') + now.getUTCMilliseconds() / 1000 };
+function minuteOfDay(now: Date, timezone: string): { minute: number; seconds: number } {
+  const w = wallClock(now, timezone);
+  return { minute: w.hour * 60 + w.minute, seconds: w.second + now.getUTCMilliseconds() / 1000 };
 }
 
 /**
@@ -37,7 +31,7 @@ export function quietUntil(quiet: QuietHours | null | undefined, now: Date): Dat
   if (!quiet) return null;
   let clock: { minute: number; seconds: number };
   try {
-    clock = wallClock(now, quiet.timezone);
+    clock = minuteOfDay(now, quiet.timezone);
   } catch {
     return null;
   }
