@@ -30,6 +30,11 @@ export function parseTimestamp(value: unknown): unknown {
   return Number.isNaN(date.getTime()) ? value : date;
 }
 
+/** A stored timestamp (a Date, or PostgreSQL's text form) as ISO-8601 text, as answers carry it; null stays null. */
+export function iso(value: unknown): string | null {
+  return value === null || value === undefined ? null : new Date(parseTimestamp(value) as Date | string).toISOString();
+}
+
 const shapes = new WeakMap<FamilyDescriptor, Shape>();
 
 function shapeOf(family: FamilyDescriptor): Shape {
@@ -85,7 +90,6 @@ export interface ListOptions {
   orderBy?: Record<string, 'asc' | 'desc'>;
   limit?: number;
 }
-
 
 export class FamilyStore {
   readonly execute: SqlExecutor;

@@ -1,6 +1,20 @@
 /** `vigil serve`'s environment: every deployment setting is read as documented, and bad values refused by name. */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { serviceOptions } from '../../bin/serve.ts';
+
+/** Each environment is refused with its message, and the refusal never repeats `secret` (a password in a URL). */
+function refusedWithout(t: Test, refusals: [Record<string, string>, RegExp][], secret: string): void {
+  for (const [env, message] of refusals) {
+    let refusal: unknown;
+    try {
+      serviceOptions(env);
+    } catch (error) {
+      refusal = error;
+    }
+    t.match(String(refusal), message, `refused: ${JSON.stringify(env).replaceAll(secret, '…')}`);
+    t.notOk(String(refusal).includes(secret), 'the refusal does not repeat the password');
+  }
+}
 
 t.test('VIGIL_WEBHOOK_RATE_LIMIT and VIGIL_WEBHOOK_RATE_LIMIT_STORE', async (t) => {
   t.doesNotThrow(() => serviceOptions({}), 'both unset: 600 a minute, counted in memory');
@@ -29,16 +43,7 @@ t.test('VIGIL_WEBHOOK_RATE_LIMIT_STORE=redis and VIGIL_REDIS_URL', async (t) => 
     ].map((url): [Record<string, string>, RegExp] => [{ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis', VIGIL_REDIS_URL: url }, /VIGIL_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/]),
     [{ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres', DATABASE_URL: 'postgres://u@127.0.0.1:1/x', VIGIL_REDIS_URL: `ftp://:${secret}@x` }, /VIGIL_REDIS_URL must be/],
   ];
-  for (const [env, message] of refusals) {
-    let refusal: unknown;
-    try {
-      serviceOptions(env);
-    } catch (error) {
-      refusal = error;
-    }
-    t.match(String(refusal), message, `refused: ${JSON.stringify(env).replaceAll(secret, '…')}`);
-    t.notOk(String(refusal).includes(secret), 'the refusal does not repeat the password');
-  }
+  refusedWithout(t, refusals, secret);
 });
 
 t.test('the other deployment settings: accepted values, and a refusal naming the setting for anything else', async (t) => {
@@ -91,14 +96,5 @@ t.test('chat, email and the periodic pass: VIGIL_CHAT_API_URL, VIGIL_SMTP_URL, V
     [{ VIGIL_NOTIFY_TICK_SECONDS: 'often' }, /VIGIL_NOTIFY_TICK_SECONDS must be a number of at least 0/],
     [{ VIGIL_NOTIFY_TICK_SECONDS: '-1' }, /VIGIL_NOTIFY_TICK_SECONDS/],
   ];
-  for (const [env, message] of refusals) {
-    let refusal: unknown;
-    try {
-      serviceOptions(env);
-    } catch (error) {
-      refusal = error;
-    }
-    t.match(String(refusal), message, `refused: ${JSON.stringify(env).replaceAll(secret, '…')}`);
-    t.notOk(String(refusal).includes(secret), 'the refusal does not repeat a password');
-  }
+  refusedWithout(t, refusals, secret);
 });

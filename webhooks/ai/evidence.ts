@@ -13,7 +13,7 @@
  */
 import { loggedError } from '../../engine/logger.ts';
 import type { SqlExecutor } from '../../engine/persistence/store.ts';
-import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { parseTimestamp, iso } from '../../engine/persistence/store.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import serviceBindings from '../../resources/service_bindings.ts';
@@ -27,7 +27,6 @@ export const MAX_CARDS = 10;
 const MAX_EFFECTS = 50;
 const HOUR = 3_600_000;
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 /** Drops null fields: a shorter prompt that says the same. */
 const compact = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).filter(([, v]) => v !== null && v !== undefined));

@@ -8,12 +8,11 @@ import Type from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { iso } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
+import { time } from '../tool-schemas.ts';
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
-const time = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 const STATUSES = ['requested', 'running', 'completed', 'failed'] as const;
 
 const FINDINGS = Type.Object({

@@ -6,15 +6,14 @@ import Type, { type Static } from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { iso } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { ALL_ALERT_SOURCES as ALERT_SOURCES } from '../sources/types.ts';
 import { EFFECT_KINDS } from './pipeline.ts';
+import { literals, time } from '../tool-schemas.ts';
 
 const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
-const literals = <T extends string>(values: readonly T[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
-const time = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
 const ALERT = Type.Object({
   id: Type.String(),
@@ -60,7 +59,6 @@ const INCIDENT = Type.Object({
 const COLUMNS = `id, fingerprint, source, title, service, severity, summary, labels, url, external_id, status, started_at, raised_at,
   acknowledged_at, resolved_at, last_received_at, occurrences, muted_by, storm_id, incident_id, created_at, updated_at`;
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 function toAlert(r: Record<string, unknown>): Alert {

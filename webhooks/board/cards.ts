@@ -41,7 +41,7 @@ import { recordAudit, type Change } from '../../engine/operations/audit.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
-import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { iso, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { cardEvent } from '../outbound/events.ts';
 import { publish } from '../outbound/publish.ts';
@@ -387,8 +387,6 @@ export async function addComment(
 const CARD_COLUMNS = `id, key, number, title, description, priority, labels, service, assignee_user_id, status, archived_at, dedup_key, created_at, updated_at`;
 const CARD_SELECT = `select c.id, c.key, c.number, c.title, c.description, c.priority, c.labels, c.service, c.assignee_user_id, u.email as assignee_email,
   c.status, c.archived_at, c.dedup_key, c.created_at, c.updated_at from cards c left join users u on u.id = c.assignee_user_id`;
-
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 
 export function cardView(services: Services, r: Json): Json {
   const key = String(r.key);

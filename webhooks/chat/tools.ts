@@ -1,13 +1,11 @@
 /** `list_chat_messages` (viewer; also `GET /api/v1/config/chat_messages`): what was posted to chat, where, and why a post failed. */
-import Type, { type TSchema } from 'typebox';
+import Type from 'typebox';
 import { readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
-import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { iso } from '../../engine/persistence/store.ts';
+import { literals, nullable, time } from '../tool-schemas.ts';
 
 const STATUSES = ['held', 'pending', 'sending', 'waiting', 'retrying', 'sent', 'failed', 'not_posted', 'cancelled'] as const;
-const literals = <T extends string>(values: readonly T[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
-const nullable = (t: TSchema, description: string) => Type.Union([t, Type.Null()], { description });
-const time = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
 const MESSAGE = Type.Object({
   id: Type.String(),
@@ -29,8 +27,6 @@ const MESSAGE = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   sent_at: time('when the chat API accepted it'),
 });
-
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 
 export const listChatMessages: DomainOperation = {
   name: 'list_chat_messages',

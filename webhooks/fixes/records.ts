@@ -6,7 +6,7 @@ import type { Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
-import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { iso, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 
 /** `analyzing` until the analysis completes; `replaced` only for a request merged into another by a repeat. */
@@ -25,7 +25,6 @@ export async function appendEvent(sql: Sql, organizationId: string, requestId: s
   ]);
 }
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 export function fixRequestView(r: Json): Json {

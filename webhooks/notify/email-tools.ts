@@ -1,13 +1,12 @@
 /** `list_email_notices` (viewer; also `GET /api/v1/config/email_notices`): which events were mailed, when, and why one was not. */
-import Type, { type TSchema } from 'typebox';
+import Type from 'typebox';
 import { readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
-import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { iso } from '../../engine/persistence/store.ts';
 import { headline } from '../outbound/headline.ts';
+import { literals, nullable } from '../tool-schemas.ts';
 
 const STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const;
-const literals = <T extends string>(values: readonly T[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
-const nullable = (t: TSchema, description: string) => Type.Union([t, Type.Null()], { description });
 
 const NOTICE = Type.Object({
   id: Type.String(),
@@ -22,8 +21,6 @@ const NOTICE = Type.Object({
   last_error: nullable(Type.String(), 'the SMTP server\'s refusal or the failure, without credentials'),
   created_at: Type.String({ format: 'date-time' }),
 });
-
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 
 export const listEmailNotices: DomainOperation = {
   name: 'list_email_notices',

@@ -3,20 +3,18 @@
  * was sent to the organization's outbound configs, each attempt with its answer, and one more try on demand.
  */
 import { randomUUID } from 'node:crypto';
-import Type, { type TSchema } from 'typebox';
+import Type from 'typebox';
 import { ApiError } from '../../engine/errors.ts';
 import { recordAudit } from '../../engine/operations/audit.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
-import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { iso } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { EVENT_KINDS } from '../../resources/outbound_rules.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from './publish.ts';
+import { literals, nullable, time } from '../tool-schemas.ts';
 
 const STATUSES = ['pending', 'sending', 'retrying', 'delivered', 'dead', 'cancelled'] as const;
-const literals = <T extends string>(values: readonly T[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
-const nullable = (t: TSchema, description: string) => Type.Union([t, Type.Null()], { description });
-const time = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
 const ATTEMPT = Type.Object({
   attempt: Type.Integer({ description: '1 for the first try; a redelivery continues the count' }),
@@ -48,7 +46,6 @@ const DELIVERY = Type.Object({
   attempt_log: Type.Array(ATTEMPT, { description: 'every attempt, first first' }),
 });
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 const int = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 

@@ -9,14 +9,13 @@ import Type, { type Static } from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { parseTimestamp, type SqlExecutor } from '../../engine/persistence/store.ts';
+import { iso, type SqlExecutor } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { TEXT_COLUMNS } from './store.ts';
 import { DEPLOYMENT_EVENT_TYPES, EVENT_TYPES, STATUSES, TIMELINE_SOURCES } from './vocabulary.ts';
+import { literals, time } from '../tool-schemas.ts';
 
-const literals = <T extends string>(values: readonly T[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
 const optionalText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
-const time = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
 const EVENT_TYPE_TEXT =
   `${DEPLOYMENT_EVENT_TYPES.join(', ')} (sent to the deployments webhook; a GitHub deployment status is a deploy too), ` +
@@ -54,7 +53,6 @@ export type TimelineEntry = Static<typeof ENTRY>;
 const COLUMNS = `id, source, dedup_key, event_type, status, service, ${TEXT_COLUMNS.join(', ')}, started_at, completed_at, occurred_at, details,
   created_at, updated_at`;
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
 

@@ -10,12 +10,10 @@ import { ApiError } from '../../engine/errors.ts';
 import { recordAudit } from '../../engine/operations/audit.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
-import { parseTimestamp } from '../../engine/persistence/store.ts';
+import { iso } from '../../engine/persistence/store.ts';
 import { runImport, type RunResult } from './import.ts';
 import { PROVIDERS, type Provider } from './item.ts';
 import { enabledRules, importRule, recordRun, RULES_FAMILY, type ImportRule } from './rules.ts';
-
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(parseTimestamp(v) as Date | string).toISOString());
 
 const COUNTS = Type.Object({
   fetched: Type.Integer(), created: Type.Integer(), updated: Type.Integer(), unchanged: Type.Integer(), ignored: Type.Integer(), errors: Type.Integer(),

@@ -1,0 +1,9 @@
+/** Schema pieces the agent tools of the webhook side describe their answers with (TypeBox, so JSON Schema). */
+import Type, { type TSchema } from 'typebox';
+
+/** one of these strings */
+export const literals = <T extends string>(values: readonly T[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
+/** the schema, or null */
+export const nullable = (t: TSchema, description: string) => Type.Union([t, Type.Null()], { description });
+/** an ISO-8601 time, or null */
+export const time = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
