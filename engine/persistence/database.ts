@@ -7,6 +7,7 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MikroORM as SqlORM } from '@mikro-orm/sql';
 import pg from 'pg';
+import { preparingClient } from './prepared.ts';
 
 export type Database = SqlORM;
 
@@ -17,6 +18,8 @@ export interface DatabaseOptions {
   dataDir?: string;
   entities: EntitySchema[];
   debug?: boolean;
+  /** PostgreSQL: repeated statements become named prepared statements (prepared.ts); default true */
+  preparedStatements?: boolean;
 }
 
 export const MIGRATIONS_PATH = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -36,7 +39,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
   if (options.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    return (await MikroORM.init({ ...common, clientUrl: options.databaseUrl, pool: { min: 0, max: 20 } })) as unknown as Database;
+    const driverOptions = options.preparedStatements === false ? {} : { Client: preparingClient() };
+    return (await MikroORM.init({ ...common, clientUrl: options.databaseUrl, pool: { min: 0, max: 20 }, driverOptions })) as unknown as Database;
   }
   const { MikroORM } = await import('@mikro-orm/pglite');
   const dataDir = options.dataDir ?? './data';
