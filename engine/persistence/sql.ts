@@ -49,3 +49,21 @@ export function sqlExecutor(db: Database, trx?: Transaction): SqlExecutor {
     }
   };
 }
+
+/** A one-row select of scalar subqueries (`select (…) as a, (…) as b`) and how its row is read. */
+export interface RowQuery<T> {
+  sql: string;
+  params: unknown[];
+  read(row: Record<string, unknown> | undefined): T;
+}
+
+export async function selectRow<T>(sql: SqlExecutor, query: RowQuery<T>): Promise<T> {
+  const [row] = await sql(query.sql, query.params);
+  return query.read(row);
+}
+
+/** Two one-row selects in one round trip (their column names must differ). */
+export async function selectRows<A, B>(sql: SqlExecutor, a: RowQuery<A>, b: RowQuery<B>): Promise<[A, B]> {
+  const [row] = await sql(`select * from (${a.sql}) a, (${b.sql}) b`, [...a.params, ...b.params]);
+  return [a.read(row), b.read(row)];
+}

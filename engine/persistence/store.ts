@@ -30,6 +30,11 @@ export function parseTimestamp(value: unknown): unknown {
   return Number.isNaN(date.getTime()) ? value : date;
 }
 
+/** A json column of a raw row: one driver answers it parsed, another as text. */
+export function jsonValue(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
 /** A stored timestamp (a Date, or PostgreSQL's text form) as ISO-8601 text, as answers carry it; null stays null. */
 export function iso(value: unknown): string | null {
   return value === null || value === undefined ? null : new Date(parseTimestamp(value) as Date | string).toISOString();

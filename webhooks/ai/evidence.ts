@@ -12,8 +12,7 @@
  * An alert without a service gets no changes, cards or bindings: nothing ties them to it.
  */
 import { loggedError } from '../../engine/logger.ts';
-import type { SqlExecutor } from '../../engine/persistence/store.ts';
-import { parseTimestamp, iso } from '../../engine/persistence/store.ts';
+import { iso, jsonValue, parseTimestamp, type SqlExecutor } from '../../engine/persistence/store.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import serviceBindings from '../../resources/service_bindings.ts';
@@ -27,7 +26,6 @@ export const MAX_CARDS = 10;
 const MAX_EFFECTS = 50;
 const HOUR = 3_600_000;
 
-const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 /** Drops null fields: a shorter prompt that says the same. */
 const compact = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).filter(([, v]) => v !== null && v !== undefined));
 
@@ -48,7 +46,7 @@ export async function gatherEvidence(services: Services, organizationId: string,
     [organizationId, alertId],
   );
   if (!a) return null;
-  const labels = (json(a.labels) ?? {}) as Record<string, string>;
+  const labels = (jsonValue(a.labels) ?? {}) as Record<string, string>;
   const service = (a.service as string | null) ?? null;
   const alert = {
     ...compact({
@@ -71,7 +69,7 @@ export async function gatherEvidence(services: Services, organizationId: string,
     alert,
     refires: {
       occurrences: Number(a.occurrences),
-      effects: effects.reverse().map((e) => ({ at: iso(e.at), kind: e.kind, ...((json(e.detail) as Record<string, unknown> | null) ?? {}) })),
+      effects: effects.reverse().map((e) => ({ at: iso(e.at), kind: e.kind, ...((jsonValue(e.detail) as Record<string, unknown> | null) ?? {}) })),
     },
     storm,
     changes,
@@ -105,7 +103,7 @@ async function serviceCards(sql: SqlExecutor, organizationId: string, service: s
     [organizationId, service],
   );
   return rows.map((r) => compact({
-    key: r.key, title: r.title, status: r.status, priority: r.priority, labels: json(r.labels),
+    key: r.key, title: r.title, status: r.status, priority: r.priority, labels: jsonValue(r.labels),
     description: typeof r.description === 'string' ? r.description.slice(0, 500) : null, updated_at: iso(r.updated_at),
   }));
 }

@@ -13,6 +13,7 @@ import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import aiProviders, { type PROVIDER_KINDS } from '../../resources/ai_providers.ts';
 import aiSettings, { DEFAULT_RETRY_BUDGET } from '../../resources/ai_settings.ts';
+import { jsonValue } from '../../engine/persistence/store.ts';
 
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
@@ -59,14 +60,13 @@ export function family(services: Services, name: string): FamilyDescriptor {
   return d;
 }
 
-const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 function providerRow(r: Row): ProviderRow {
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     id: String(r.id), name: String(r.name), provider: r.provider as ProviderKind, api_key: (r.api_key as string | null) ?? null,
     base_url: (r.base_url as string | null) ?? null, model: (r.model as string | null) ?? null,
-    model_overrides: (json(r.model_overrides) as Record<string, string> | null) ?? {}, auto_upgrade_model: r.auto_upgrade_model === true,
+    model_overrides: (jsonValue(r.model_overrides) as Record<string, string> | null) ?? {}, auto_upgrade_model: r.auto_upgrade_model === true,
     enabled: r.enabled !== false, priority: Number(r.priority ?? 1), max_tokens: num(r.max_tokens), temperature: num(r.temperature),
     timeout_ms: num(r.timeout_ms), rate_limit_rpm: num(r.rate_limit_rpm),
   };

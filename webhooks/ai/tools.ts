@@ -8,11 +8,10 @@ import Type from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { iso } from '../../engine/persistence/store.ts';
+import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { time } from '../tool-schemas.ts';
 
-const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 const STATUSES = ['requested', 'running', 'completed', 'failed'] as const;
 
 const FINDINGS = Type.Object({
@@ -77,7 +76,7 @@ export const getInvestigation: DomainOperation = {
         data: {
           id: String(row.id), alert_id: (row.alert_id as string | null) ?? null, storm_id: (row.storm_id as string | null) ?? null, trigger: String(row.trigger),
           status: row.status, requested_at: iso(row.requested_at), started_at: iso(row.started_at), finished_at: iso(row.finished_at),
-          findings: json(row.findings) ?? null, failure_reason: (row.failure_reason as string | null) ?? null, cost_usd: Number(row.cost_usd ?? 0),
+          findings: jsonValue(row.findings) ?? null, failure_reason: (row.failure_reason as string | null) ?? null, cost_usd: Number(row.cost_usd ?? 0),
         },
       },
     };
@@ -122,7 +121,7 @@ export const listNotifications: DomainOperation = {
     );
     return {
       json: {
-        data: rows.slice(0, limit).map((r) => ({ id: String(r.id), kind: String(r.kind), message: String(r.message), detail: json(r.detail) ?? {}, created_at: iso(r.created_at) })),
+        data: rows.slice(0, limit).map((r) => ({ id: String(r.id), kind: String(r.kind), message: String(r.message), detail: jsonValue(r.detail) ?? {}, created_at: iso(r.created_at) })),
         truncated: rows.length > limit,
       },
     };

@@ -28,13 +28,14 @@ import { DeadlockException } from '@mikro-orm/core';
 import type { Organization } from '../../engine/auth/caller.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
+import { selectRows } from '../../engine/persistence/sql.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { AlertEvent, AlertSeverity } from '../sources/types.ts';
 import { enqueueInvestigation } from '../ai/investigations.ts';
 import { AlertAnnouncer } from '../outbound/alerts.ts';
-import { readOutbound } from '../outbound/rules.ts';
+import { outboundQuery } from '../outbound/rules.ts';
 import type { Routing } from '../outbound/routing.ts';
-import { matchingMute, monthSpend, monthStart, readPolicy, type Policy } from './policy.ts';
+import { matchingMute, monthSpend, monthStart, policyQuery, type Policy } from './policy.ts';
 
 export const EFFECT_KINDS = [
   'routed', 'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
@@ -68,6 +69,12 @@ interface AlertRow {
   acknowledged_at: Date | null;
 }
 
+/** The storm decision's inputs (Ingestion.#stormState). */
+interface StormState {
+  storm: { id: string } | null;
+  raised: number;
+}
+
 interface Effect {
   alertId: string;
   kind: EffectKind;
@@ -89,8 +96,7 @@ export async function ingestAlerts(services: Services, organization: Organizatio
     else rest.push({ event, index });
   });
   if (rest.length === 0) return results;
-  const reader = readStore(services).execute;
-  const [policy, outbound] = await Promise.all([readPolicy(services, reader, organization.id, now), readOutbound(services, reader, organization.id, true)]);
+  const [policy, outbound] = await selectRows(readStore(services).execute, policyQuery(services, organization.id, now), outboundQuery(services, organization.id, true));
   // one lock order for every delivery: by fingerprint (a stable sort keeps one alert's events in order)
   rest.sort((a, b) => (a.event.fingerprint < b.event.fingerprint ? -1 : a.event.fingerprint > b.event.fingerprint ? 1 : 0));
   for (let attempt = 1; ; attempt++) {
@@ -100,7 +106,7 @@ export async function ingestAlerts(services: Services, organization: Organizatio
         const announce = new AlertAnnouncer(organization.id, outbound, now);
         const run = new Ingestion(store.execute, organization.id, policy, now, (id) => enqueueInvestigation(services, store, id), announce);
         for (const { event, index } of rest) results[index] = await run.event(event);
-        await run.flushEffects();
+        await run.finish();
         await announce.enqueue(services, store);
         return results;
       });
@@ -161,10 +167,25 @@ function alertRow(record: Record<string, any>): AlertRow {
   };
 }
 
+/**
+ * The storm of the latest alert raised inside the window (a storm lasts while alerts keep joining it), and how
+ * many other alerts were raised inside the window, counted up to the threshold (a long storm's window may
+ * hold thousands). Parameters: Ingestion.#stormParams.
+ */
+const STORM_STATE = `(select a.storm_id from alerts a where a.organization_id = ? and a.raised_at > ? and a.storm_id is not null and a.id <> ?
+                        order by a.raised_at desc limit 1) as storm,
+                     (select count(*)::int from (select 1 from alerts where organization_id = ? and raised_at > ? and id <> ? limit ?) r) as raised`;
+
+function stormState(row: Record<string, unknown> | undefined): StormState {
+  return { storm: row?.storm ? { id: String(row.storm) } : null, raised: Number(row?.raised ?? 0) };
+}
+
 const ALERT_COLUMNS = 'id, status, severity, severity_override, title, resolved_at, chat_thread, storm_id, incident_id, muted_by, raised_at, acknowledged_at';
 
 class Ingestion {
-  readonly #sql: Sql;
+  readonly #execute: Sql;
+  /** writes nothing in this transaction reads back: sent together, before the next statement or at the end */
+  readonly #deferred: { sql: string; params: unknown[] }[] = [];
   readonly #org: string;
   readonly #policy: Policy;
   readonly #now: Date;
@@ -175,7 +196,7 @@ class Ingestion {
   readonly #announce: AlertAnnouncer;
 
   constructor(sql: Sql, organizationId: string, policy: Policy, now: Date, enqueue: (investigationId: string) => Promise<void>, announce: AlertAnnouncer) {
-    this.#sql = sql;
+    this.#execute = sql;
     this.#org = organizationId;
     this.#policy = policy;
     this.#now = now;
@@ -187,6 +208,25 @@ class Ingestion {
     return this.#policy.settings;
   }
 
+  /** Every statement but the deferred writes: those go first, so what it reads includes them. */
+  readonly #sql: Sql = async (sql, params) => {
+    await this.#flush();
+    return this.#execute(sql, params);
+  };
+
+  /** A write no later statement of this delivery depends on seeing, nor writes the same row as another deferred one. */
+  #defer(sql: string, params: unknown[]): void {
+    this.#deferred.push({ sql, params });
+  }
+
+  /** The deferred writes in one statement (data-modifying WITH clauses all run, on one snapshot). */
+  async #flush(): Promise<void> {
+    if (this.#deferred.length === 0) return;
+    const writes = this.#deferred.splice(0);
+    if (writes.length === 1) await this.#execute(writes[0]!.sql, writes[0]!.params);
+    else await this.#execute(`with ${writes.map((w, i) => `w${i} as (${w.sql})`).join(', ')} select 1`, writes.flatMap((w) => w.params));
+  }
+
   #effect(alertId: string, kind: EffectKind, detail: Record<string, unknown> = {}): void {
     this.#effects.push({ alertId, kind, detail });
   }
@@ -196,14 +236,14 @@ class Ingestion {
     if (!found) return { fingerprint: event.fingerprint, alertId: null, outcome: 'unknown alert' };
     const { alert, created } = found;
     if (event.status !== 'resolved') alert.severity = alert.severity_override ?? event.severity; // the product's current view, unless routed
-    const outcome = event.status === 'firing' ? await this.#firing(alert, event, created)
+    const outcome = event.status === 'firing' ? await this.#firing(alert, event, created, found.storm)
       : event.status === 'acknowledged' ? this.#acknowledged(alert, created, event)
         : await this.#resolved(alert, event);
-    await this.#save(alert, event, created);
+    this.#save(alert, event, created);
     return { fingerprint: event.fingerprint, alertId: alert.id, outcome };
   }
 
-  async #existing(fingerprint: string): Promise<{ alert: AlertRow; created: false } | null> {
+  async #existing(fingerprint: string): Promise<{ alert: AlertRow; created: false; storm?: undefined } | null> {
     const alert = await this.#lock(fingerprint);
     return alert ? { alert, created: false } : null;
   }
@@ -213,24 +253,30 @@ class Ingestion {
     return row ? alertRow(row) : null;
   }
 
-  /** The alert, locked; created first when new (a concurrent creator's insert makes this one wait, then read). */
-  async #findOrCreate(event: AlertEvent): Promise<{ alert: AlertRow; created: boolean }> {
+  /**
+   * The alert, locked; created first when new (a concurrent creator's insert makes this one wait, then read).
+   * A new firing alert no mute silences will be raised: its first storm check comes back with the insert.
+   */
+  async #findOrCreate(event: AlertEvent): Promise<{ alert: AlertRow; created: boolean; storm?: StormState }> {
+    const id = randomUUID();
     const status = event.status === 'acknowledged' ? 'acknowledged' : 'firing';
     const started = event.started_at ? new Date(event.started_at) : this.#now;
-    const inserted = await this.#sql(
-      `insert into alerts (id, organization_id, fingerprint, source, title, service, severity, summary, labels, url, external_id,
-                           status, started_at, last_received_at, occurrences, chat_thread, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, 1, false, ?, ?)
-       on conflict (organization_id, fingerprint) do nothing returning ${ALERT_COLUMNS}`,
-      [randomUUID(), this.#org, event.fingerprint, event.source, event.title, event.service ?? null, event.severity, event.summary ?? null,
-        JSON.stringify(event.labels), event.url ?? null, event.external_id ?? null, status,
-        Number.isNaN(started.getTime()) ? this.#now : started, this.#now, this.#now, this.#now],
-    );
-    if (inserted[0]) return { alert: alertRow(inserted[0]), created: true };
+    const insert = `insert into alerts (id, organization_id, fingerprint, source, title, service, severity, summary, labels, url, external_id,
+                                        status, started_at, last_received_at, occurrences, chat_thread, created_at, updated_at)
+                    values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, 1, false, ?, ?)
+                    on conflict (organization_id, fingerprint) do nothing returning ${ALERT_COLUMNS}`;
+    const params = [id, this.#org, event.fingerprint, event.source, event.title, event.service ?? null, event.severity, event.summary ?? null,
+      JSON.stringify(event.labels), event.url ?? null, event.external_id ?? null, status,
+      Number.isNaN(started.getTime()) ? this.#now : started, this.#now, this.#now, this.#now];
+    const raising = status === 'firing' && !matchingMute(this.#policy.mutes, event);
+    const [inserted] = raising
+      ? await this.#sql(`with created as (${insert}) select created.*, ${STORM_STATE} from created`, [...params, ...this.#stormParams(id)])
+      : await this.#sql(insert, params);
+    if (inserted) return { alert: alertRow(inserted), created: true, ...(raising ? { storm: stormState(inserted) } : {}) };
     return { alert: (await this.#lock(event.fingerprint))!, created: false };
   }
 
-  async #firing(alert: AlertRow, event: AlertEvent, created: boolean): Promise<Outcome> {
+  async #firing(alert: AlertRow, event: AlertEvent, created: boolean, storm?: StormState): Promise<Outcome> {
     if (!created && alert.status === 'firing') return 'duplicate';
     if (!created && alert.status === 'acknowledged') {
       // the pager un-acknowledged it (or reports it triggered again): in step, but it already paged
@@ -266,7 +312,7 @@ class Ingestion {
       this.#effect(alert.id, 'investigation_skipped', { reason: 'refire_cooldown' });
       return 'cooldown';
     }
-    return this.#raise(alert, created ? 'created' : 'fired', event, routing);
+    return this.#raise(alert, created ? 'created' : 'fired', event, routing, storm);
   }
 
   /** The page the pipeline decided on, shaped by the alert's routes; announced as alert.fired. */
@@ -277,20 +323,20 @@ class Ingestion {
   }
 
   /** A loud fire: joins or forms a storm, or pages on its own; then investigation and incident. */
-  async #raise(alert: AlertRow, outcome: 'created' | 'fired', event: AlertEvent, routing: Routing | null): Promise<Outcome> {
+  async #raise(alert: AlertRow, outcome: 'created' | 'fired', event: AlertEvent, routing: Routing | null, prefetched?: StormState): Promise<Outcome> {
     alert.status = 'firing';
     alert.resolved_at = null;
     alert.acknowledged_at = null;
     alert.raised_at = this.#now;
     const threshold = this.#settings.alert_storm_threshold;
-    const since = new Date(this.#now.getTime() - this.#settings.alert_storm_window_seconds * 1000);
+    const since = this.#stormWindowStart();
     // joining an active storm needs no lock (it writes only this alert); deciding to page or to form one does
-    let state = await this.#stormState(alert.id, since, threshold);
+    let state = prefetched ?? await this.#stormState(alert.id);
     let refusal: Record<string, unknown> | null = null;
     if (!state.storm) {
       refusal = await this.#investigationRefusal(alert, outcome === 'created');
       await this.#lockStorms();
-      state = await this.#stormState(alert.id, since, threshold);
+      state = await this.#stormState(alert.id);
     }
     const active = state.storm;
     if (active) {
@@ -328,19 +374,19 @@ class Ingestion {
     return outcome;
   }
 
-  /**
-   * The storm of the latest alert raised inside the window (a storm lasts while alerts keep joining it), and how
-   * many other alerts were raised inside the window, counted up to the threshold (a long storm's window may
-   * hold thousands). Only committed alerts count: under the storm lock that is every other raise.
-   */
-  async #stormState(alertId: string, since: Date, threshold: number): Promise<{ storm: { id: string } | null; raised: number }> {
-    const [row] = await this.#sql(
-      `select (select a.storm_id from alerts a where a.organization_id = ? and a.raised_at > ? and a.storm_id is not null and a.id <> ?
-                 order by a.raised_at desc limit 1) as storm,
-              (select count(*)::int from (select 1 from alerts where organization_id = ? and raised_at > ? and id <> ? limit ?) r) as raised`,
-      [this.#org, since, alertId, this.#org, since, alertId, threshold],
-    );
-    return { storm: row?.storm ? { id: String(row.storm) } : null, raised: Number(row?.raised ?? 0) };
+  /** STORM_STATE. Only committed alerts count: under the storm lock that is every other raise. */
+  async #stormState(alertId: string): Promise<StormState> {
+    const [row] = await this.#sql(`select ${STORM_STATE}`, this.#stormParams(alertId));
+    return stormState(row);
+  }
+
+  #stormWindowStart(): Date {
+    return new Date(this.#now.getTime() - this.#settings.alert_storm_window_seconds * 1000);
+  }
+
+  #stormParams(alertId: string): unknown[] {
+    const since = this.#stormWindowStart();
+    return [this.#org, since, alertId, this.#org, since, alertId, this.#settings.alert_storm_threshold];
   }
 
   /** Storm counts are exact: raising alerts of one organization take turns (until the transaction ends). */
@@ -373,7 +419,7 @@ class Ingestion {
   async #investigate(alert: AlertRow, stormId: string | null, refusal: Record<string, unknown> | null): Promise<void> {
     if (refusal) return this.#effect(alert.id, 'investigation_skipped', refusal);
     const id = randomUUID();
-    await this.#sql(
+    this.#defer(
       `insert into investigations (id, organization_id, alert_id, storm_id, trigger, status, requested_at) values (?, ?, ?, ?, 'automatic', 'requested', ?)`,
       [id, this.#org, alert.id, stormId, this.#now],
     );
@@ -449,14 +495,14 @@ class Ingestion {
   }
 
   /** The alert's new state; firing deliveries also refresh what the product says about it. */
-  async #save(alert: AlertRow, event: AlertEvent, created: boolean): Promise<void> {
+  #save(alert: AlertRow, event: AlertEvent, created: boolean): void {
     const state = [alert.status, alert.severity, alert.severity_override, alert.raised_at, alert.acknowledged_at, alert.resolved_at, alert.chat_thread, alert.muted_by, alert.storm_id, alert.incident_id, this.#now];
     const stateSql = 'status = ?, severity = ?, severity_override = ?, raised_at = ?, acknowledged_at = ?, resolved_at = ?, chat_thread = ?, muted_by = ?, storm_id = ?, incident_id = ?, updated_at = ?';
     if (event.status === 'resolved' || created) {
-      await this.#sql(`update alerts set ${stateSql} where id = ?`, [...state, alert.id]);
+      this.#defer(`update alerts set ${stateSql} where id = ?`, [...state, alert.id]);
       return;
     }
-    await this.#sql(
+    this.#defer(
       `update alerts set ${stateSql}, title = ?, service = ?, summary = ?, labels = ?::jsonb, url = ?, external_id = ?,
               last_received_at = ?, occurrences = occurrences + ? where id = ?`,
       [...state, event.title, event.service ?? null, event.summary ?? null, JSON.stringify(event.labels), event.url ?? null,
@@ -464,10 +510,13 @@ class Ingestion {
     );
   }
 
-  async flushEffects(): Promise<void> {
-    if (this.#effects.length === 0) return;
-    const values = this.#effects.map(() => '(?, ?, ?, ?, ?::jsonb)').join(', ');
-    const params = this.#effects.flatMap((e) => [this.#org, e.alertId, this.#now, e.kind, JSON.stringify(e.detail)]);
-    await this.#sql(`insert into alert_effects (organization_id, alert_id, at, kind, detail) values ${values}`, params);
+  /** The effects and every deferred write, sent. */
+  async finish(): Promise<void> {
+    if (this.#effects.length > 0) {
+      const values = this.#effects.map(() => '(?, ?, ?, ?, ?::jsonb)').join(', ');
+      this.#defer(`insert into alert_effects (organization_id, alert_id, at, kind, detail) values ${values}`,
+        this.#effects.flatMap((e) => [this.#org, e.alertId, this.#now, e.kind, JSON.stringify(e.detail)]));
+    }
+    await this.#flush();
   }
 }

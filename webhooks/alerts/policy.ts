@@ -9,7 +9,8 @@ import type { FamilyDescriptor } from '../../engine/descriptor.ts';
 import { defaultRow } from '../../engine/operations/project.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
-import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { selectRow, type RowQuery } from '../../engine/persistence/sql.ts';
+import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import organizationSettings from '../../resources/organization_settings.ts';
 import type { AlertEvent } from '../sources/types.ts';
 import { offsetAt, wallClock } from '../wall-clock.ts';
@@ -35,21 +36,28 @@ function family(services: Services, name: string): FamilyDescriptor {
 }
 
 /** Settings and in-force mutes in one round trip. */
-export async function readPolicy(services: Services, sql: Sql, organizationId: string, now: Date): Promise<Policy> {
+export function readPolicy(services: Services, sql: Sql, organizationId: string, now: Date): Promise<Policy> {
+  return selectRow(sql, policyQuery(services, organizationId, now));
+}
+
+/** The policy's select, to be read alone or together with another (selectRows). */
+export function policyQuery(services: Services, organizationId: string, now: Date): RowQuery<Policy> {
   const settingsFamily = family(services, organizationSettings.name);
   const mutesFamily = family(services, 'alert_mutes');
-  const [row] = await sql(
-    `select (select row_to_json(s) from "${tableName(settingsFamily)}" s where s.organization_id = ? and s.id = ?) as settings,
-            (select coalesce(json_agg(json_build_object('id', m.id, 'pattern', m.pattern)), '[]'::json)
-               from "${tableName(mutesFamily)}" m where m.organization_id = ? and (m.ends_at is null or m.ends_at > ?)) as mutes`,
-    [organizationId, organizationId, organizationId, now],
-  );
-  const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
-  const stored = (parse(row?.settings) ?? {}) as Record<string, unknown>;
-  const defaults = defaultRow(settingsFamily);
-  const settings = Object.fromEntries(Object.keys(organizationSettings.fields).map((k) => [k, stored[k] ?? defaults[k]])) as Settings;
-  return { settings, mutes: (parse(row?.mutes) ?? []) as Mute[] };
+  return {
+    sql: `select (select row_to_json(s) from "${tableName(settingsFamily)}" s where s.organization_id = ? and s.id = ?) as settings,
+                 (select coalesce(json_agg(json_build_object('id', m.id, 'pattern', m.pattern)), '[]'::json)
+                    from "${tableName(mutesFamily)}" m where m.organization_id = ? and (m.ends_at is null or m.ends_at > ?)) as mutes`,
+    params: [organizationId, organizationId, organizationId, now],
+    read(row) {
+      const stored = (jsonValue(row?.settings) ?? {}) as Record<string, unknown>;
+      const defaults = defaultRow(settingsFamily);
+      const settings = Object.fromEntries(Object.keys(organizationSettings.fields).map((k) => [k, stored[k] ?? defaults[k]])) as Settings;
+      return { settings, mutes: (jsonValue(row?.mutes) ?? []) as Mute[] };
+    },
+  };
 }
+
 
 /** The mute in force whose pattern is in the alert's title, source or fingerprint (any case), if any. */
 export function matchingMute(mutes: readonly Mute[], event: Pick<AlertEvent, 'title' | 'source' | 'fingerprint'>): Mute | undefined {

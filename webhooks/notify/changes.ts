@@ -9,7 +9,7 @@
 import type { AuditEntry, AuditListener } from '../../engine/operations/audit.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
-import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { enqueueChatPost } from '../chat/notices.ts';
 import { configChangedEvent, type ConfigChange } from '../outbound/events.ts';
 import { OutboundBatch } from '../outbound/publish.ts';
@@ -24,7 +24,6 @@ interface Announcement {
   config_kind: string | null;
 }
 
-const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 const MAX_FIELDS = 20;
 const MAX_VALUE = 120;
 
@@ -42,7 +41,7 @@ async function announcements(services: Services, sql: Sql, entry: AuditEntry): P
   );
   const action = entry.action.startsWith('action:') ? 'action' : entry.action;
   return rows
-    .map((r) => ({ ...r, families: parse(r.families) ?? ['*'], actions: parse(r.actions) ?? [] }) as Announcement)
+    .map((r) => ({ ...r, families: jsonValue(r.families) ?? ['*'], actions: jsonValue(r.actions) ?? [] }) as Announcement)
     .filter((n) => (n.families.includes('*') || n.families.includes(entry.family)) && n.actions.includes(action));
 }
 

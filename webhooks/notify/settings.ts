@@ -7,7 +7,7 @@
 import { defaultRow } from '../../engine/operations/project.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
-import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { QuietHours } from './quiet-hours.ts';
 
 export type NotifyChannel = 'email' | 'chat' | 'outbound';
@@ -22,7 +22,6 @@ export interface NotificationSettings {
   timezone: string;
 }
 
-const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 export async function readNotificationSettings(services: Services, sql: Sql, organizationId: string): Promise<NotificationSettings> {
   const family = services.registry.get('notification_settings');
@@ -35,12 +34,12 @@ export async function readNotificationSettings(services: Services, sql: Sql, org
       [...(family ? [organizationId, organizationId] : []), ...(organization ? [organizationId, organizationId] : [])],
     )
     : [];
-  const saved = (parse(row?.settings) ?? {}) as Record<string, unknown>;
+  const saved = (jsonValue(row?.settings) ?? {}) as Record<string, unknown>;
   const pick = <T>(name: string, fallback: T): T => (saved[name] ?? defaults[name] ?? fallback) as T;
   return {
-    channels: { ...((defaults.channels ?? {}) as Record<string, NotifyChannel[]>), ...((parse(saved.channels) ?? {}) as Record<string, NotifyChannel[]>) },
-    email_recipients: parse(pick('email_recipients', [])) as string[],
-    quiet_hours: (parse(saved.quiet_hours) ?? null) as QuietHours | null,
+    channels: { ...((defaults.channels ?? {}) as Record<string, NotifyChannel[]>), ...((jsonValue(saved.channels) ?? {}) as Record<string, NotifyChannel[]>) },
+    email_recipients: jsonValue(pick('email_recipients', [])) as string[],
+    quiet_hours: (jsonValue(saved.quiet_hours) ?? null) as QuietHours | null,
     digest: pick('digest', 'off'),
     digest_hour: Number(pick('digest_hour', 9)),
     timezone: typeof row?.timezone === 'string' && row.timezone ? row.timezone : 'UTC',

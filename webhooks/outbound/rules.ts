@@ -9,7 +9,8 @@
 import { defaultRow } from '../../engine/operations/project.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
-import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import { selectRow, type RowQuery } from '../../engine/persistence/sql.ts';
+import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { OutboundEvent } from './events.ts';
 import { parseRoutes, type Route } from './routing.ts';
 
@@ -37,7 +38,6 @@ export interface Target {
 }
 
 const PAGER_KINDS = /^(alert|incident)\./;
-const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 function table(services: Services, family: string): string | null {
   const d = services.registry.get(family);
@@ -73,28 +73,38 @@ export interface OrganizationOutbound {
 const NONE: OrganizationOutbound = { rules: { rules: [], outboundKinds: new Set() }, routes: [] };
 
 /** The organization's outbound rules (and, with `withRoutes`, its enabled alert routes in order), in one round trip. */
-export async function readOutbound(services: Services, sql: Sql, organizationId: string, withRoutes = false): Promise<OrganizationOutbound> {
+export function readOutbound(services: Services, sql: Sql, organizationId: string, withRoutes = false): Promise<OrganizationOutbound> {
+  return selectRow(sql, outboundQuery(services, organizationId, withRoutes));
+}
+
+/** readOutbound's select, to be read alone or together with another (selectRows). */
+export function outboundQuery(services: Services, organizationId: string, withRoutes = false): RowQuery<OrganizationOutbound> {
   const text = statement(services, withRoutes);
-  if (!text) return NONE;
+  if (!text) return { sql: 'select true as no_outbound', params: [], read: () => NONE };
   const params: unknown[] = [organizationId];
   if (services.registry.get('notification_settings')) params.push(organizationId, organizationId, organizationId, organizationId);
   if (services.registry.get('chat')) params.push(organizationId, organizationId);
   if (withRoutes && services.registry.get('alert_routes')) params.push(organizationId);
-  const [row] = await sql(text, params);
-  const rules = (parse(row?.rules) ?? []) as OutboundRule[];
   const settings = services.registry.get('notification_settings');
-  const defaults = (settings ? defaultRow(settings).channels : {}) as Record<string, string[]>;
-  const channels = { ...defaults, ...((parse(row?.channels) ?? {}) as Record<string, string[]>) };
-  const kindsUsing = (channel: string) => new Set(Object.entries(channels).filter(([, list]) => Array.isArray(list) && list.includes(channel)).map(([kind]) => kind));
-  const none = new Set<string>();
   return {
-    rules: {
-      rules,
-      outboundKinds: kindsUsing('outbound'),
-      chatKinds: row?.chat_connected === true ? kindsUsing('chat') : none,
-      emailKinds: row?.mails === true ? kindsUsing('email') : none,
+    sql: text,
+    params,
+    read(row) {
+      const rules = (jsonValue(row?.rules) ?? []) as OutboundRule[];
+      const defaults = (settings ? defaultRow(settings).channels : {}) as Record<string, string[]>;
+      const channels = { ...defaults, ...((jsonValue(row?.channels) ?? {}) as Record<string, string[]>) };
+      const kindsUsing = (channel: string) => new Set(Object.entries(channels).filter(([, list]) => Array.isArray(list) && list.includes(channel)).map(([kind]) => kind));
+      const none = new Set<string>();
+      return {
+        rules: {
+          rules,
+          outboundKinds: kindsUsing('outbound'),
+          chatKinds: row?.chat_connected === true ? kindsUsing('chat') : none,
+          emailKinds: row?.mails === true ? kindsUsing('email') : none,
+        },
+        routes: parseRoutes(jsonValue(row?.routes)),
+      };
     },
-    routes: parseRoutes(parse(row?.routes)),
   };
 }
 

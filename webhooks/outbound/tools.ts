@@ -8,7 +8,7 @@ import { ApiError } from '../../engine/errors.ts';
 import { recordAudit } from '../../engine/operations/audit.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
-import { iso } from '../../engine/persistence/store.ts';
+import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { EVENT_KINDS } from '../../resources/outbound_rules.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from './publish.ts';
@@ -47,7 +47,6 @@ const DELIVERY = Type.Object({
 });
 
 const int = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 const COLUMNS = `id, event_id, event_type, subject_id, config_id, rule_ids, status, attempts, next_attempt_at, last_status_code, last_error,
   last_latency_ms, created_at, delivered_at, payload`;
@@ -99,7 +98,7 @@ export const listOutboundDeliveries: DomainOperation = {
     }
     const data = shown.map((r) => ({
       id: String(r.id), event_id: String(r.event_id), event_type: r.event_type, subject_id: r.subject_id ?? null, outbound_config_id: String(r.config_id),
-      rule_ids: json(r.rule_ids) ?? [], status: r.status, attempts: Number(r.attempts), next_attempt_at: iso(r.next_attempt_at),
+      rule_ids: jsonValue(r.rule_ids) ?? [], status: r.status, attempts: Number(r.attempts), next_attempt_at: iso(r.next_attempt_at),
       last_status_code: int(r.last_status_code), last_error: r.last_error ?? null, last_latency_ms: int(r.last_latency_ms),
       created_at: iso(r.created_at), delivered_at: iso(r.delivered_at), payload: JSON.parse(String(r.payload)), attempt_log: log.get(String(r.id)) ?? [],
     }));
