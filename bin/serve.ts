@@ -113,6 +113,8 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     secretKey: env.VIGIL_SECRET_KEY || undefined,
     bootstrap: env.VIGIL_BOOTSTRAP !== 'off',
     authCacheMs: envNumber(env.VIGIL_AUTH_CACHE_MS, 'VIGIL_AUTH_CACHE_MS', 0),
+    // off for a connection pooler in transaction mode that does not follow protocol-level prepared statements
+    preparedStatements: envFlag(env.VIGIL_DATABASE_PREPARED_STATEMENTS, 'VIGIL_DATABASE_PREPARED_STATEMENTS') ?? true,
     routers: [openApiRoutes, statusPageRoutes, deployGateRoutes],
     jobs: WEBHOOK_JOBS,
     auditListeners: WEBHOOK_AUDIT_LISTENERS,

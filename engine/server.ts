@@ -55,6 +55,8 @@ export interface ServeOptions {
   schema?: 'migrations' | 'entities';
   /** how long an API-key lookup is reused in this process (ms; 0 turns it off) */
   authCacheMs?: number;
+  /** PostgreSQL: statements that repeat are prepared on each connection (engine/persistence/prepared.ts); default true */
+  preparedStatements?: boolean;
   /** largest JSON body accepted by the API */
   jsonLimit?: string;
   /** the background job handlers of other parts, one per queue (engine/jobs) */
@@ -80,7 +82,7 @@ export interface RunningService {
 }
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, entities: allEntities(options.registry.families, options.entities) });
+  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, options.entities) });
   // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
   const startup = await startupLock(options.databaseUrl);
   try {

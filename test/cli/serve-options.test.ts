@@ -98,3 +98,10 @@ t.test('chat, email and the periodic pass: VIGIL_CHAT_API_URL, VIGIL_SMTP_URL, V
   ];
   refusedWithout(t, refusals, secret);
 });
+
+t.test('VIGIL_DATABASE_PREPARED_STATEMENTS: on unless set off', async (t) => {
+  t.equal(serviceOptions({}).preparedStatements, true);
+  t.equal(serviceOptions({ VIGIL_DATABASE_PREPARED_STATEMENTS: 'off' }).preparedStatements, false);
+  t.equal(serviceOptions({ VIGIL_DATABASE_PREPARED_STATEMENTS: 'on' }).preparedStatements, true);
+  t.throws(() => serviceOptions({ VIGIL_DATABASE_PREPARED_STATEMENTS: 'sometimes' }), /VIGIL_DATABASE_PREPARED_STATEMENTS/);
+});
