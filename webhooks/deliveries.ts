@@ -10,7 +10,7 @@
 import { loggedError } from '../engine/logger.ts';
 import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
-import { sqlExecutor } from '../engine/persistence/sql.ts';
+import { prepared, sqlExecutor } from '../engine/persistence/sql.ts';
 import Type from 'typebox';
 import type { DomainOperation } from '../engine/operations/domain.ts';
 import type { Services } from '../engine/operations/types.ts';
@@ -126,7 +126,7 @@ export function deliveryLog(services: Services): DeliveryLog {
   /** Writes a batch; answers each row's failure (undefined when written). */
   const write = async (batch: typeof queue): Promise<unknown[]> => {
     try {
-      await sql(`insert into webhook_deliveries ${COLUMNS} values ${batch.map(() => ROW).join(', ')}`, batch.flatMap((b) => rowParams(b.delivery)));
+      await sql(prepared(`insert into webhook_deliveries ${COLUMNS} values ${batch.map(() => ROW).join(', ')}`), batch.flatMap((b) => rowParams(b.delivery)));
       return batch.map(() => undefined);
     } catch (error) {
       if (batch.length === 1) return [error];

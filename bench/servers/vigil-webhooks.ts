@@ -33,6 +33,7 @@ const options = serviceOptions({
   VIGIL_BOOTSTRAP: 'off',
   VIGIL_WEBHOOK_RATE_LIMIT: process.env.VIGIL_WEBHOOK_RATE_LIMIT ?? '100000000',
   VIGIL_WEBHOOK_RATE_LIMIT_STORE: process.env.VIGIL_WEBHOOK_RATE_LIMIT_STORE,
+  VIGIL_DATABASE_PREPARED_STATEMENTS: process.env.VIGIL_DATABASE_PREPARED_STATEMENTS,
   PORT: '0',
 });
 const running = await serve({ ...options, log: createLogger(process.env.LOG_LEVEL ?? 'error') });

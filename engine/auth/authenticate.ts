@@ -1,5 +1,5 @@
 /** Bearer credentials → a Caller, with one query per request (key and organization joined). */
-import { sqlExecutor } from '../persistence/sql.ts';
+import { prepared, sqlExecutor } from '../persistence/sql.ts';
 import { randomUUID } from 'node:crypto';
 import { currentRequestId, noteCaller } from '../observability/context.ts';
 import { ApiError } from '../errors.ts';
@@ -64,9 +64,9 @@ export async function authenticateApiKey(
   if (!row) {
     const generation = cache.generation;
     [row] = await sql(
-      `select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features, o.flags
+      prepared(`select k.id as key_id, k.scopes, o.id, o.name, o.plan, o.disabled, o.features, o.flags
          from api_keys k join organizations o on o.id = k.organization_id
-        where k.key_hash = ? and k.revoked_at is null`,
+        where k.key_hash = ? and k.revoked_at is null`),
       [hash],
     );
     if (!row) throw unauthorized();

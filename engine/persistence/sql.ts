@@ -8,6 +8,7 @@ import type { Transaction } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/sql';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './database.ts';
+import { markPrepared } from './prepared.ts';
 
 /** Runs one SQL statement with `?` parameters: inside a transaction, or straight on the connection. */
 export type SqlExecutor = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
@@ -36,6 +37,15 @@ export function numbered(sql: string): string {
   return out;
 }
 
+/**
+ * Marks a statement to be prepared on PostgreSQL (prepared.ts): only one whose best plan does not depend on its
+ * parameter values (a lookup or write by key). Returns it unchanged.
+ */
+export function prepared(sql: string): string {
+  markPrepared(numbered(sql));
+  return sql;
+}
+
 export function sqlExecutor(db: Database, trx?: Transaction): SqlExecutor {
   const connection = db.em.getConnection() as AbstractSqlConnection;
   const driver = db.em.getDriver();
@@ -50,7 +60,7 @@ export function sqlExecutor(db: Database, trx?: Transaction): SqlExecutor {
   };
 }
 
-/** A one-row select of scalar subqueries (`select (…) as a, (…) as b`) and how its row is read. */
+/** A one-row select of scalar subqueries by key (`select (…) as a, (…) as b`; prepared) and how its row is read. */
 export interface RowQuery<T> {
   sql: string;
   params: unknown[];
@@ -58,12 +68,12 @@ export interface RowQuery<T> {
 }
 
 export async function selectRow<T>(sql: SqlExecutor, query: RowQuery<T>): Promise<T> {
-  const [row] = await sql(query.sql, query.params);
+  const [row] = await sql(prepared(query.sql), query.params);
   return query.read(row);
 }
 
 /** Two one-row selects in one round trip (their column names must differ). */
 export async function selectRows<A, B>(sql: SqlExecutor, a: RowQuery<A>, b: RowQuery<B>): Promise<[A, B]> {
-  const [row] = await sql(`select * from (${a.sql}) a, (${b.sql}) b`, [...a.params, ...b.params]);
+  const [row] = await sql(prepared(`select * from (${a.sql}) a, (${b.sql}) b`), [...a.params, ...b.params]);
   return [a.read(row), b.read(row)];
 }

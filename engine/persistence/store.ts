@@ -7,7 +7,7 @@
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { columnFor, planFields } from '../fields.ts';
 import { tableName } from './entities.ts';
-import type { SqlExecutor } from './sql.ts';
+import { prepared, type SqlExecutor } from './sql.ts';
 
 export type { SqlExecutor } from './sql.ts';
 
@@ -120,7 +120,7 @@ export class FamilyStore {
   async get(family: FamilyDescriptor, organizationId: string, id: string, lock = false): Promise<Row | null> {
     const shape = shapeOf(family);
     const [record] = await this.execute(
-      `select ${shape.selectList} from ${shape.table} where "organization_id" = ? and "id" = ?${lock ? ' for update' : ''}`,
+      prepared(`select ${shape.selectList} from ${shape.table} where "organization_id" = ? and "id" = ?${lock ? ' for update' : ''}`),
       [organizationId, id],
     );
     return record ? toRow(shape, record) : null;
@@ -131,7 +131,7 @@ export class FamilyStore {
     const row: Row = { ...values, organization_id: organizationId, row_version: 1, created_at: now, updated_at: now };
     const columns = shape.columns;
     await this.execute(
-      `insert into ${shape.table} (${shape.selectList}) values (${columns.map((c) => placeholder(shape, c)).join(', ')})`,
+      prepared(`insert into ${shape.table} (${shape.selectList}) values (${columns.map((c) => placeholder(shape, c)).join(', ')})`),
       columns.map((c) => param(shape, c, row[c])),
     );
     return toRow(shape, row);
@@ -143,14 +143,14 @@ export class FamilyStore {
     const next: Row = { ...changes, row_version: Number(existing.row_version) + 1, updated_at: now };
     const columns = Object.keys(next).filter((c) => shape.columns.includes(c) && !['id', 'organization_id', 'created_at'].includes(c));
     await this.execute(
-      `update ${shape.table} set ${columns.map((c) => `${quote(c)} = ${placeholder(shape, c)}`).join(', ')} where "organization_id" = ? and "id" = ?`,
+      prepared(`update ${shape.table} set ${columns.map((c) => `${quote(c)} = ${placeholder(shape, c)}`).join(', ')} where "organization_id" = ? and "id" = ?`),
       [...columns.map((c) => param(shape, c, next[c])), existing.organization_id, existing.id],
     );
     return { ...existing, ...next };
   }
 
   async remove(family: FamilyDescriptor, existing: Row): Promise<void> {
-    await this.execute(`delete from ${shapeOf(family).table} where "organization_id" = ? and "id" = ?`, [existing.organization_id, existing.id]);
+    await this.execute(prepared(`delete from ${shapeOf(family).table} where "organization_id" = ? and "id" = ?`), [existing.organization_id, existing.id]);
   }
 
   /** Whether another organization's row holds this value (deployment-unique fields). */
@@ -165,6 +165,6 @@ export class FamilyStore {
 
   /** A transaction-scoped lock per organization and family, for natural keys no index can hold. */
   async lockFamily(family: FamilyDescriptor, organizationId: string): Promise<void> {
-    await this.execute('select pg_advisory_xact_lock(hashtext(?))', [`${organizationId}:${family.name}`]);
+    await this.execute(prepared('select pg_advisory_xact_lock(hashtext(?))'), [`${organizationId}:${family.name}`]);
   }
 }

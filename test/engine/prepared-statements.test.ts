@@ -1,11 +1,11 @@
 /**
- * On PostgreSQL a statement that repeats goes out as a named prepared statement (engine/persistence/prepared.ts):
- * parsed and planned once per connection. Each test pins one connection with a transaction and asks that
- * connection's pg_prepared_statements.
+ * On PostgreSQL a statement marked with prepared() goes out as a named prepared statement
+ * (engine/persistence/prepared.ts): parsed once per connection. Each test pins one connection with a transaction
+ * and asks that connection's pg_prepared_statements.
  */
 import t, { type Test } from 'tap';
 import { openDatabase, type Database } from '../../engine/persistence/database.ts';
-import { sqlExecutor, type SqlExecutor } from '../../engine/persistence/sql.ts';
+import { prepared, sqlExecutor, type SqlExecutor } from '../../engine/persistence/sql.ts';
 import { scratchDatabase } from '../helpers/harness.ts';
 
 const scratch = await scratchDatabase();
@@ -24,22 +24,21 @@ if (!scratch) {
   const preparedTexts = async (sql: SqlExecutor) =>
     (await sql('select statement from pg_prepared_statements where statement like ?', ['%vigil-probe%'])).map((r) => String(r.statement));
 
-  t.test('a statement is prepared from its third use, and answers as before', async (t) => {
+  t.test('a marked statement is prepared on first use and answers as before; an unmarked one never is', async (t) => {
     const db = await open(t);
     await onOneConnection(db, async (sql) => {
-      const probe = "select ?::int + 1 as n, 'vigil-probe' as tag";
+      const marked = prepared("select ?::int + 1 as n, 'vigil-probe marked' as tag");
       const answers = [];
-      for (let i = 0; i < 2; i++) answers.push(Number((await sql(probe, [i]))[0]!.n));
-      t.same(await preparedTexts(sql), [], 'two uses prepare nothing');
-      for (let i = 2; i < 6; i++) answers.push(Number((await sql(probe, [i]))[0]!.n));
-      t.same(answers, [1, 2, 3, 4, 5, 6], 'the prepared statement binds each call its own parameters');
-      t.same(await preparedTexts(sql), ["select $1::int + 1 as n, 'vigil-probe' as tag"], 'prepared once on this connection');
+      for (let i = 0; i < 4; i++) answers.push(Number((await sql(marked, [i]))[0]!.n));
+      for (let i = 0; i < 4; i++) await sql("select ?::int as n, 'vigil-probe unmarked' as tag", [i]);
+      t.same(answers, [1, 2, 3, 4], 'the prepared statement binds each call its own parameters');
+      t.same(await preparedTexts(sql), ["select $1::int + 1 as n, 'vigil-probe marked' as tag"], 'the marked one, prepared once on this connection');
     });
   });
 
   t.test('an error in a prepared statement is the same error, and the connection goes on', async (t) => {
     const db = await open(t);
-    const probe = "select 1 / ?::int as n, 'vigil-probe' as tag";
+    const probe = prepared("select 1 / ?::int as n, 'vigil-probe' as tag");
     for (let i = 0; i < 3; i++) await sqlExecutor(db)(probe, [1]);
     await t.rejects(sqlExecutor(db)(probe, [0]), /division by zero/);
     t.same(await sqlExecutor(db)(probe, [2]), [{ n: 0, tag: 'vigil-probe' }]);
@@ -48,7 +47,7 @@ if (!scratch) {
   t.test('each connection keeps at most 256 prepared statements', async (t) => {
     const db = await open(t);
     await onOneConnection(db, async (sql) => {
-      for (let n = 0; n < 300; n++) for (let use = 0; use < 3; use++) await sql(`select ? as n, 'vigil-probe ${n}' as tag`, [n]);
+      for (let n = 0; n < 300; n++) await sql(prepared(`select ? as n, 'vigil-probe ${n}' as tag`), [n]);
       t.equal((await preparedTexts(sql)).length, 256);
       t.same(await sql("select ? as n, 'vigil-probe 299' as tag", [7]), [{ n: 7, tag: 'vigil-probe 299' }], 'past the limit a statement still runs, unprepared');
     });
@@ -57,7 +56,7 @@ if (!scratch) {
   t.test('preparedStatements: false prepares nothing (a pooler in transaction mode)', async (t) => {
     const db = await open(t, false);
     await onOneConnection(db, async (sql) => {
-      for (let i = 0; i < 5; i++) await sql("select ?::int as n, 'vigil-probe' as tag", [i]);
+      for (let i = 0; i < 5; i++) await sql(prepared("select ?::int as n, 'vigil-probe off' as tag"), [i]);
       t.same(await preparedTexts(sql), []);
     });
   });

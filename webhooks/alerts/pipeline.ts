@@ -28,7 +28,7 @@ import { DeadlockException } from '@mikro-orm/core';
 import type { Organization } from '../../engine/auth/caller.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
-import { selectRows } from '../../engine/persistence/sql.ts';
+import { prepared, selectRows } from '../../engine/persistence/sql.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { AlertEvent, AlertSeverity } from '../sources/types.ts';
 import { enqueueInvestigation } from '../ai/investigations.ts';
@@ -132,11 +132,11 @@ async function refreshRepeats(sql: Sql, organizationId: string, events: readonly
     // the common delivery, one alert: plain parameters are cheaper for PostgreSQL than a JSON recordset
     const e = candidates[0]!;
     const rows = await sql(
-      `update alerts a set ${set}
+      prepared(`update alerts a set ${set}
          from (select ?::text as title, ?::text as service, ?::text as severity, ?::text as summary, ?::jsonb as labels,
                       ?::text as url, ?::text as external_id) v
         where a.organization_id = ? and a.fingerprint = ? and a.status = 'firing'
-        returning a.fingerprint, a.id`,
+        returning a.fingerprint, a.id`),
       [now, now, e.title, e.service ?? null, e.severity, e.summary ?? null, JSON.stringify(e.labels), e.url ?? null, e.external_id ?? null,
         organizationId, e.fingerprint],
     );
@@ -223,8 +223,9 @@ class Ingestion {
   async #flush(): Promise<void> {
     if (this.#deferred.length === 0) return;
     const writes = this.#deferred.splice(0);
-    if (writes.length === 1) await this.#execute(writes[0]!.sql, writes[0]!.params);
-    else await this.#execute(`with ${writes.map((w, i) => `w${i} as (${w.sql})`).join(', ')} select 1`, writes.flatMap((w) => w.params));
+    // writes by key: prepared (the texts differ only by which writes and how many effect rows)
+    if (writes.length === 1) await this.#execute(prepared(writes[0]!.sql), writes[0]!.params);
+    else await this.#execute(prepared(`with ${writes.map((w, i) => `w${i} as (${w.sql})`).join(', ')} select 1`), writes.flatMap((w) => w.params));
   }
 
   #effect(alertId: string, kind: EffectKind, detail: Record<string, unknown> = {}): void {
@@ -249,7 +250,7 @@ class Ingestion {
   }
 
   async #lock(fingerprint: string): Promise<AlertRow | null> {
-    const [row] = await this.#sql(`select ${ALERT_COLUMNS} from alerts where organization_id = ? and fingerprint = ? for update`, [this.#org, fingerprint]);
+    const [row] = await this.#sql(prepared(`select ${ALERT_COLUMNS} from alerts where organization_id = ? and fingerprint = ? for update`), [this.#org, fingerprint]);
     return row ? alertRow(row) : null;
   }
 
@@ -270,8 +271,8 @@ class Ingestion {
       Number.isNaN(started.getTime()) ? this.#now : started, this.#now, this.#now, this.#now];
     const raising = status === 'firing' && !matchingMute(this.#policy.mutes, event);
     const [inserted] = raising
-      ? await this.#sql(`with created as (${insert}) select created.*, ${STORM_STATE} from created`, [...params, ...this.#stormParams(id)])
-      : await this.#sql(insert, params);
+      ? await this.#sql(prepared(`with created as (${insert}) select created.*, ${STORM_STATE} from created`), [...params, ...this.#stormParams(id)])
+      : await this.#sql(prepared(insert), params);
     if (inserted) return { alert: alertRow(inserted), created: true, ...(raising ? { storm: stormState(inserted) } : {}) };
     return { alert: (await this.#lock(event.fingerprint))!, created: false };
   }
@@ -376,7 +377,7 @@ class Ingestion {
 
   /** STORM_STATE. Only committed alerts count: under the storm lock that is every other raise. */
   async #stormState(alertId: string): Promise<StormState> {
-    const [row] = await this.#sql(`select ${STORM_STATE}`, this.#stormParams(alertId));
+    const [row] = await this.#sql(prepared(`select ${STORM_STATE}`), this.#stormParams(alertId));
     return stormState(row);
   }
 
