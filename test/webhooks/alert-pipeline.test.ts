@@ -227,6 +227,24 @@ t.test('storms: the threshold-th alert inside the window forms one storm that pa
   t.same(kinds(after), ['page', 'chat_post', 'investigation_requested']);
 });
 
+t.test('one delivery: each event sees the ones before it (three new alerts make a storm; a fire then a resolve of one alert ends resolved)', async (t) => {
+  const org = await organization({ alert_storm_threshold: 3, alert_storm_window_seconds: 60 });
+  const answer = await fire(org, { name: 'D1' }, { name: 'D2' }, { name: 'D3' });
+  t.same(answer.body, { status: 'ok', processed: 3, total: 3 });
+  const [d1, d2, d3] = [await alert(org, 'D1'), await alert(org, 'D2'), await alert(org, 'D3')];
+  t.same([kinds(d1).slice(0, 3), kinds(d2).slice(0, 3)], [['page', 'chat_post', 'investigation_requested'], ['page', 'chat_post', 'investigation_requested']], 'the first two page alone');
+  t.ok(d3.storm_id, 'the third counts the first two, written earlier in the same transaction');
+  t.same([d1.storm_id, d2.storm_id], [d3.storm_id, d3.storm_id]);
+  t.same(d3.effects.find((e: any) => e.kind === 'page').detail, { reason: 'storm', storm_id: d3.storm_id, alerts: 3 });
+
+  const both = await deliver(org, alertmanager([{ name: 'Flap' }, { name: 'Flap', status: 'resolved' }]));
+  t.same(both.body, { status: 'ok', processed: 2, total: 2 });
+  const flap = await alert(org, 'Flap');
+  t.equal(flap.status, 'resolved', 'the resolve, second in the delivery, saw the fire');
+  t.equal(flap.storm_id, d3.storm_id, 'the fire joined the active storm');
+  t.same(kinds(flap), ['storm_grouped', 'page_skipped', 'investigation_skipped'], 'the resolve adds no effect (no chat thread)');
+});
+
 t.test('storm boundary: an alert exactly one window old no longer counts', async (t) => {
   const org = await organization({ alert_storm_threshold: 3, alert_storm_window_seconds: 60 });
   await fire(org, { name: 'B1' });
