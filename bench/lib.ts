@@ -112,6 +112,45 @@ export interface Measured {
   cpuMsPerRequest?: { server: number; postgres: number; loadGenerator: number };
   /** resident set size of the server process in bytes, after the warm-up and after the measured run (Linux only) */
   rss?: { afterWarmup?: number; after?: number };
+  /** autocannon runs behind these figures (warm-ups included): each may leave up to `connections` requests in flight */
+  runs: number;
+}
+
+const sum = (runs: Measured[], pick: (m: Measured) => number) => runs.reduce((total, m) => total + pick(m), 0);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * Rounds of one target as one: counts and seconds added, req/s over the whole, latency percentiles the median of
+ * the rounds' (autocannon keeps no histogram to merge), CPU per request weighted by each round's answers.
+ */
+export function combine(rounds: Measured[]): Measured {
+  const first = rounds[0]!;
+  if (rounds.length === 1) return first;
+  const seconds = sum(rounds, (m) => m.seconds);
+  const requests = sum(rounds, (m) => m.requests);
+  const ok = sum(rounds, (m) => m.ok);
+  const statusCodes: Record<string, number> = {};
+  for (const m of rounds) for (const [code, n] of Object.entries(m.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  const cpuOf = (part: 'server' | 'postgres' | 'loadGenerator') => sum(rounds, (m) => (m.cpuMsPerRequest?.[part] ?? 0) * m.ok) / Math.max(1, ok);
+  return {
+    name: first.name, connections: first.connections, seconds, requests, rps: requests / seconds,
+    p50: median(rounds.map((m) => m.p50)), p90: median(rounds.map((m) => m.p90)), p99: median(rounds.map((m) => m.p99)), max: Math.max(...rounds.map((m) => m.max)),
+    ok, non2xx: sum(rounds, (m) => m.non2xx), errors: sum(rounds, (m) => m.errors), timeouts: sum(rounds, (m) => m.timeouts), mismatches: sum(rounds, (m) => m.mismatches),
+    statusCodes,
+    warmupOk: sum(rounds, (m) => m.warmupOk), warmupNon2xx: sum(rounds, (m) => m.warmupNon2xx), warmupErrors: sum(rounds, (m) => m.warmupErrors), warmupMismatches: sum(rounds, (m) => m.warmupMismatches),
+    ...(rounds.every((m) => m.cpuMsPerRequest) ? { cpuMsPerRequest: { server: cpuOf('server'), postgres: cpuOf('postgres'), loadGenerator: cpuOf('loadGenerator') } } : {}),
+    ...(first.rss ? { rss: { afterWarmup: first.rss.afterWarmup, after: rounds.at(-1)!.rss?.after } } : {}),
+    runs: sum(rounds, (m) => m.runs),
+  };
+}
+
+/** The ratio of Vigil to bare: the median of the rounds' ratios, so one round disturbed by other load moves it least. */
+export function roundsRatio(vigil: Measured[], bare: Measured[]): number {
+  return median(vigil.map((v, i) => v.rps / bare[i]!.rps));
 }
 
 /** VmRSS of a process in bytes, from /proc (undefined when unreadable: gone, or not Linux). */
@@ -182,6 +221,7 @@ function summarize(name: string, connections: number, r: Result, w: Result | und
     warmupNon2xx: w?.non2xx ?? 0,
     warmupErrors: w?.errors ?? 0,
     warmupMismatches: w?.mismatches ?? 0,
+    runs: w ? 2 : 1,
     ...(cpu && r['2xx'] > 0
       ? { cpuMsPerRequest: { server: (cpu.server * 1e3) / r['2xx'], postgres: (cpu.postgres * 1e3) / r['2xx'], loadGenerator: (cpu.loadGenerator * 1e3) / r['2xx'] } }
       : {}),

@@ -27,6 +27,8 @@ export interface ReportInput {
   machine: Machine;
   seconds: number;
   warmup: number;
+  /** bare and Vigil alternate this many times per scenario */
+  rounds: number;
   selection: string;
   diagnostics: string[];
   vigilRssAtStart?: number;
@@ -49,15 +51,15 @@ export function report(r: ReportInput): string {
     `# Vigil benchmark — ${r.date}`,
     '',
     `Node ${m.node}, ${m.cores} cores (${m.cpu}), ${m.memory} memory, ${m.os}, PostgreSQL ${m.postgres}. Load average (1/5/15 min) ${load(m.loadStart)} at the start, ${load(m.loadEnd)} at the end.`,
-    `Scenarios: ${r.selection}. Each target: ${r.warmup} s warm-up, then ${r.seconds} s measured; the bare baseline and Vigil one after the other in this run, on one scratch PostgreSQL database; 32 connections unless a note says otherwise. One Vigil child (the service as deployed, \`serviceOptions\`) serves every scenario${r.vigilRssAtStart ? `; its RSS after start-up was ${mb(r.vigilRssAtStart)}` : ''}.`,
+    `Scenarios: ${r.selection}. Each target: ${r.seconds} s measured in ${r.rounds} round${r.rounds > 1 ? 's' : ''}, the bare baseline and Vigil taking turns (${r.warmup} s warm-up before the first round, ${Math.min(r.warmup, 1)} s before each later one), on one scratch PostgreSQL database; 32 connections unless a note says otherwise. One Vigil child (the service as deployed, \`serviceOptions\`) serves every scenario${r.vigilRssAtStart ? `; its RSS after start-up was ${mb(r.vigilRssAtStart)}` : ''}.`,
     ...(r.diagnostics.length ? ['', `Diagnostics on (these figures are not the benchmark's): ${r.diagnostics.join(', ')}.`] : []),
     '',
     '| scenario | Vigil req/s | bare req/s | ratio | Vigil p50 / p99 | bare p99 | CPU ms/req Vigil (node + pg) | CPU ms/req bare (node + pg) | Vigil RSS after warm-up → after run |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...r.pairs.map((p) =>
-      `| ${p.name} | ${rps(p.vigil.rps)} | ${rps(p.bare.rps)} | ${pct(p.ratio)} | ${ms(p.vigil.p50)} / ${ms(p.vigil.p99)} | ${ms(p.bare.p99)} | ${cpu(p.vigil)} | ${cpu(p.bare)} | ${mb(p.vigil.rss?.afterWarmup)} → ${mb(p.vigil.rss?.after)} |`),
+      `| ${p.name} | ${rps(p.vigil.rps)} | ${rps(p.bare.rps)} | ${pct(p.ratio)}${p.rounds.length > 1 ? ` (${p.rounds.map((x) => (x * 100).toFixed(0)).join(' / ')})` : ''} | ${ms(p.vigil.p50)} / ${ms(p.vigil.p99)} | ${ms(p.bare.p99)} | ${cpu(p.vigil)} | ${cpu(p.bare)} | ${mb(p.vigil.rss?.afterWarmup)} → ${mb(p.vigil.rss?.after)} |`),
     '',
-    'Ratio: Vigil req/s over bare req/s, measured seconds apart in the same run. CPU ms/req: user + system CPU of the server process and of its PostgreSQL backends during the measured run, per answered request (from /proc): on a shared machine it moves less than req/s does. RSS: VmRSS of the Vigil process.',
+    'Ratio: Vigil req/s over bare req/s, the median of the rounds\' ratios (each round\'s in brackets), so a burst of other load during one round moves it least; req/s over all rounds, p50/p99 the median of the rounds\'. CPU ms/req: user + system CPU of the server process and of its PostgreSQL backends during the measured run, per answered request (from /proc): on a shared machine it moves less than req/s does. RSS: VmRSS of the Vigil process.',
     '',
     '| goal | source | target | measured | |',
     '|---|---|---|---|---|',

@@ -9,7 +9,8 @@
  *
  * `node bench/run.ts <scenario|group>…` runs only those (groups: alerts, board; `alerts-quiet` is a diagnostic run
  * only when named) and writes <names>-<date>.json and <names>-latest.md instead (`npm run bench:alerts` → alerts-latest.md).
- * BENCH_SECONDS (10) measured seconds per target, BENCH_WARMUP (3) warm-up seconds,
+ * BENCH_SECONDS (10) measured seconds per target, shared by BENCH_ROUNDS (3) rounds in which bare and Vigil take
+ * turns; BENCH_WARMUP (3) warm-up seconds before the first round (at most 1 s before each later one),
  * BENCH_SOAK_SECONDS (300 for the full report, 0 for a selection; 0 skips the soak),
  * BENCH_PROFILE=1 the Vigil child with --cpu-prof (profiles in bench/results/profiles), BENCH_SQL=1 the Vigil
  * child's SQL counted per scenario (a diagnostic that slows it a little), VIGIL_WEBHOOK_RATE_LIMIT_STORE passes
@@ -21,7 +22,7 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { measure, observer, rssBytes, runMain, startChild, transportFailures, withRun, type Child } from './lib.ts';
+import { combine, measure, observer, roundsRatio, rssBytes, runMain, startChild, transportFailures, withRun, type Child, type Measured } from './lib.ts';
 import { mb, pct, report, type Goal, type Machine } from './report.ts';
 import * as alerts from './scenarios/alerts.ts';
 import * as board from './scenarios/board.ts';
@@ -49,6 +50,8 @@ const RATIO_GOALS: { key: string; ratio: number; name: string; source: string }[
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3);
+/** bare and Vigil alternate this many times per scenario, sharing BENCH_SECONDS */
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)));
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const RESULTS = here('./results/');
 const PROFILES = here('./results/profiles');
@@ -142,15 +145,24 @@ async function main(): Promise<number> {
         return child;
       },
       pair: async (spec: PairSpec): Promise<Pair> => {
-        const bare = await measure(`bare — ${spec.name}`, spec.bare.options, seconds, warmup, watch.probe(spec.bare.child, true));
+        // bare and Vigil take turns, round after round, so a burst of other load on the machine hits both
+        const bareRounds: Measured[] = [];
+        const vigilRounds: Measured[] = [];
         await sqlCounts?.();
-        const measured = await measure(`Vigil — ${spec.name}`, spec.vigil, seconds, warmup, watch.probe(vigil, false));
+        for (let round = 1; round <= ROUNDS; round++) {
+          const label = ROUNDS > 1 ? ` (round ${round} of ${ROUNDS})` : '';
+          const warm = round === 1 ? warmup : Math.min(warmup, 1);
+          bareRounds.push(await measure(`bare — ${spec.name}${label}`, spec.bare.options, seconds / ROUNDS, warm, watch.probe(spec.bare.child, true)));
+          vigilRounds.push(await measure(`Vigil — ${spec.name}${label}`, spec.vigil, seconds / ROUNDS, warm, watch.probe(vigil, false)));
+        }
         // autocannon stops without waiting for the requests in flight; let the server finish them before anything is counted
         await sleep(2000);
         const sql = await sqlCounts?.();
+        const [bare, measured] = [combine(bareRounds), combine(vigilRounds)];
         const answered = Math.max(1, measured.ok + measured.warmupOk);
         return {
-          key: spec.key, name: spec.name, describe: spec.describe, bare, vigil: measured, ratio: measured.rps / bare.rps, notes: [], failures: [],
+          key: spec.key, name: spec.name, describe: spec.describe, bare, vigil: measured, ratio: roundsRatio(vigilRounds, bareRounds),
+          rounds: vigilRounds.map((v, i) => v.rps / bareRounds[i]!.rps), notes: [], failures: [],
           ...(sql ? { sql: sql.slice(0, 15).map((s) => ({ sql: s.sql, perRequest: s.calls / answered, msPerRequest: s.ms / answered })) } : {}),
         };
       },
@@ -188,7 +200,7 @@ async function main(): Promise<number> {
     const diagnostics = ['BENCH_PROFILE', 'BENCH_SQL', 'VIGIL_WEBHOOK_RATE_LIMIT_STORE'].filter((name) => process.env[name]);
     const scored = goals(pairs, soaked);
     const input = {
-      date, machine: await machine(postgres, loadStart), seconds, warmup,
+      date, machine: await machine(postgres, loadStart), seconds, warmup, rounds: ROUNDS,
       selection: full ? `all (${chosenKeys.join(', ')})` : chosenKeys.join(', '),
       diagnostics, vigilRssAtStart, pairs, soak: soaked, goals: scored, failures,
     };

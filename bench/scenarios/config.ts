@@ -69,7 +69,7 @@ export async function run(ctx: BenchContext, chosen: Set<string>): Promise<Pair[
       const written = (await audited()) - before;
       const answered = pair.vigil.ok + pair.vigil.warmupOk;
       // each answered PUT wrote one entry; up to one request per connection and autocannon run was cut off in flight
-      const inFlight = pair.vigil.connections * 2;
+      const inFlight = pair.vigil.connections * pair.vigil.runs;
       pair.notes.push(`audit entries written: ${written} for ${answered} answered PUTs (warm-up included; up to ${inFlight} more were in flight when autocannon stopped)`);
       if (written < answered || written > answered + inFlight) pair.failures.push(`update: ${written} audit entries for ${answered} answered PUTs`);
       const read = pairs.find((p) => p.key === 'read');

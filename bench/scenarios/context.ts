@@ -28,8 +28,10 @@ export interface Pair {
   describe: { vigil: string; bare: string };
   bare: Measured;
   vigil: Measured;
-  /** Vigil req/s over bare req/s */
+  /** Vigil req/s over bare req/s: the median of the rounds' ratios */
   ratio: number;
+  /** each round's ratio, in order */
+  rounds: number[];
   /** what the tables recorded, in sentences */
   notes: string[];
   /** checks that failed (the run is then not valid) */
