@@ -29,6 +29,7 @@ import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import type { Row } from '../../engine/descriptor.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
+import { prepared } from '../../engine/persistence/sql.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { requestBody } from './formats.ts';
 import { OutboundFailed, OutboundRefused, outboundHttp } from './http.ts';
@@ -74,9 +75,9 @@ export async function claimDelivery(services: Services, deliveryId: string, jobI
          from "${tableName(family)}" c where c.organization_id = d.organization_id and c.id = d.config_id)`
     : 'null::json';
   const [row] = await readStore(services).execute(
-    `update outbound_deliveries d set status = 'sending', updated_at = ?
+    prepared(`update outbound_deliveries d set status = 'sending', updated_at = ?
       where d.id = ? and d.job_id = ? and d.status in ('pending', 'retrying', 'sending')
-      returning d.organization_id, d.config_id, d.payload, d.attempts, d.round_offset, ${config} as config`,
+      returning d.organization_id, d.config_id, d.payload, d.attempts, d.round_offset, ${config} as config`),
     [now, deliveryId, jobId],
   );
   if (!row) return null;
@@ -171,14 +172,14 @@ export async function recordAttempt(services: Services, deliveryId: string, jobI
   // history and the state is the new job's) and the attempt
   const write = async (sql: Sql) => {
     const [row] = await sql(
-      `with d as (
+      prepared(`with d as (
          update outbound_deliveries set status = ?, attempts = ?, job_id = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?, last_latency_ms = ?,
                 updated_at = ?, delivered_at = case when ? then ? else delivered_at end
           where id = ? and job_id = ? returning id),
        a as (
          insert into outbound_delivery_attempts (organization_id, delivery_id, attempt, started_at, status_code, latency_ms, error, response, outcome, next_attempt_at)
          select ?, ?, ?, ?, ?, ?, ?, ?, ?, case when exists (select 1 from d) then ?::timestamptz end)
-       select exists (select 1 from d) as current`,
+       select exists (select 1 from d) as current`),
       [status, number, nextJob, next, result.statusCode, result.error, result.latencyMs, now, status === 'delivered', now, deliveryId, jobId,
         claimed.organization_id, deliveryId, number, now, result.statusCode, result.latencyMs, result.error, result.response, outcome, next],
     );
