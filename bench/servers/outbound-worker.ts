@@ -13,6 +13,7 @@ if (!databaseUrl || !operatorToken || !secretKey) throw new Error('BENCH_DATABAS
 
 const options = serviceOptions({
   DATABASE_URL: databaseUrl, VIGIL_ADMIN_TOKEN: operatorToken, VIGIL_SECRET_KEY: secretKey, VIGIL_BOOTSTRAP: 'off', VIGIL_OUTBOUND_ALLOW_LOOPBACK: 'on', PORT: '0',
+  VIGIL_DATABASE_PREPARED_STATEMENTS: process.env.VIGIL_DATABASE_PREPARED_STATEMENTS,
 });
 const running = await serve({ ...options, jobPollSeconds: 0.5, log: createLogger(process.env.LOG_LEVEL ?? 'error') });
 process.stdout.write(`${JSON.stringify({ url: running.url, pid: process.pid })}\n`);
