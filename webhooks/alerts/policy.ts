@@ -58,7 +58,6 @@ export function policyQuery(services: Services, organizationId: string, now: Dat
   };
 }
 
-
 /** The mute in force whose pattern is in the alert's title, source or fingerprint (any case), if any. */
 export function matchingMute(mutes: readonly Mute[], event: Pick<AlertEvent, 'title' | 'source' | 'fingerprint'>): Mute | undefined {
   const haystacks = [event.title, event.source, event.fingerprint].map((s) => s.toLowerCase());
