@@ -231,7 +231,7 @@ function summarize(name: string, connections: number, r: Result, w: Result | und
 /** A discarded warm-up of `warmupSeconds`, then the measured run of `seconds` (with the CPU it cost, given a probe). */
 export async function measure(name: string, options: Omit<Options, 'duration'>, seconds: number, warmupSeconds: number, probe?: CpuProbe): Promise<Measured> {
   const base: Options = { connections: 32, pipelining: 1, timeout: 10, ...options };
-  process.stderr.write(`${name}: warm-up ${warmupSeconds}s, then ${seconds}s measured\n`);
+  process.stderr.write(`${name}: warm-up ${warmupSeconds}s, then ${Number(seconds.toFixed(1))}s measured\n`);
   const warm = warmupSeconds > 0 ? await autocannon({ ...base, duration: warmupSeconds }) : undefined;
   const afterWarmup = probe && (await rssBytes(probe.server));
   const before = probe && (await cpuSnapshot(probe));
