@@ -55,7 +55,7 @@ export interface ServeOptions {
   schema?: 'migrations' | 'entities';
   /** how long an API-key lookup is reused in this process (ms; 0 turns it off) */
   authCacheMs?: number;
-  /** PostgreSQL: statements that repeat are prepared on each connection (engine/persistence/prepared.ts); default true */
+  /** PostgreSQL: statements marked with prepared() are prepared on each connection (engine/persistence/prepared.ts); default true */
   preparedStatements?: boolean;
   /** largest JSON body accepted by the API */
   jsonLimit?: string;

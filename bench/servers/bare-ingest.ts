@@ -6,7 +6,8 @@
  *   an alert endpoint cannot go below.
  * - `POST /alerts` does the least a new alert needs, in one transaction: begin; insert the alert unless its
  *   fingerprint is known (`on conflict do nothing`); count the alerts raised in the last 300 s, up to 10 (the
- *   storm check); record one effect row; commit.
+ *   storm check); record one effect row; commit. Its table starts with 10,000 older alerts of other
+ *   organizations, analyzed.
  * Prints `{"url", "pid"}` on stdout.
  */
 import { randomUUID } from 'node:crypto';

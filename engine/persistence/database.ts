@@ -18,7 +18,7 @@ export interface DatabaseOptions {
   dataDir?: string;
   entities: EntitySchema[];
   debug?: boolean;
-  /** PostgreSQL: repeated statements become named prepared statements (prepared.ts); default true */
+  /** PostgreSQL: statements marked with prepared() go out as named prepared statements (prepared.ts); default true */
   preparedStatements?: boolean;
 }
 
