@@ -15,6 +15,7 @@ import Type from 'typebox';
 import type { DomainOperation } from '../engine/operations/domain.ts';
 import type { Services } from '../engine/operations/types.ts';
 import { WEBHOOK_SOURCES } from './sources.ts';
+import { LIST_LIMIT } from './tool-schemas.ts';
 
 export const PAYLOAD_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const ROW_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -192,7 +193,7 @@ export const listWebhookDeliveries: DomainOperation = {
     {
       source: Type.Optional(Type.Union(WEBHOOK_SOURCES.map((s) => Type.Literal(s)), { description: 'only this source' })),
       outcome: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only this outcome (exact)' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),

@@ -10,7 +10,7 @@ import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
-import { time } from '../tool-schemas.ts';
+import { time, LIST_LIMIT } from '../tool-schemas.ts';
 
 const STATUSES = ['requested', 'running', 'completed', 'failed'] as const;
 
@@ -91,7 +91,7 @@ export const listNotifications: DomainOperation = {
   input: Type.Object(
     {
       kind: Type.Optional(Type.Literal('ai_budget_warning', { description: 'only notifications of this kind' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),

@@ -11,7 +11,7 @@ import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { ALL_ALERT_SOURCES as ALERT_SOURCES } from '../sources/types.ts';
 import { EFFECT_KINDS } from './pipeline.ts';
-import { literals, time } from '../tool-schemas.ts';
+import { literals, time, LIST_LIMIT } from '../tool-schemas.ts';
 
 const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
 
@@ -84,7 +84,7 @@ export const listAlerts: DomainOperation = {
       source: Type.Optional(literals(ALERT_SOURCES, 'only alerts from this webhook source')),
       service: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'only alerts of this service (exact)' })),
       since: Type.Optional(Type.String({ format: 'date-time', description: 'only alerts changed at or after this time (ISO 8601)' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),

@@ -7,6 +7,7 @@
 import Type from 'typebox';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { addComment, CARD_PRIORITIES, CARD_STATUSES, checkKey, getCard, LIMITS, listCards, updateCard } from './cards.ts';
+import { LIST_LIMIT } from '../tool-schemas.ts';
 
 const CARD_REF = Type.String({ minLength: 1, maxLength: 100, description: 'the card id (uuid) or its key such as OPS-12 (any case)' });
 const STATUS_WORDS =
@@ -42,7 +43,7 @@ export const listCardsOperation: DomainOperation = {
       status: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: `only cards in this state: ${STATUS_WORDS}; or archived` })),
       label: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.label, description: 'only cards carrying this label' })),
       service: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.service, description: 'only cards of this service (exact)' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { iso } from '../../engine/persistence/store.ts';
-import { literals, nullable, time } from '../tool-schemas.ts';
+import { literals, nullable, time, LIST_LIMIT } from '../tool-schemas.ts';
 
 const STATUSES = ['held', 'pending', 'sending', 'waiting', 'retrying', 'sent', 'failed', 'not_posted', 'cancelled'] as const;
 
@@ -40,7 +40,7 @@ export const listChatMessages: DomainOperation = {
       status: Type.Optional(literals(STATUSES, 'only messages in this state')),
       subject_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only messages about this alert, incident, card, deployment or fix request' })),
       event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only messages of this event kind' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),

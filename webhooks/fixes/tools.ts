@@ -8,6 +8,7 @@ import Type from 'typebox';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { FIX_STATUSES, getFixRequest, listFixRequests } from './records.ts';
 import { FIX_LIMITS } from './requests.ts';
+import { LIST_LIMIT } from '../tool-schemas.ts';
 
 const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);
 const STATUS_WORDS =
@@ -43,7 +44,7 @@ export const listFixRequestsOperation: DomainOperation = {
     {
       status: Type.Optional(Type.Union(FIX_STATUSES.map((s) => Type.Literal(s)), { description: STATUS_WORDS })),
       repo: Type.Optional(Type.String({ minLength: 3, maxLength: FIX_LIMITS.repo, description: 'only requests targeting this repository (owner/name)' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),

@@ -4,7 +4,7 @@ import { readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { headline } from '../outbound/headline.ts';
-import { literals, nullable } from '../tool-schemas.ts';
+import { literals, nullable, LIST_LIMIT } from '../tool-schemas.ts';
 
 const STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const;
 
@@ -31,7 +31,7 @@ export const listEmailNotices: DomainOperation = {
     {
       status: Type.Optional(literals(STATUSES, 'only notices in this state')),
       event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only notices of this event kind' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),

@@ -12,7 +12,7 @@ import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { EVENT_KINDS } from '../../resources/outbound_rules.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from './publish.ts';
-import { literals, nullable, time } from '../tool-schemas.ts';
+import { literals, nullable, time, LIST_LIMIT } from '../tool-schemas.ts';
 
 const STATUSES = ['pending', 'sending', 'retrying', 'delivered', 'dead', 'cancelled'] as const;
 
@@ -63,7 +63,7 @@ export const listOutboundDeliveries: DomainOperation = {
       outbound_config_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only deliveries to this outbound config' })),
       event_type: Type.Optional(literals([...EVENT_KINDS, 'config.changed'], 'only events of this kind')),
       subject_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only events about this alert, incident, card, deployment or fix request' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),

@@ -13,7 +13,7 @@ import { iso, type SqlExecutor } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { TEXT_COLUMNS } from './store.ts';
 import { DEPLOYMENT_EVENT_TYPES, EVENT_TYPES, STATUSES, TIMELINE_SOURCES } from './vocabulary.ts';
-import { literals, time } from '../tool-schemas.ts';
+import { literals, time, LIST_LIMIT } from '../tool-schemas.ts';
 
 const optionalText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -93,7 +93,7 @@ export const listDeployments: DomainOperation = {
       source: Type.Optional(literals(TIMELINE_SOURCES, 'only entries from this webhook: deployments or code-host')),
       since: dateTime('only entries that occurred at or after this time (ISO 8601)'),
       until: dateTime('only entries that occurred at or before this time (ISO 8601)'),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' })),
+      limit: LIST_LIMIT,
     },
     { additionalProperties: false },
   ),
