@@ -66,6 +66,40 @@ export function columnFor(schema: TSchema): { type: string; columnType: string }
   }
 }
 
+/** What a PostgreSQL `int` column holds: an integer field accepts no more (the database would refuse it with an error). */
+export const INT_COLUMN = { minimum: -2_147_483_648, maximum: 2_147_483_647 } as const;
+
+/** A schema object with its extra keywords set, keeping TypeBox's own hidden markers (such as `~kind`). */
+function withKeywords(schema: Json, keywords: Json): Json {
+  return Object.assign(Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema)) as Json, keywords);
+}
+
+/**
+ * A field schema bounded by its column: an integer field (nullable or not) gets the `int` column's minimum and
+ * maximum where its own are missing or looser, so validation refuses what the column cannot hold and OpenAPI and
+ * the tool schemas show the bound. Tighter bounds of the descriptor stay. Other schemas are returned as they are.
+ * Integers nested in json columns are left alone: jsonb holds any number, and no query casts one to a column type.
+ */
+export function boundedByColumn(schema: TSchema): TSchema {
+  const s = json(schema);
+  const bound = (integer: Json): Json => {
+    const minimum = typeof integer.minimum === 'number' ? Math.max(integer.minimum, INT_COLUMN.minimum) : INT_COLUMN.minimum;
+    const maximum = typeof integer.maximum === 'number' ? Math.min(integer.maximum, INT_COLUMN.maximum) : INT_COLUMN.maximum;
+    return minimum === integer.minimum && maximum === integer.maximum ? integer : withKeywords(integer, { minimum, maximum });
+  };
+  if (isWriteOnly(schema) || columnFor(schema).columnType !== 'int') return schema;
+  if (s.type === 'integer') return bound(s) as unknown as TSchema;
+  const anyOf = s.anyOf as Json[];
+  const members = anyOf.map((m) => (m.type === 'integer' ? bound(m) : m));
+  return members.every((m, i) => m === anyOf[i]) ? schema : (withKeywords(s, { anyOf: members }) as unknown as TSchema);
+}
+
+/** A descriptor whose integer fields are bounded by their columns ({@link boundedByColumn}); the registry serves this one. */
+export function withColumnBounds<D extends FamilyDescriptor>(d: D): D {
+  const fields = Object.fromEntries(Object.entries(d.fields).map(([name, schema]) => [name, boundedByColumn(schema)]));
+  return Object.entries(fields).every(([name, schema]) => schema === d.fields[name]) ? d : { ...d, fields };
+}
+
 /** A sentence saying what a field accepts, built from its schema; never from a submitted value. */
 export function describeSchema(schema: TSchema): string {
   const { inner, nullable } = unwrapNullable(schema);

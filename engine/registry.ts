@@ -3,7 +3,7 @@
  * sentence naming the family and the field.
  */
 import { OPERATIONS, type FamilyDescriptor } from './descriptor.ts';
-import { isReadOnly, isWriteOnly, planFields, SYSTEM_FIELDS } from './fields.ts';
+import { isReadOnly, isWriteOnly, planFields, SYSTEM_FIELDS, withColumnBounds } from './fields.ts';
 import { SHARED_TABLES } from './persistence/entities.ts';
 import { isFeature, isRole } from './plans.ts';
 
@@ -18,7 +18,9 @@ export interface Registry {
   get(name: string): FamilyDescriptor | undefined;
 }
 
-export function createRegistry(families: readonly FamilyDescriptor[]): Registry {
+/** Families are served with their integer fields bounded by their columns (engine/fields.ts), on every surface. */
+export function createRegistry(declared: readonly FamilyDescriptor[]): Registry {
+  const families = declared.map(withColumnBounds);
   const byName = new Map<string, FamilyDescriptor>();
   for (const family of families) {
     if (byName.has(family.name)) throw new DescriptorError(`Family ${family.name} is registered twice.`);
