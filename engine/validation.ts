@@ -87,10 +87,39 @@ export function checkValue(field: string, schema: TSchema, value: unknown): Fiel
   return [...byPath].map(([f, message]) => ({ field: f, message }));
 }
 
-/** PostgreSQL text cannot hold U+0000, so such strings are refused up front rather than failing in the database. */
-export function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v));
+/**
+ * Why PostgreSQL cannot store a string (or any key or string inside a value), or undefined when it can: text holds
+ * no U+0000, and jsonb refuses a lone UTF-16 surrogate (`\ud800` without its pair), which text would silently turn
+ * into U+FFFD. Both are refused up front, naming the field, rather than failing in the database or changing what
+ * the client wrote. Bodies are at most MAX_JSON_DEPTH deep (engine/http/body.ts), so the recursion is bounded.
+ */
+export function unstorableText(value: unknown): string | undefined {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return 'must not contain NUL characters';
+    if (!value.isWellFormed()) return 'must not contain unpaired UTF-16 surrogates';
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const problem = unstorableText(k) ?? unstorableText(v);
+      if (problem) return problem;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether a parsed JSON value nests arrays and objects deeper than `limit` (the top level is depth 1). Iterative, so
+ * a body nested 100,000 deep is measured without running out of stack.
+ */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
   return false;
 }
 
@@ -113,15 +142,17 @@ export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'u
   const errors: FieldError[] = [];
   const input: Row = {};
   for (const [key, value] of Object.entries(body)) {
-    const schema = d.fields[key] ?? extraInputs[key];
+    // own properties only: a key named like an Object.prototype member (toString, constructor) is no field
+    const schema = Object.hasOwn(d.fields, key) ? d.fields[key] : Object.hasOwn(extraInputs, key) ? extraInputs[key] : undefined;
+    const unstorable = unstorableText(value);
     if (!schema) {
       errors.push({ field: key, message: `is not a field of ${d.name}` });
     } else if (isReadOnly(schema)) {
       errors.push({ field: key, message: 'is read-only' });
     } else if (op === 'update' && d.createOnly?.includes(key)) {
       errors.push({ field: key, message: 'can only be set when the row is created' });
-    } else if (holdsNul(value)) {
-      errors.push({ field: key, message: 'must not contain NUL characters' });
+    } else if (unstorable) {
+      errors.push({ field: key, message: unstorable });
     } else {
       const found = value === undefined ? [] : checkValue(key, schema, value);
       if (found.length) errors.push(...found);
@@ -130,7 +161,7 @@ export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'u
   }
   if (op === 'create') {
     for (const key of d.requiredOnCreate ?? []) {
-      if (!(key in body) || body[key] === undefined) errors.push({ field: key, message: 'is required' });
+      if (!Object.hasOwn(body, key) || body[key] === undefined) errors.push({ field: key, message: 'is required' });
     }
   }
   return { input, errors };
@@ -139,7 +170,11 @@ export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'u
 /** Field errors for a whole body against an object schema (an action's input), named by field path. */
 export function checkBody(schema: TSchema, body: unknown): FieldError[] {
   if (!isPlainObject(body)) return [{ field: 'body', message: 'must be a JSON object' }];
-  if (holdsNul(body)) return [{ field: 'body', message: 'must not contain NUL characters' }];
+  const unstorable = Object.entries(body).flatMap(([key, value]) => {
+    const problem = unstorableText(key) ?? unstorableText(value);
+    return problem ? [{ field: key, message: problem }] : [];
+  });
+  if (unstorable.length) return unstorable;
   return checkValue('', schema, body).map((e) => ({ ...e, field: e.field.replace(/^\./, '') || 'body' }));
 }
 

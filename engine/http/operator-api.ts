@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ApiError, validationFailed } from '../errors.ts';
-import { holdsNul, isUuid } from '../validation.ts';
+import { isUuid, unstorableText } from '../validation.ts';
 import { constantTimeEqual, hashToken } from '../crypto.ts';
 import type { Services } from '../operations/types.ts';
 import { auditView } from '../operations/audit.ts';
@@ -28,7 +28,8 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
   const router = new Router({ prefix: OPERATOR_PREFIX });
   const body = (ctx: Context) => {
     const parsed = (ctx.request as unknown as { body?: unknown }).body ?? {};
-    if (holdsNul(parsed)) throw validationFailed([{ field: 'body', message: 'must not contain NUL characters' }]);
+    const unstorable = unstorableText(parsed);
+    if (unstorable) throw validationFailed([{ field: 'body', message: unstorable }]);
     return parsed;
   };
 
