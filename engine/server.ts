@@ -2,7 +2,6 @@
 import http from 'node:http';
 import Koa from 'koa';
 import type { EntitySchema } from '@mikro-orm/core';
-import { bodyParser } from '@koa/bodyparser';
 import type Router from '@koa/router';
 import type { Clock } from './clock.ts';
 import type { ServiceConfig } from './config.ts';
@@ -18,6 +17,7 @@ import type { AuditListener } from './operations/audit.ts';
 import { BossJobQueue } from './jobs/queue.ts';
 import type { JobHandler } from './jobs/types.ts';
 import { afterAnswerErrors, errorMiddleware, requireJson } from './http/errors.ts';
+import { jsonBodyParser } from './http/body.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
 import type { DomainOperation } from './operations/domain.ts';
 import { configApi } from './http/config-api.ts';
@@ -151,7 +151,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
   });
   for (const make of options.rawRouters ?? []) app.use(make(services).routes());
   app.use(requireJson);
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: options.jsonLimit ?? '1mb', encoding: 'utf-8' }));
+  app.use(jsonBodyParser({ limit: options.jsonLimit ?? '1mb' }));
   for (const make of options.routers ?? []) app.use(make(services).routes());
   app.use(configApi(services));
   app.use(mcpEndpoint(services));
