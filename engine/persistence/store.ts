@@ -118,6 +118,8 @@ export class FamilyStore {
   }
 
   async get(family: FamilyDescriptor, organizationId: string, id: string, lock = false): Promise<Row | null> {
+    // no stored id holds U+0000 (PostgreSQL text cannot): such an id, from any transport, names no row
+    if (id.includes('\u0000')) return null;
     const shape = shapeOf(family);
     const [record] = await this.execute(
       prepared(`select ${shape.selectList} from ${shape.table} where "organization_id" = ? and "id" = ?${lock ? ' for update' : ''}`),
