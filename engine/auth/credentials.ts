@@ -15,25 +15,30 @@ export const SCOPE_ROLES: Record<string, { endpoint: 'rest' | 'mcp'; role: Role 
   'mcp:admin': { endpoint: 'mcp', role: 'org_admin' },
 };
 
+/** A scope's entry, own keys only: "toString" or "__proto__" is no scope. */
+function scopeOf(scope: string): { endpoint: 'rest' | 'mcp'; role: Role } | undefined {
+  return Object.hasOwn(SCOPE_ROLES, scope) ? SCOPE_ROLES[scope] : undefined;
+}
+
 /** Field errors for a key's scopes: known, one endpoint only, and `api:config_read` alone. */
 export function checkScopes(scopes: unknown): FieldError[] {
   if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string')) {
     return [{ field: 'scopes', message: `must be a non-empty array of scopes (${Object.keys(SCOPE_ROLES).join(', ')})` }];
   }
-  const unknown = scopes.filter((s) => !(s in SCOPE_ROLES));
+  const unknown = scopes.filter((s) => !scopeOf(s));
   if (unknown.length) return [{ field: 'scopes', message: `holds unknown scopes; known: ${Object.keys(SCOPE_ROLES).join(', ')}` }];
-  const endpoints = new Set(scopes.map((s) => SCOPE_ROLES[s]!.endpoint));
+  const endpoints = new Set(scopes.map((s) => scopeOf(s)!.endpoint));
   if (endpoints.size > 1) return [{ field: 'scopes', message: 'cannot mix api:* and mcp:* scopes; a key works at one endpoint' }];
   if (scopes.includes('api:config_read') && scopes.length > 1) return [{ field: 'scopes', message: 'api:config_read cannot be combined with another scope' }];
   return [];
 }
 
 export function endpointOfScopes(scopes: readonly string[]): 'rest' | 'mcp' | undefined {
-  return SCOPE_ROLES[scopes[0] ?? '']?.endpoint;
+  return scopeOf(scopes[0] ?? '')?.endpoint;
 }
 
 /** The highest role among a key's scopes. */
 export function roleOfScopes(scopes: readonly string[]): Role {
   const order: Role[] = ['viewer', 'member', 'org_admin'];
-  return scopes.map((s) => SCOPE_ROLES[s]?.role ?? 'viewer').reduce((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a), 'viewer' as Role);
+  return scopes.map((s) => scopeOf(s)?.role ?? 'viewer').reduce((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a), 'viewer' as Role);
 }
