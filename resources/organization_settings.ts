@@ -29,7 +29,7 @@ export default defineFamily({
     ai_budget_warn_percent: Type.Integer({ minimum: 1, maximum: 100, default: 80 }),
     restrict_domain_signups: Type.Boolean({ default: false, description: 'needs a user token to change' }),
     social_joins_enabled: Type.Boolean({ default: true, description: 'needs a user token to change' }),
-    updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { readOnly: true }),
+    updated_at: Type.String({ format: 'date-time', readOnly: true, description: 'when a change was last stored; the organization\'s creation time until the first change' }),
   },
   userTokenFields: ['restrict_domain_signups', 'social_joins_enabled'],
   rules: [ianaTimezone('timezone')],

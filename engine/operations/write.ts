@@ -9,7 +9,7 @@ import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, re
 import { hookContext, inTransaction, readStore } from './context.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
-import { loadRow } from './read.ts';
+import { loadRow, withSingletonTimes } from './read.ts';
 import { applyMove, composeId, fieldsFromId, MOVE_INPUT, nextPosition, sealSecrets, changedValues } from './rows.ts';
 import type { Notice, OperationRequest, OperationResult, Services } from './types.ts';
 
@@ -158,7 +158,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
 async function readUnchanged(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
   const now = services.clock.now();
   const store = readStore(services);
-  const row = (await loadRow(services, caller, d, store, request.id))!;
+  const row = await withSingletonTimes(services, d, (await loadRow(services, caller, d, store, request.id))!);
   return answer(services, caller, d, 200, { row, notices: [], ctx: hookContext(services, caller, store, now) });
 }
 
