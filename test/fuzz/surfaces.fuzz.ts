@@ -84,7 +84,7 @@ function mutated(examples: Json[]): fc.Arbitrary<string> {
 }
 
 /** Whole-state digest of the configuration tables and the audit log: equal digests, nothing written. */
-async function digest(vigil: Vigil): Promise<string> {
+export async function digest(vigil: Vigil): Promise<string> {
   const services = vigil.running.services;
   const tables = [...services.registry.families.map((f) => tableName(f)), 'audit_log', 'api_keys', 'organizations', 'memberships'];
   const sql = sqlExecutor(services.db);
