@@ -81,7 +81,7 @@ function parseBody(body: unknown): ParseResult {
   if (!data) return unreadable(`event.data is missing for ${eventType}`);
   const dataType = str(data, 'type');
   if (dataType !== undefined && dataType !== 'incident') return alerts([]);
-  if (dataType === undefined && !(eventType in BY_EVENT)) return alerts([]);
+  if (dataType === undefined && !Object.hasOwn(BY_EVENT, eventType)) return alerts([]);
 
   const incidentId = id(field(data, 'id'));
   if (!incidentId) return unreadable('event.data.id (the incident id) is missing');

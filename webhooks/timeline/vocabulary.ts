@@ -53,16 +53,17 @@ export const STATUS_SYNONYMS: Record<string, Status> = {
   aborted: 'cancelled',
 };
 
+// synonyms are looked up as own keys: a sender's "constructor" is no synonym
 const word = (value: string) => value.trim().toLowerCase().replace(/[\s-]+/g, '_');
 
 export function deploymentEventType(value: string): (typeof DEPLOYMENT_EVENT_TYPES)[number] | undefined {
   const w = word(value);
-  return (DEPLOYMENT_EVENT_TYPES as readonly string[]).includes(w) ? (w as (typeof DEPLOYMENT_EVENT_TYPES)[number]) : EVENT_TYPE_SYNONYMS[w];
+  return (DEPLOYMENT_EVENT_TYPES as readonly string[]).includes(w) ? (w as (typeof DEPLOYMENT_EVENT_TYPES)[number]) : Object.hasOwn(EVENT_TYPE_SYNONYMS, w) ? EVENT_TYPE_SYNONYMS[w] : undefined;
 }
 
 export function status(value: string): Status | undefined {
   const w = word(value);
-  return (STATUSES as readonly string[]).includes(w) ? (w as Status) : STATUS_SYNONYMS[w];
+  return (STATUSES as readonly string[]).includes(w) ? (w as Status) : Object.hasOwn(STATUS_SYNONYMS, w) ? STATUS_SYNONYMS[w] : undefined;
 }
 
 /** Length limits of the text fields, in characters (refused above on `deployments`, cut on `code-host`). */
