@@ -6,9 +6,9 @@
  */
 import t from 'tap';
 import { families } from '../../resources/index.ts';
-import { startVigil } from '../helpers/harness.ts';
+import { OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { seedOrganization } from '../helpers/seed.ts';
-import { fuzzAgentTools, fuzzConfigApi, fuzzWebhooks, type FuzzTarget } from './surfaces.fuzz.ts';
+import { fuzzAgentTools, fuzzConfigApi, fuzzOperatorApi, fuzzWebhooks, type FuzzTarget } from './surfaces.fuzz.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 3);
 const vigil = await startVigil();
@@ -32,6 +32,8 @@ const target: FuzzTarget = {
 t.ok(secrets.length >= 5, `${secrets.length} secrets saved before fuzzing`);
 t.test('configuration API', (t) => fuzzConfigApi(t, target));
 t.test('agent-tool endpoint', (t) => fuzzAgentTools(t, target));
+// the operator reads an organization's webhook token by design; nothing else saved may reach an operator answer
+t.test('operator API', (t) => fuzzOperatorApi(t, { ...target, secrets: target.secrets.filter((s) => s !== org.webhookToken), operatorToken: OPERATOR_TOKEN, organizationId: org.id }));
 t.test('webhooks', (t) => fuzzWebhooks(t, target));
 t.test('no prototype was polluted', async (t) => {
   t.equal(({} as Record<string, unknown>).polluted, undefined);
