@@ -6,7 +6,6 @@ import { notFound } from '../errors.ts';
 import type { FamilyStore } from '../persistence/store.ts';
 import { recordAudit, diffRows } from './audit.ts';
 import { inTransaction, readStore } from './context.ts';
-import { sqlExecutor } from '../persistence/sql.ts';
 import { unwrapNullable } from '../fields.ts';
 import { defaultRow, etagOf, project, referenceLoader } from './project.ts';
 import type { OperationRequest, OperationResult, Services } from './types.ts';
@@ -33,13 +32,13 @@ export async function loadRow(services: Services, caller: Caller, d: FamilyDescr
  * A singleton before its first write: its `created_at` and `updated_at` fields whose schema does not allow null
  * answer the organization's creation time (its settings have been in force, as their defaults, since then). A
  * nullable one answers null, as its descriptor documents. The row itself keeps null: that is how the write path
- * knows the first write creates it.
+ * knows the first write creates it. `store` is the one of the running transaction, if any (PGlite has one connection).
  */
-export async function withSingletonTimes(services: Services, d: FamilyDescriptor, row: Row): Promise<Row> {
+export async function withSingletonTimes(store: FamilyStore, d: FamilyDescriptor, row: Row): Promise<Row> {
   if (d.kind !== 'singleton' || row.created_at !== null) return row;
   const times = SYSTEM_TIMES.filter((name) => Object.hasOwn(d.fields, name) && !unwrapNullable(d.fields[name]!).nullable);
   if (times.length === 0) return row;
-  const [organization] = await sqlExecutor(services.db)('select created_at from organizations where id = ?', [row.id]);
+  const [organization] = await store.execute('select created_at from organizations where id = ?', [row.id]);
   if (!organization) return row;
   const created = new Date(organization.created_at as string | Date);
   return { ...row, ...Object.fromEntries(times.map((name) => [name, created])) };
@@ -70,7 +69,7 @@ export async function readRow(services: Services, caller: Caller, d: FamilyDescr
   let row = await loadRow(services, caller, d, store, request.id);
   if (!row) throw notFound(d.name);
   if (d.kind === 'singleton' && d.persistOnFirstRead && row.created_at === null) row = await persistFirstRead(services, caller, d);
-  row = await withSingletonTimes(services, d, row);
+  row = await withSingletonTimes(store, d, row);
   const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, [row]);
   const ctx = { now: services.clock.now(), config: services.config, referenced };
   return { status: 200, data: project(d, row, ctx), etag: etagOf(d, row), id: String(row.id) };

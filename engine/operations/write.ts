@@ -122,7 +122,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
       await checkUniqueAcrossOrganizations(d, store, orgId, row, creating ? undefined : existing);
       if (!ifMatchHolds(request.ifMatch, etagOf(d, existing)) || (creating && d.kind === 'collection' && request.ifMatch !== undefined)) {
         throw new ApiError('precondition_failed', 'The row changed since that ETag was read; read it again and retry. Nothing was written.', {
-          data: d.kind === 'collection' && creating ? null : project(d, existing, { now, config: services.config }),
+          data: d.kind === 'collection' && creating ? null : project(d, await withSingletonTimes(store, d, existing), { now, config: services.config }),
         });
       }
       row = sealSecrets(services, d, row, input);
@@ -158,7 +158,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
 async function readUnchanged(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
   const now = services.clock.now();
   const store = readStore(services);
-  const row = await withSingletonTimes(services, d, (await loadRow(services, caller, d, store, request.id))!);
+  const row = await withSingletonTimes(store, d, (await loadRow(services, caller, d, store, request.id))!);
   return answer(services, caller, d, 200, { row, notices: [], ctx: hookContext(services, caller, store, now) });
 }
 

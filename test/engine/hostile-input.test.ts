@@ -220,6 +220,8 @@ t.test('a singleton answers the organization\'s creation time as updated_at unti
   const freshAgent = await connectAgent(vigil.url, (await fresh.key(['mcp:admin'])).token);
   t.teardown(() => freshAgent.close());
   t.equal((await freshAgent.call('get_organization_settings')).body.data.updated_at, created, 'MCP');
+  const stale = await key.put(`${CONFIG}/organization_settings`, { alert_storm_threshold: 12 }, { 'if-match': '"stale"' });
+  t.same([stale.status, stale.body.data.updated_at], [412, created], 'the current row of a 412 too');
   const written = await key.put(`${CONFIG}/organization_settings`, { alert_storm_threshold: 12 });
   t.not(written.body.data.updated_at, created, 'the first write sets it');
 });
