@@ -129,6 +129,9 @@ t.test('a body whose Content-Encoding does not decode is a 400, not a 500', asyn
       t.equal(answer.body.error, 'bad_request');
       t.match(answer.body.message, /Content-Encoding/);
     }
+    const unknown = await api.post(`${CONFIG}/teams`, '{"name":"x"}', { 'content-encoding': 'compress' });
+    t.same([unknown.status, unknown.body.error], [415, 'unsupported_media_type'], 'an encoding the API does not decode');
+    t.match(unknown.body.message, /Content-Encoding/);
     const truncated = gzipSync(Buffer.from('{"name":"cut short"}')).subarray(0, 12);
     const cut = await fetch(`${vigil.url}${CONFIG}/teams`, { method: 'POST', headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: truncated });
     t.equal(cut.status, 400, 'a truncated gzip stream');
