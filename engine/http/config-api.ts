@@ -75,7 +75,7 @@ function queryInput(schema: TSchema, query: Record<string, string | string[] | u
   const input: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(query)) {
     const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-    const type = properties[key]?.type;
+    const type = Object.hasOwn(properties, key) ? properties[key]!.type : undefined;
     if ((type === 'integer' || type === 'number') && value !== undefined && value.trim() !== '' && !Number.isNaN(Number(value))) input[key] = Number(value);
     else if (type === 'boolean' && (value === 'true' || value === 'false')) input[key] = value === 'true';
     else input[key] = value;

@@ -182,6 +182,15 @@ t.test('unknown fields named like Object.prototype members are refused by name',
   });
 });
 
+t.test('a webhook word named like an Object.prototype member is no synonym', async (t) => {
+  for (const [field, word] of [['status', 'constructor'], ['event_type', '__proto__'], ['status', '__proto__'], ['event_type', 'constructor']]) {
+    const answer = await client(vigil.url).post(`/webhooks/deployments/${org.webhookToken}`, { service: 'checkout', [field]: word }, { 'user-agent': 'hostile-test' });
+    t.equal(answer.status, 422, `${field} ${word}`);
+    t.equal(answer.body.error, 'validation_failed');
+    t.same(fields(answer.body), [field]);
+  }
+});
+
 t.test('the operator API grants only known scopes, features, plans and roles', async (t) => {
   for (const scope of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
     await unchanged(t, async () => {
