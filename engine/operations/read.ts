@@ -3,10 +3,10 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Caller } from '../auth/caller.ts';
 import { DEFAULT_LIST_CAP, type FamilyDescriptor, type Row } from '../descriptor.ts';
 import { notFound } from '../errors.ts';
+import { unwrapNullable } from '../fields.ts';
 import type { FamilyStore } from '../persistence/store.ts';
 import { recordAudit, diffRows } from './audit.ts';
 import { inTransaction, readStore } from './context.ts';
-import { unwrapNullable } from '../fields.ts';
 import { defaultRow, etagOf, project, referenceLoader } from './project.ts';
 import type { OperationRequest, OperationResult, Services } from './types.ts';
 
@@ -28,6 +28,8 @@ export async function loadRow(services: Services, caller: Caller, d: FamilyDescr
   return (await store.get(d, orgId, orgId, lock)) ?? { ...defaultRow(d), id: orgId };
 }
 
+const SYSTEM_TIMES = ['created_at', 'updated_at'] as const;
+
 /**
  * A singleton before its first write: its `created_at` and `updated_at` fields whose schema does not allow null
  * answer the organization's creation time (its settings have been in force, as their defaults, since then). A
@@ -43,8 +45,6 @@ export async function withSingletonTimes(store: FamilyStore, d: FamilyDescriptor
   const created = new Date(organization.created_at as string | Date);
   return { ...row, ...Object.fromEntries(times.map((name) => [name, created])) };
 }
-
-const SYSTEM_TIMES = ['created_at', 'updated_at'] as const;
 
 async function persistFirstRead(services: Services, caller: Caller, d: FamilyDescriptor): Promise<Row> {
   const orgId = caller.organization.id;
