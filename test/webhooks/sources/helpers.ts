@@ -152,7 +152,6 @@ export function fuzz(t: T, parse: Parser, fixtures: Record<string, unknown>[]): 
   let alerts = 0;
   let unreadable = 0;
   for (let round = 0; round < 200; round++) {
-    const started = performance.now();
     const body = mutate(fixtures[round % fixtures.length], rand);
     let result: ParseResult;
     try {
@@ -161,8 +160,6 @@ export function fuzz(t: T, parse: Parser, fixtures: Record<string, unknown>[]): 
       t.fail(`round ${round} threw ${String(err)}`);
       continue;
     }
-    const elapsed = performance.now() - started;
-    if (elapsed > 500) t.fail(`round ${round} took ${Math.round(elapsed)} ms`);
     if (result.kind === 'alerts') {
       alerts++;
       for (const e of result.events) {
