@@ -7,7 +7,7 @@
  *
  * Prints one line per skip, `allowed` or `NOT ALLOWED`, and exits 1 when any is not allowed.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export interface Skip {
@@ -70,6 +70,10 @@ if (import.meta.main) {
   if (!run) {
     process.stderr.write('usage: node .ci/check-skips.ts <run> [results dir]\n');
     process.exit(2);
+  }
+  if (!existsSync(dir)) {
+    process.stderr.write(`no test results in ${dir}: did the suite run?\n`);
+    process.exit(1);
   }
   const allowed = JSON.parse(readFileSync(new URL('./allowed-skips.json', import.meta.url), 'utf8')) as AllowedSkip[];
   const verdicts = judge(readResults(dir), allowed, run);
