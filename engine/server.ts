@@ -97,7 +97,10 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
   else await migrate(db);
   const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log });
   const host = options.host ?? '127.0.0.1';
-  const server = http.createServer();
+  // Node's 5 s keep-alive races clients that reuse an idle connection: a request sent as the server drops it is
+  // reset (ECONNRESET), seen in the suite under load. Idle connections stay 65 s, past the usual proxy's 60 s, so
+  // the client side closes first; close() still ends idle ones at once.
+  const server = http.createServer({ keepAliveTimeout: 65_000 });
   await new Promise<void>((resolve) => server.listen(options.port ?? 8080, host, resolve));
   const port = (server.address() as { port: number }).port;
   const config: ServiceConfig = { ...options.config, publicUrl: (options.config.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '') };

@@ -9,6 +9,7 @@
  */
 import t, { type Test } from 'tap';
 import { client, scratchStorage, type Storage } from '../helpers/harness.ts';
+import { waitFor } from '../helpers/jobs.ts';
 import { serveProcess } from '../helpers/serve-process.ts';
 
 const OPERATOR = 'crash-test-operator-token';
@@ -102,10 +103,6 @@ function check(t: Test, sent: Sent[], found: Map<string, number>) {
   t.same(unanswered.filter((s) => (found.get(s.key) ?? 0) > 1).map((s) => s.key), [], 'no unanswered request is there twice');
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
-}
-
 /**
  * A load on a fresh server, the signal once 150 writes were answered, a restart on the same storage: what the load
  * sent, the first process's exit code, and how many rows each key has now.
@@ -116,7 +113,8 @@ async function interrupted(t: Test, signal: NodeJS.Signals) {
   const first = await start(storage);
   const { apiKey, agentKey, token } = await organization(first.url);
   const running = load(first.url, apiKey, token);
-  await until(() => running.sent.filter((s) => s.status !== null).length >= 150);
+  // polled on a timer: a setImmediate spin would take the CPU from the server it waits for
+  await waitFor(() => running.sent.filter((s) => s.status !== null).length >= 150, '150 answered writes', 90_000);
   const code = await first.stop(signal);
   await running.stop();
   const second = await start(storage);

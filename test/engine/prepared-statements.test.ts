@@ -8,10 +8,10 @@ import { openDatabase, type Database } from '../../engine/persistence/database.t
 import { prepared, sqlExecutor, type SqlExecutor } from '../../engine/persistence/sql.ts';
 import { scratchDatabase } from '../helpers/harness.ts';
 
-const scratch = await scratchDatabase();
-if (!scratch) {
-  t.pass('prepared statements are a PostgreSQL feature: set DATABASE_URL to run these tests');
-} else {
+const skip = process.env.DATABASE_URL ? false : 'PostgreSQL only (set DATABASE_URL): prepared statements are a PostgreSQL feature';
+
+t.test('prepared statements on PostgreSQL', { skip }, async (t) => {
+  const scratch = (await scratchDatabase())!;
   t.teardown(() => scratch.drop());
 
   const open = async (t: Test, preparedStatements?: boolean) => {
@@ -60,4 +60,4 @@ if (!scratch) {
       t.same(await preparedTexts(sql), []);
     });
   });
-}
+});

@@ -36,8 +36,7 @@ t.test('a broken descriptor stops start-up with a sentence naming family and fie
   ];
   for (const [label, change, message] of broken) {
     t.throws(() => createRegistry([{ ...base, ...change } as FamilyDescriptor]), message, label);
-    t.throws(() => createRegistry([{ ...base, ...change } as FamilyDescriptor]), { name: 'DescriptorError' });
-    t.ok(DescriptorError);
+    t.throws(() => createRegistry([{ ...base, ...change } as FamilyDescriptor]), DescriptorError, `${label}: a DescriptorError`);
   }
   t.throws(() => createRegistry([base, base]), /registered twice/);
 });

@@ -8,13 +8,14 @@
 import t from 'tap';
 import { client, scratchDatabase } from '../helpers/harness.ts';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
+import { waitFor } from '../helpers/jobs.ts';
 import { testRedis, TEST_REDIS_URL } from '../helpers/redis.ts';
 
 const OPERATOR = 'two-instances-operator-token';
 
-if (!process.env.DATABASE_URL) {
-  t.pass('skipped: two instances need PostgreSQL (DATABASE_URL); the embedded database serves one instance');
-} else {
+const skip = process.env.DATABASE_URL ? false : 'PostgreSQL only (set DATABASE_URL): the embedded database serves one instance';
+
+t.test('two vigil serve processes on one PostgreSQL database', { skip }, async (t) => {
   const scratch = (await scratchDatabase())!;
   const instances: ServeProcess[] = [];
   t.teardown(async () => {
@@ -42,16 +43,14 @@ if (!process.env.DATABASE_URL) {
   const token = org.webhook_token as string;
   const both = [a, b];
   /**
-   * The status of the first answer that is not 200, asked a few times: the notification travels through the
-   * database asynchronously (milliseconds), while the cache would keep a credential for ten minutes.
+   * The status of the first answer that is not 200: the notification travels through the database
+   * asynchronously, while the cache would keep a credential for ten minutes. waitFor's deadline is for a
+   * notification that never comes, not a timing assumption.
    */
   const waitForStatus = async (ask: () => Promise<{ status: number }>) => {
-    for (let i = 0; i < 20; i++) {
-      const { status } = await ask();
-      if (status !== 200) return status;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return 200;
+    let status = 200;
+    await waitFor(async () => (status = (await ask()).status) !== 200, 'the other instance to drop its cached credential');
+    return status;
   };
 
   t.test('one card per key and one alert per fingerprint across both instances', async (t) => {
@@ -129,4 +128,4 @@ if (!process.env.DATABASE_URL) {
     t.equal(await redis!.get(key), '60', 'in one Redis counter');
     t.same(await Promise.all(pair.map((p) => p.stop())), [0, 0], 'both stop cleanly, their Redis clients closed');
   });
-}
+});

@@ -45,3 +45,14 @@ export async function storedJob(services: Services, id: string): Promise<{ state
   const [row] = await readStore(services).execute('select state, retry_count from pgboss.job where id = ?', [id]);
   return row as { state: string; retry_count: number } | undefined;
 }
+
+/**
+ * Waits until no job is due or running on any queue (pg-boss's table): whatever the queued work would send has
+ * then been sent, so "nothing was sent" can be asserted without sleeping. Jobs scheduled for later are not waited for.
+ */
+export async function drainJobs(services: Services, ms = 30_000): Promise<void> {
+  await waitFor(async () => {
+    const [row] = await readStore(services).execute(`select count(*)::int as n from pgboss.job where state in ('created', 'retry', 'active') and start_after <= now()`, []);
+    return (row as { n: number }).n === 0;
+  }, 'the job queues to drain', ms);
+}

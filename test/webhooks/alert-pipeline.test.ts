@@ -131,6 +131,7 @@ t.test('a payload that cannot be read as an alert answers 400 and records nothin
   }
   t.same((await org.agent.call('list_alerts', {})).body.data, []);
   const log = await org.api.get(`${CONFIG}/webhook_deliveries`);
+  t.equal(log.body.data.length, 4, 'each refusal is in the delivery log');
   t.ok(log.body.data.every((d: any) => d.status === 400 && d.outcome === 'refused: unreadable'));
 });
 

@@ -13,7 +13,7 @@ import { readStore } from '../../engine/operations/context.ts';
 import { sendDueEmail } from '../../webhooks/notify/email-send.ts';
 import { runNoticePass } from '../../webhooks/notify/tick.ts';
 import { CONFIG, OPERATOR_TOKEN, startVigil, type Vigil } from '../helpers/harness.ts';
-import { waitFor } from '../helpers/jobs.ts';
+import { drainJobs, waitFor } from '../helpers/jobs.ts';
 import { alertOrg, type AlertOrg } from '../helpers/outbound.ts';
 import { startSmtp, type Mail } from '../helpers/smtp.ts';
 
@@ -30,8 +30,8 @@ const address = (name: string) => `${name}-${randomBytes(4).toString('hex')}@exa
 const mailTo = (recipient: string): Mail[] => smtp.messages.filter((m) => m.to.includes(recipient));
 const notices = async (organizationId: string) =>
   sql()('select event_type, status, send_after, sent_at, attempts, last_error, batched from email_notices where organization_id = ? order by seq', [organizationId]) as Promise<any[]>;
-/** Lets queued jobs run (sends start within a second); what must not arrive is checked after this. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
+/** Waits until every queued send has run: what must not arrive is checked after this. */
+const settle = (v: Vigil = vigil) => drainJobs(v.running.services);
 
 async function org(settings: Record<string, unknown>, organization: Record<string, unknown> = {}, v: Vigil = vigil): Promise<AlertOrg> {
   const o = await alertOrg(v, organization);
@@ -294,6 +294,6 @@ t.test('without SMTP configured nothing is recorded and nothing is queued', asyn
   const jobs = await readStore(plain.running.services).execute(`select count(*)::int as n from pgboss.job where name = 'email.send'`, []);
   t.equal(jobs[0]!.n, 0);
   await runNoticePass(plain.running.services);
-  await settle();
+  await settle(plain);
   t.equal(mailTo(a).length, 0);
 });

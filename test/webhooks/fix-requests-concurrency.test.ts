@@ -63,7 +63,7 @@ t.test('12 racing requests for one repository: exactly five accepted, seven refu
   t.equal(github.pulls(repo).length, 5, 'five pull requests');
 });
 
-t.test('two instances on one database analyse each request exactly once', { skip: process.env.DATABASE_URL ? false : 'PGlite serves one instance' }, async (t) => {
+t.test('two instances on one database analyse each request exactly once', { skip: process.env.DATABASE_URL ? false : 'PostgreSQL only (set DATABASE_URL): the embedded database serves one instance' }, async (t) => {
   const storage = await scratchStorage();
   const a = await fixWorld({ storage, share: world });
   const b = await fixWorld({ storage, share: world });

@@ -7,6 +7,7 @@
 import t from 'tap';
 import { scratchStorage } from '../helpers/harness.ts';
 import { closeFixOrgs, fixOrg, fixWorld } from '../helpers/fixes.ts';
+import { drainJobs } from '../helpers/jobs.ts';
 import { connectAgent } from '../helpers/mcp.ts';
 
 const storage = await scratchStorage();
@@ -69,7 +70,7 @@ t.test('a live claim of another job makes a job stand back; an expired one is ta
   await sql(`update fix_requests set status = 'analyzing', worker_job = 'job-of-another-instance', lease_until = ? where id = ?`, [until, asked.body.id]);
   const chats = world.ai.chats().length;
   await org.ask({ description: 'fee.ts, revised', service: 'svc', dedup_key: 'claimed' });
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await drainJobs(vigil.running.services);
   const waiting = await org.get(asked.body.id);
   t.equal(waiting.status, 'analyzing', 'the job stood back');
   t.equal(world.ai.chats().length, chats, 'and asked no provider');

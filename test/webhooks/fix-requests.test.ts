@@ -87,7 +87,9 @@ t.test('422 reasons: no app installed, unmapped, ambiguous, no target, switched 
   }
   t.same((await org.ask({ description: 'x', service: 'shared' })).body.candidates, ['acme/billing', 'acme/checkout'], 'the candidates are named');
   t.same(await org.list(), [], 'no refusal recorded a request');
-  t.ok((await org.deliveries()).every((d: any) => d.outcome.startsWith('refused: ')), 'the delivery log names the reasons');
+  const refusals = await org.deliveries();
+  t.equal(refusals.length, cases.length + 1, 'each refusal is in the delivery log');
+  t.ok(refusals.every((d: any) => d.outcome.startsWith('refused: ')), 'the delivery log names the reasons');
 
   // targets that are accepted
   const byRepo = await org.ask({ description: 'x', repo: 'ACME/Billing', service: 'whatever' });

@@ -21,20 +21,20 @@ const redis = await testRedis();
 const needsRedis = redis ? false : `no Redis answers at ${REDIS_URL} (set TEST_REDIS_URL to run these)`;
 t.teardown(() => redis?.disconnect());
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A TCP relay in front of the Redis under test, to take "Redis" away and bring it back mid-run. */
-async function redisRelay() {
+/**
+ * A TCP relay in front of the Redis under test, to take "Redis" away and bring it back mid-run. Its port stays
+ * bound by this relay throughout (nothing else can take it between down and up): while down, it resets every
+ * connection at once, as a Redis that is not there would refuse it.
+ */
+async function redisRelay(options: { up: boolean } = { up: true }) {
   const target = new URL(REDIS_URL);
   const open = new Set<net.Socket>();
+  let up = options.up;
   const server = net.createServer((socket) => {
+    if (!up) {
+      socket.resetAndDestroy();
+      return;
+    }
     const upstream = net.connect(Number(target.port || 6379), target.hostname);
     open.add(socket);
     const drop = () => {
@@ -46,19 +46,20 @@ async function redisRelay() {
     upstream.on('error', drop).on('close', drop);
     socket.pipe(upstream).pipe(socket);
   });
-  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  await listen(0);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   return {
     url: Object.assign(new URL(REDIS_URL), { hostname: '127.0.0.1', port: String(port) }).toString(),
+    port,
     open: () => open.size,
-    async down() {
-      const closed = new Promise((resolve) => server.close(resolve));
-      for (const socket of open) socket.destroy();
-      await closed;
+    down() {
+      up = false;
+      for (const socket of open) socket.resetAndDestroy();
     },
-    up: () => listen(port),
-    close: () => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined))),
+    up() {
+      up = true;
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
 
@@ -83,8 +84,10 @@ async function deployMany(vigil: Vigil, token: string, n: number): Promise<numbe
 }
 
 t.test('a Redis that never answers: requests are limited in memory, no 500, one log line without the password, close() returns', async (t) => {
+  const dead = await redisRelay({ up: false });
+  t.teardown(dead.close);
   const { log, lines } = capturedLog();
-  const vigil = await startVigil({ log, webhooks: { rateLimit: LIMIT, rateLimitStore: 'redis', redisUrl: `redis://:${PASSWORD}@127.0.0.1:${await closedPort()}/0` } });
+  const vigil = await startVigil({ log, webhooks: { rateLimit: LIMIT, rateLimitStore: 'redis', redisUrl: `redis://:${PASSWORD}@127.0.0.1:${dead.port}/0` } });
   const org = await vigil.organization();
   t.same(await deployMany(vigil, org.webhookToken, 5), [200, 200, 200, 429, 429], 'the insurance limiter counts: 3 a minute, then 429');
   await waitFor(() => lines.some((l) => l.includes('rate-limit Redis does not answer')), 'the outage to be logged');
@@ -122,12 +125,12 @@ t.test('Redis going away mid-run: the insurance limiter limits, no 500; back, co
   t.same(await deployMany(vigil, a.webhookToken, 2), [200, 200]);
   t.equal(await redis!.get(keyOf(a)), '2', 'each request is counted in Redis');
 
-  await relay.down();
+  relay.down();
   t.same(await deployMany(vigil, b.webhookToken, 5), [200, 200, 200, 429, 429], 'Redis gone: counted in memory, 3 a minute, then 429 (no 500)');
   t.equal(await redis!.get(keyOf(b)), null, 'nothing reached Redis meanwhile');
   await waitFor(() => lines.some((l) => l.includes('rate-limit Redis does not answer')), 'the outage to be logged');
 
-  await relay.up();
+  relay.up();
   await waitFor(async () => {
     await deploy(vigil, a.webhookToken);
     return Number(await redis!.get(keyOf(a))) > 2;

@@ -1,0 +1,54 @@
+/**
+ * The one way a test opens a browser: Debian's Chromium (`apt-get install -y chromium`; `CHROMIUM_PATH` names
+ * another binary) driven by playwright-core, kept off the network. Started with only `--no-sandbox`, Chromium
+ * reaches for outside hosts at every start (background networking, component updates, sync), which these
+ * machines refuse and no test should cause; so every launch carries the flags below and a new empty profile,
+ * removed on close.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, BrowserContextOptions } from 'playwright-core';
+
+export const CHROMIUM_FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  // with all of the above Debian's Chromium still asked DNS for update.googleapis.com (seen with strace): no name
+  // resolves but localhost and 127.0.0.1 (what the tests open), so nothing can leave
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
+];
+
+/** The Chromium binary, or undefined when none is installed. */
+export function chromiumPath(): string | undefined {
+  if (process.env.CHROMIUM_PATH) return existsSync(process.env.CHROMIUM_PATH) ? process.env.CHROMIUM_PATH : undefined;
+  try {
+    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a browser test cannot run here, or false when it can (for tap's `{ skip }`). */
+export const browserSkip = (): string | false =>
+  chromiumPath() ? false : 'Chromium is not installed (apt-get install -y chromium, or set CHROMIUM_PATH)';
+
+/** A browser context in a fresh profile directory; `close` ends Chromium and removes the profile. */
+export async function openBrowser(options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const executablePath = chromiumPath();
+  if (!executablePath) throw new Error(browserSkip() as string);
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'vigil-chromium-'));
+  // launchPersistentContext passes the profile as --user-data-dir (playwright refuses that flag among args)
+  const context = await chromium.launchPersistentContext(profile, { ...options, executablePath, headless: true, args: CHROMIUM_FLAGS }).catch((err: unknown) => {
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
