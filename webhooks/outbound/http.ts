@@ -97,8 +97,9 @@ export class OutboundError extends Error {
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024;
-const KEEPS_BODY = new Set([307, 308]);
-const BECOMES_GET = new Set([301, 302, 303]);
+const KEEPS_METHOD = new Set([307, 308]);
+/** followed for GET and HEAD only: for another method they would turn the request into a GET */
+const GET_ONLY = new Set([301, 302, 303]);
 
 const systemResolve = (hostname: string) =>
   new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
@@ -168,10 +169,9 @@ export class OutboundHttp {
     const started = performance.now();
     const deadline = started + request.timeoutMs;
     let url = new URL(request.url);
-    let method = request.method ?? 'POST';
-    let body = request.body;
+    const method = request.method ?? 'POST';
     for (let redirects = request.maxRedirects ?? 3; ; redirects--) {
-      const answer = await this.#once(url, { ...request, method, body }, deadline);
+      const answer = await this.#once(url, { ...request, method }, deadline);
       const done = () => ({ ...answer, latencyMs: Math.round(performance.now() - started) });
       const location = answer.status >= 300 && answer.status < 400 ? answer.headers.location : undefined;
       // maxRedirects 0: no redirect is followed, and any is answered as it is (a synthetic check compares its status)
@@ -181,7 +181,7 @@ export class OutboundHttp {
         this.#options.log?.warn({ outbound: request.purpose, host: url.host, status: answer.status }, 'outbound redirect to another host not followed');
         throw new OutboundError('redirect', `answered ${answer.status} to another origin`);
       }
-      const follows = KEEPS_BODY.has(answer.status) || (BECOMES_GET.has(answer.status) && (method === 'GET' || method === 'HEAD'));
+      const follows = KEEPS_METHOD.has(answer.status) || (GET_ONLY.has(answer.status) && (method === 'GET' || method === 'HEAD'));
       if (!follows) return done();
       url = next;
     }
