@@ -8,7 +8,8 @@
  * - `max_tokens`, `temperature` (omitted when null), `timeout_ms` per attempt (defaults in providers.ts);
  * - `rate_limit_rpm`: a row out of requests this minute is skipped, not waited for (limiter.ts);
  * - the retry budget (`ai_settings.retry_budget`): extra attempts after a retryable failure — a provider that could
- *   not be reached (a refused address, a timeout, a failed connection alike), 429, 408 or 5xx (wire.ts) — with a short backoff (or the provider's Retry-After when it is at most
+ *   not be reached (a refused address, a timeout, a failed connection alike), 429, 408 or 5xx (wire.ts) — with a
+ *   short backoff (or the provider's Retry-After when it is at most
  *   `MAX_RETRY_WAIT_MS`; a longer one moves on at once); any other failure moves on at once.
  * The row's `name` is never sent; the key goes only in the Authorization header. With `anonymization_enabled`
  * every message is redacted first (redact.ts) and the answer's e-mail, IP and host placeholders are put back.

@@ -7,7 +7,7 @@
  * error code of the Web API's vocabulary, never its free text, so a token an API echoed cannot be stored.
  */
 import type { Services } from '../../engine/operations/types.ts';
-import { OutboundError, outboundHttp } from '../outbound/http.ts';
+import { outboundHttp } from '../outbound/http.ts';
 
 export const DEFAULT_CHAT_API = 'https://slack.com/api';
 const TIMEOUT_MS = 10_000;
@@ -43,9 +43,9 @@ export async function callWebApi(services: Services, token: string, method: 'cha
       maxResponseBytes: MAX_ANSWER,
       purpose: 'chat web api',
     });
-  } catch (error) {
-    if (error instanceof OutboundError && error.kind === 'redirect') return { outcome: 'permanent', code: 'redirect', message: `the chat API ${error.message}`, retryAfterSeconds: null };
-    // whatever kept the API from answering, one message: the operator's log says what
+  } catch {
+    // no redirect is followed (maxRedirects 0 answers it as it is, below); whatever kept the API from answering,
+    // one message: the operator's log says what
     return { outcome: 'transient', code: 'unreachable', message: 'the chat API could not be reached', retryAfterSeconds: null };
   }
   const wait = retryAfter(answer.headers['retry-after']);

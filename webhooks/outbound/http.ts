@@ -73,7 +73,7 @@ export interface OutboundResponse {
   latencyMs: number;
 }
 
-export interface TlsTarget extends OutboundCall {
+export interface TlsPeer extends OutboundCall {
   host: string;
   port: number;
   /** the server name sent (SNI); none for an IP literal */
@@ -242,7 +242,7 @@ export class OutboundHttp {
    * certificate monitor reads expiry, and internal endpoints often use a private CA. Nothing is sent after the
    * handshake.
    */
-  peerCertificate(target: TlsTarget): Promise<PeerCertificate> {
+  peerCertificate(target: TlsPeer): Promise<PeerCertificate> {
     const host = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
     const literal = this.#judgeLiteral(target.host, target, host);
     if (literal) return Promise.reject(literal);

@@ -21,7 +21,7 @@
  */
 import { codeHostClient, CodeHostError } from '../codehost/app.ts';
 import type { Services } from '../../engine/operations/types.ts';
-import { OutboundError, type OutboundHttp } from '../outbound/http.ts';
+import type { OutboundHttp } from '../outbound/http.ts';
 
 /** Items fetched per tracker and run at most (GitHub's search answers 1,000 at most anyway). */
 export const MAX_ITEMS = 1000;
@@ -59,8 +59,7 @@ async function postJson(http: OutboundHttp, url: string, body: unknown, headers:
       headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'vigil-ticket-import', ...headers },
       body: JSON.stringify(body),
     });
-  } catch (error) {
-    if (error instanceof OutboundError && error.kind === 'redirect') throw new TrackerApiError(`${what} answered a redirect to another host, which is not followed; check base_url.`);
+  } catch {
     throw new TrackerApiError(`${what} could not be reached; check base_url.`);
   }
   if (res.status >= 300 && res.status < 400) throw new TrackerApiError(`${what} answered a redirect (HTTP ${res.status}), which is not followed; check base_url.`);
