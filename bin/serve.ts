@@ -16,6 +16,7 @@ import type { RateLimit } from '../webhooks/limits.ts';
 import { parsePrices } from '../webhooks/ai/prices.ts';
 import { codeHostFromEnv } from '../webhooks/codehost/app.ts';
 import { checkOptionsFromEnv } from '../webhooks/checks/options.ts';
+import { addressPolicy, networksFromSetting } from '../webhooks/outbound/addresses.ts';
 
 /** `VIGIL_AI_BASE_URL`, `VIGIL_AI_API_KEY`, `VIGIL_AI_MODEL`: the deployment's own (platform) AI provider, when a base URL is set. */
 function platformAi(env: NodeJS.ProcessEnv): { baseUrl: string; apiKey?: string; model?: string } | undefined {
@@ -80,6 +81,18 @@ function emailFromEnv(env: NodeJS.ProcessEnv): { smtpUrl: string; from: string }
   return { smtpUrl, from: env.VIGIL_EMAIL_FROM?.trim() || 'Vigil <vigil@localhost>' };
 }
 
+/**
+ * `VIGIL_OUTBOUND_ALLOW_LOOPBACK` (on lets outbound requests reach 127.0.0.0/8 and ::1; off, the default, refuses
+ * them) and `VIGIL_OUTBOUND_ALLOWED_NETWORKS` (comma-separated CIDRs made reachable; empty by default). A malformed
+ * network stops the start, naming the setting.
+ */
+function outboundFromEnv(env: NodeJS.ProcessEnv): { allowLoopback: boolean; allowedNetworks: string[] } {
+  const allowLoopback = envFlag(env.VIGIL_OUTBOUND_ALLOW_LOOPBACK, 'VIGIL_OUTBOUND_ALLOW_LOOPBACK') ?? false;
+  const allowedNetworks = networksFromSetting(env.VIGIL_OUTBOUND_ALLOWED_NETWORKS);
+  addressPolicy(allowedNetworks, allowLoopback, 'VIGIL_OUTBOUND_ALLOWED_NETWORKS');
+  return { allowLoopback, allowedNetworks };
+}
+
 export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
   const webhooks: WebhookOptions = {
     databaseUrl: env.DATABASE_URL || undefined,
@@ -99,8 +112,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
       ai: platformAi(env),
       aiPrices: parsePrices(env.VIGIL_AI_PRICES),
       codeHost: codeHostFromEnv(env),
-      // on lets outbound requests reach 127.0.0.0/8 and ::1 (local receivers); off, the default, refuses them
-      outbound: { allowLoopback: envFlag(env.VIGIL_OUTBOUND_ALLOW_LOOPBACK, 'VIGIL_OUTBOUND_ALLOW_LOOPBACK') ?? false },
+      outbound: outboundFromEnv(env),
       chat: chatApi(env.VIGIL_CHAT_API_URL),
       email: emailFromEnv(env),
     },

@@ -22,11 +22,13 @@ export interface ServiceConfig {
   codeHost?: { apiUrl: string; appId?: string; privateKey?: string; timeoutMs?: number };
   /**
    * outbound requests to addresses users configure (webhooks/outbound): `allowLoopback`
-   * (`VIGIL_OUTBOUND_ALLOW_LOOPBACK=on`) lets them reach 127.0.0.0/8 and ::1, refused otherwise like every private
-   * address; `resolve` replaces the system resolver and `retryDelaysSeconds` the delivery retry schedule (tests)
+   * (`VIGIL_OUTBOUND_ALLOW_LOOPBACK=on`) lets them reach 127.0.0.0/8 and ::1, and `allowedNetworks`
+   * (`VIGIL_OUTBOUND_ALLOWED_NETWORKS`, CIDRs) the networks listed, refused otherwise like every private address;
+   * `resolve` replaces the system resolver and `retryDelaysSeconds` the delivery retry schedule (tests)
    */
   outbound?: {
     allowLoopback?: boolean;
+    allowedNetworks?: readonly string[];
     resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
     retryDelaysSeconds?: readonly number[];
   };

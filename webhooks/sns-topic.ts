@@ -7,8 +7,10 @@
  * SNS (no envelope) or a bad signature is 401.
  */
 import type { Organization } from '../engine/auth/caller.ts';
+import type { Services } from '../engine/operations/types.ts';
 import type { WebhookAnswer, WebhookRequest } from './handlers.ts';
-import { confirmSubscription, createSnsVerifier, isSnsUrl, type SnsHttp } from './sns-trust.ts';
+import { outboundHttp } from './outbound/http.ts';
+import { confirmSubscription, createSnsVerifier, isSnsUrl, type SnsHttp, type SnsVerifier } from './sns-trust.ts';
 import { isRecord } from './sources/common.ts';
 
 /** The organization flag the operator sets to check signatures; shared with request_signing's switch. */
@@ -30,11 +32,27 @@ export interface SnsTopic {
    */
   check(request: WebhookRequest, source: string, namedOnly?: boolean): Promise<WebhookAnswer | null>;
   /** the answer to a SubscriptionConfirmation; `ok` is the source's usual 200 body */
-  confirm(subscribeUrl: string | undefined, ok: Record<string, unknown>): Promise<WebhookAnswer>;
+  confirm(services: Services, subscribeUrl: string | undefined, ok: Record<string, unknown>): Promise<WebhookAnswer>;
 }
 
+/** SNS's GETs through the service's guarded outbound client (SNS hosts are public: the policy refuses nothing of theirs). */
+function guardedGet(services: Services): SnsHttp {
+  return async (url, { timeoutMs }) => {
+    const answer = await outboundHttp(services).request({ url, method: 'GET', timeoutMs, maxRedirects: 0, maxResponseBytes: 64 * 1024, purpose: 'amazon sns' });
+    return { ok: answer.status >= 200 && answer.status < 300, status: answer.status, text: async () => answer.body.toString('utf8') };
+  };
+}
+
+/** `http`: how SNS is fetched (tests inject a fake AWS); by default the guarded outbound client of the request's service. */
 export function snsTopic(http?: SnsHttp): SnsTopic {
-  const verifier = createSnsVerifier({ ...(http ? { http } : {}) });
+  const verifiers = new WeakMap<Services, SnsVerifier>();
+  const injected = http ? createSnsVerifier({ http }) : null;
+  const verifierOf = (services: Services) => {
+    if (injected) return injected;
+    let verifier = verifiers.get(services);
+    if (!verifier) verifiers.set(services, (verifier = createSnsVerifier({ http: guardedGet(services) })));
+    return verifier;
+  };
   return {
     async check(request, source, namedOnly = false) {
       if (!snsSignaturesChecked(request.organization, source, namedOnly)) return null;
@@ -42,15 +60,15 @@ export function snsTopic(http?: SnsHttp): SnsTopic {
       if (!isRecord(body) || typeof body.Type !== 'string') {
         return refuse(401, 'unauthorized', `SNS signature checking is on for ${source}: only messages delivered by an SNS topic subscription, with their signature, are accepted.`, 'refused: signature');
       }
-      const verdict = await verifier.verify(body);
+      const verdict = await verifierOf(request.services).verify(body);
       if (verdict.valid) return null;
       return refuse(401, 'unauthorized', `The SNS message signature was not accepted: ${verdict.reason}.`, 'refused: signature');
     },
-    async confirm(address, ok) {
+    async confirm(services, address, ok) {
       if (!address || !isSnsUrl(address)) {
         return refuse(400, 'invalid_confirmation_address', 'The SubscribeURL is not an https address on an SNS host (sns.<region>.amazonaws.com); it was not fetched.', 'refused: invalid confirmation address');
       }
-      const confirmed = await confirmSubscription(address, http);
+      const confirmed = await confirmSubscription(address, http ?? guardedGet(services));
       if (!confirmed.ok) return refuse(502, 'confirmation_failed', `The SNS subscription could not be confirmed: ${confirmed.reason}. SNS sends the confirmation again; or confirm it in the SNS console.`, 'refused: confirmation failed');
       return { status: 200, body: ok, outcome: 'subscription confirmed' };
     },

@@ -1,6 +1,7 @@
 /**
  * Trust in Amazon SNS deliveries for `cloud-alarms` and `cloud-audit`: confirming a subscription and verifying
- * message signatures. Pure logic; the HTTP client and the clock are injected.
+ * message signatures. Pure logic; the HTTP client (the guarded outbound client in the service) and the clock are
+ * injected.
  *
  * The rules follow AWS's "Verifying the signatures of Amazon SNS messages" and the official validators
  * (aws-js-sns-message-validator, the PHP SDK's MessageValidator):
@@ -17,17 +18,20 @@
  */
 import { createVerify, X509Certificate } from 'node:crypto';
 
-/** The slice of `fetch` used here; the global `fetch` satisfies it. */
+/**
+ * The one GET used here: the service hands in the guarded outbound client's (sns-topic.ts), tests a fake. `signal`
+ * and `timeoutMs` say the same deadline, for clients that take either.
+ */
 export type SnsHttp = (
   url: string,
-  init: { signal: AbortSignal },
+  init: { signal: AbortSignal; timeoutMs: number },
 ) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
 
 export type SnsVerdict = { valid: true } | { valid: false; reason: string };
 export type SnsConfirmation = { ok: true } | { ok: false; reason: string };
 
 export type SnsVerifierOptions = {
-  http?: SnsHttp;
+  http: SnsHttp;
   /** how long a fetched certificate is reused (default one hour) */
   cacheTtlMs?: number;
   /** how many certificate URLs are remembered (default 100); the oldest fetch is dropped first */
@@ -63,13 +67,11 @@ export function isSnsUrl(url: string): boolean {
   return parseSnsUrl(url) !== undefined;
 }
 
-/** A reason for a failed GET that never repeats the URL (nor an error message, which might). */
-function fetchFailure(err: unknown, timeoutMs: number): string {
-  const e = err as { name?: unknown; cause?: { code?: unknown } } | null;
-  if (e?.name === 'TimeoutError') return `timed out after ${Math.round(timeoutMs / 1000)} s`;
-  const code = e?.cause?.code;
-  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? `network error ${code}` : 'network error';
-}
+/**
+ * A reason for a GET that got no answer: one for every cause (the client's log says which), never the URL. The
+ * hosts are Amazon's, but what a caller reads should not depend on how our network failed.
+ */
+const UNREACHABLE = 'Amazon SNS could not be reached';
 
 /**
  * Confirms an SNS subscription by GETting its SubscribeURL. The caller should check `isSnsUrl` first; this
@@ -77,7 +79,7 @@ function fetchFailure(err: unknown, timeoutMs: number): string {
  */
 export async function confirmSubscription(
   subscribeUrl: string,
-  http: SnsHttp = fetch,
+  http: SnsHttp,
   options: { timeoutMs?: number } = {},
 ): Promise<SnsConfirmation> {
   if (!isSnsUrl(subscribeUrl)) {
@@ -85,13 +87,13 @@ export async function confirmSubscription(
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   try {
-    const res = await http(subscribeUrl, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await http(subscribeUrl, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
     // Reading the body lets fetch reuse the connection; its content does not matter.
     await res.text().catch(() => undefined);
     if (!res.ok) return { ok: false, reason: `Amazon SNS refused the subscription confirmation (HTTP ${res.status})` };
     return { ok: true };
-  } catch (err) {
-    return { ok: false, reason: `the subscription could not be confirmed: ${fetchFailure(err, timeoutMs)}` };
+  } catch {
+    return { ok: false, reason: `the subscription could not be confirmed: ${UNREACHABLE}` };
   }
 }
 
@@ -121,8 +123,8 @@ function stringToSign(envelope: object, type: string): string | { reason: string
 
 const invalid = (reason: string): SnsVerdict => ({ valid: false, reason });
 
-export function createSnsVerifier(options: SnsVerifierOptions = {}): SnsVerifier {
-  const http = options.http ?? fetch;
+export function createSnsVerifier(options: SnsVerifierOptions): SnsVerifier {
+  const http = options.http;
   const ttl = options.cacheTtlMs ?? 60 * 60 * 1000;
   const maxCached = options.maxCached ?? 100;
   const now = options.now ?? Date.now;
@@ -134,14 +136,14 @@ export function createSnsVerifier(options: SnsVerifierOptions = {}): SnsVerifier
   async function download(url: string): Promise<X509Certificate | { reason: string }> {
     let pem: string;
     try {
-      const res = await http(url, { signal: AbortSignal.timeout(timeoutMs) });
+      const res = await http(url, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
       if (!res.ok) {
         await res.text().catch(() => undefined);
         return { reason: `the signing certificate could not be fetched (HTTP ${res.status})` };
       }
       pem = await res.text();
-    } catch (err) {
-      return { reason: `the signing certificate could not be fetched (${fetchFailure(err, timeoutMs)})` };
+    } catch {
+      return { reason: `the signing certificate could not be fetched (${UNREACHABLE})` };
     }
     let cert: X509Certificate;
     try {

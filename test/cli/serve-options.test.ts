@@ -58,6 +58,8 @@ t.test('the other deployment settings: accepted values, and a refusal naming the
   const defaults = serviceOptions({});
   t.equal(defaults.runWorkers, true, 'workers run unless switched off');
   t.equal(defaults.config.outbound.allowLoopback, false, 'loopback refused unless switched on');
+  t.same(defaults.config.outbound.allowedNetworks, [], 'no network allowed unless listed');
+  t.same(serviceOptions({ VIGIL_OUTBOUND_ALLOWED_NETWORKS: ' 10.20.0.0/16, fd12:3456::/48,192.168.1.7 ' }).config.outbound.allowedNetworks, ['10.20.0.0/16', 'fd12:3456::/48', '192.168.1.7']);
   t.equal(defaults.authCacheMs, undefined);
   const refusals: [Record<string, string>, RegExp][] = [
     [{ VIGIL_AI_BASE_URL: 'ftp://ai.example.com' }, /VIGIL_AI_BASE_URL must be an http\(s\) URL/],
@@ -66,6 +68,8 @@ t.test('the other deployment settings: accepted values, and a refusal naming the
     [{ VIGIL_AI_PRICES: '[]' }, /VIGIL_AI_PRICES must be a JSON object/],
     [{ VIGIL_AI_PRICES: '{"m": {"input": -1, "output": 1}}' }, /VIGIL_AI_PRICES: the price of "m"/],
     [{ VIGIL_OUTBOUND_ALLOW_LOOPBACK: 'yes' }, /VIGIL_OUTBOUND_ALLOW_LOOPBACK must be on or off/],
+    ...['10.0.0.0/33', 'internal.example', '10.0.0/8', '10.0.0.0/8/1', 'fd00::/129', '10.0.0.0/-1', '10.0.0.0/ 8'].map((networks): [Record<string, string>, RegExp] => [
+      { VIGIL_OUTBOUND_ALLOWED_NETWORKS: `192.168.0.0/16,${networks}` }, /VIGIL_OUTBOUND_ALLOWED_NETWORKS must be comma-separated networks/]),
     [{ VIGIL_WORKERS: 'of' }, /VIGIL_WORKERS must be on or off/],
     [{ VIGIL_AUTH_CACHE_MS: 'two seconds' }, /VIGIL_AUTH_CACHE_MS must be a number of at least 0/],
     [{ VIGIL_AUTH_CACHE_MS: '-1' }, /VIGIL_AUTH_CACHE_MS/],

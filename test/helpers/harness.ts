@@ -151,6 +151,8 @@ export async function startVigil(
     email?: ServiceConfig['email'];
     /** where the service logs (default: a LogWatch that fails close() when a line holds a secret) */
     log?: Logger;
+    /** VIGIL_SECRET_KEY (default: a new one): a restart on the same storage passes the first start's to open its secrets */
+    secretKey?: string;
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -174,7 +176,7 @@ export async function startVigil(
     dataDir: options.storage?.dataDir ?? 'memory://',
     port: 0,
     operatorToken: OPERATOR_TOKEN,
-    secretKey: randomBytes(32).toString('base64'),
+    secretKey: options.secretKey ?? randomBytes(32).toString('base64'),
     bootstrap: false,
     schema: options.storage ? 'migrations' : 'entities',
     operations: [...domainOperations, exportOperation, ...WEBHOOK_OPERATIONS],

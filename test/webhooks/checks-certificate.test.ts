@@ -11,7 +11,8 @@ import { DAY, tlsTarget } from '../helpers/checks.ts';
 const HOUR = 3_600_000;
 
 t.test('certificate monitors', async (t) => {
-  const vigil = await startVigil({ webhooks: { checks: { tickSeconds: 0, allowLoopback: true, failuresToAlert: 2 } } });
+  // loopback closed for the deployment, opened for checks by their own setting (a widening of the policy)
+  const vigil = await startVigil({ outbound: { allowLoopback: false }, webhooks: { checks: { tickSeconds: 0, allowLoopback: true, failuresToAlert: 2 } } });
   const now = vigil.clock.now();
   const soon = await tlsTarget(new Date(now.getTime() - 30 * DAY), new Date(now.getTime() + 10 * DAY + HOUR));
   const later = await tlsTarget(new Date(now.getTime() - 30 * DAY), new Date(now.getTime() + 200 * DAY));
@@ -74,7 +75,7 @@ t.test('certificate monitors', async (t) => {
     await runSchedulingPass(services);
     let row = (await read(down.id)).body.data;
     t.equal(row.last_status, 'error');
-    t.equal(row.last_error, 'connection failed: ECONNREFUSED');
+    t.equal(row.last_error, 'the endpoint could not be reached');
     t.equal(row.expires_at, null);
     t.equal(await alertOf(down.id), undefined, 'one failure fires nothing');
     vigil.clock.advance(HOUR);
@@ -85,9 +86,12 @@ t.test('certificate monitors', async (t) => {
     t.equal(row.last_status, 'error');
   });
 
-  await t.test('loopback refused when the deployment does not allow it', async (t) => {
+  await t.test('loopback refused when neither checks nor the deployment allow it, like an unreachable endpoint', async (t) => {
     const refused = await create({ host: 'localhost', port: later.port });
     await runSchedulingPass(services, { allowLoopback: false });
-    t.match((await read(refused.id)).body.data.last_error, /^refused: the address is loopback/);
+    t.equal((await read(refused.id)).body.data.last_error, 'the endpoint could not be reached');
+    const metadata = await create({ host: '169.254.169.254', port: 443 });
+    await runSchedulingPass(services, { allowLoopback: true, allowPrivate: true });
+    t.equal((await read(metadata.id)).body.data.last_error, 'the endpoint could not be reached', 'the metadata address: never');
   });
 });

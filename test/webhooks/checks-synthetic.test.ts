@@ -4,6 +4,7 @@
  * resolves it. Passes are run by hand (`runSchedulingPass`) so counts are exact; one test proves the tick runs them.
  */
 import t from 'tap';
+import { createLogger } from '../../engine/logger.ts';
 import { runSchedulingPass } from '../../webhooks/checks/scheduler.ts';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
 import { httpTarget } from '../helpers/checks.ts';
@@ -12,7 +13,10 @@ import { waitFor } from '../helpers/jobs.ts';
 const MINUTE = 60_000;
 
 t.test('synthetic checks', async (t) => {
-  const vigil = await startVigil({ webhooks: { checks: { tickSeconds: 0, allowLoopback: true, failuresToAlert: 3 } } });
+  // loopback closed for the deployment, opened for checks by their own setting (a widening of the policy)
+  const lines: { msg: string; outbound?: string; rule?: string }[] = [];
+  const log = createLogger('debug', { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const vigil = await startVigil({ outbound: { allowLoopback: false }, log, webhooks: { checks: { tickSeconds: 0, allowLoopback: true, failuresToAlert: 3 } } });
   const target = await httpTarget();
   t.teardown(async () => {
     await target.close();
@@ -114,21 +118,22 @@ t.test('synthetic checks', async (t) => {
     vigil.clock.advance(10 * MINUTE);
     await pass();
     t.equal((await read(redirect.id)).body.data.last_error, 'answered status 302, expected 200', 'the 302 is compared as it is');
-    t.equal((await read(hang.id)).body.data.last_error, 'no answer within 200 ms');
+    t.equal((await read(hang.id)).body.data.last_error, 'the endpoint could not be reached');
     t.equal((await read(hang.id)).body.data.last_latency_ms, null);
     t.equal((await read(body.id)).body.data.last_error, 'the answer body does not hold the expected text');
     for (const c of [redirect, hang, body]) await api.del(`${CONFIG}/synthetic_checks/${c.id}`);
   });
 
-  await t.test('loopback is refused unless the deployment allows it; link-local always', async (t) => {
+  await t.test('loopback is refused unless checks or the deployment allow it; link-local always; refused like unreachable', async (t) => {
     const local = await create({ name: 'loopback', url: `${target.url}/refused` });
     const metadata = await create({ name: 'metadata', url: 'http://169.254.169.254/latest/meta-data/', timeout_ms: 500 });
     const named = await create({ name: 'localhost by name', url: `http://localhost:${target.port}/refused` });
+    const logged = lines.length;
     await runSchedulingPass(services, { allowLoopback: false });
-    t.match((await read(local.id)).body.data.last_error, /^refused: the address is loopback/);
-    t.match((await read(named.id)).body.data.last_error, /^refused: the address is loopback/, 'a name is judged by the address it resolves to');
-    t.match((await read(metadata.id)).body.data.last_error, /^refused: the address is link-local/);
+    for (const c of [local, named, metadata]) t.equal((await read(c.id)).body.data.last_error, 'the endpoint could not be reached', 'the one message');
     t.equal(target.hits.get('/refused'), undefined, 'nothing was sent');
+    const rules = lines.slice(logged).filter((l) => l.outbound === 'synthetic check').map((l) => l.rule).sort();
+    t.same(rules, ['cloud metadata', 'loopback', 'loopback'], 'the operator\'s log says which rule refused each (a name by the address it resolves to)');
     for (const c of [local, metadata, named]) await api.del(`${CONFIG}/synthetic_checks/${c.id}`);
   });
 

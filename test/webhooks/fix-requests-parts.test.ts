@@ -1,6 +1,6 @@
 /**
  * The pure parts of fix requests (which files the provider is shown, how its answer is read) and the code-host
- * client's rules that the end-to-end tests do not reach: same-origin redirects followed, timeouts, the
+ * client's rules that the end-to-end tests do not reach: same-origin redirects followed, an unreachable host, the
  * deployment settings read from the environment.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -69,7 +69,7 @@ t.test('the client: same-origin redirects followed with the token, other hosts r
   const gh = await startFakeGitHub({ appId: '7', publicKey, installations: ['1'], now: () => clock.now().getTime() });
   gh.addRepo('acme/moved', { 'a.txt': 'hi' });
   t.teardown(() => gh.close());
-  const services = (codeHost: Record<string, unknown>) => ({ clock, config: { codeHost } }) as unknown as Services;
+  const services = (codeHost: Record<string, unknown>) => ({ clock, config: { codeHost, outbound: { allowLoopback: true } } }) as unknown as Services;
   const host = codeHostClient(services({ apiUrl: gh.url, appId: '7', privateKey, timeoutMs: 500 }), '1');
 
   gh.override = (r) => (r.path === '/repos/acme/old-name/git/ref/heads/main' ? { status: 301, headers: { location: `${gh.url}/repos/acme/moved/git/ref/heads/main` } } : undefined);
@@ -85,7 +85,7 @@ t.test('the client: same-origin redirects followed with the token, other hosts r
   t.ok((failed as CodeHostError).message.length < 320, 'the code host\'s message is cut short');
   gh.override = undefined;
   gh.delayMs = 1500;
-  await t.rejects(host.request('GET', '/repos/acme/moved/pulls'), { kind: 'timeout', message: /within 500 ms/ });
+  await t.rejects(host.request('GET', '/repos/acme/moved/pulls'), { kind: 'unreachable', message: 'The code host could not be reached for GET /repos/acme/moved/pulls.' });
   gh.delayMs = 0;
 
   const bad = codeHostClient(services({ apiUrl: gh.url, appId: '7', privateKey: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' }), '2');

@@ -7,8 +7,9 @@
  *   successor first (upgrade.ts);
  * - `max_tokens`, `temperature` (omitted when null), `timeout_ms` per attempt (defaults in providers.ts);
  * - `rate_limit_rpm`: a row out of requests this minute is skipped, not waited for (limiter.ts);
- * - the retry budget (`ai_settings.retry_budget`): extra attempts after a retryable failure — a timeout, a failed
- *   connection, 429, 408 or 5xx (wire.ts) — with a short backoff (or the provider's Retry-After when it is at most
+ * - the retry budget (`ai_settings.retry_budget`): extra attempts after a retryable failure — a provider that could
+ *   not be reached (a refused address, a timeout, a failed connection alike), 429, 408 or 5xx (wire.ts) — with a
+ *   short backoff (or the provider's Retry-After when it is at most
  *   `MAX_RETRY_WAIT_MS`; a longer one moves on at once); any other failure moves on at once.
  * The row's `name` is never sent; the key goes only in the Authorization header. With `anonymization_enabled`
  * every message is redacted first (redact.ts) and the answer's e-mail, IP and host placeholders are put back.
@@ -26,6 +27,7 @@ import { baseUrlOf, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_MS, enabledProviders, re
 import { Redactor } from './redact.ts';
 import { upgradedModel } from './upgrade.ts';
 import { chatCompletion, type ChatMessage, type Endpoint, type ResponseFormat } from './wire.ts';
+import { outboundHttp, type OutboundHttp } from '../outbound/http.ts';
 
 export type { ChatMessage, ResponseFormat } from './wire.ts';
 export type AiPurpose = (typeof AI_PURPOSES)[number];
@@ -110,7 +112,7 @@ export async function complete(services: Services, request: CompleteRequest, now
       attempts.push({ provider: candidate.label, outcome: target });
       continue;
     }
-    const tried = await ask(target, messages, request.responseFormat, settings.retry_budget);
+    const tried = await ask(outboundHttp(services), target, messages, request.responseFormat, settings.retry_budget);
     if (!tried.ok) {
       attempts.push({ provider: target.label, outcome: tried.reason });
       services.log.warn({ organization: organizationId, provider: target.label, purpose: request.purpose, reason: tried.reason }, 'AI provider did not answer');
@@ -165,7 +167,7 @@ function platformTarget(services: Services): Target | string {
 }
 
 /** One provider: the first attempt and up to `retryBudget` more after retryable failures. */
-async function ask(target: Target, messages: ChatMessage[], responseFormat: ResponseFormat | undefined, retryBudget: number): Promise<Tried> {
+async function ask(http: OutboundHttp, target: Target, messages: ChatMessage[], responseFormat: ResponseFormat | undefined, retryBudget: number): Promise<Tried> {
   const body = {
     model: target.model,
     messages,
@@ -179,7 +181,7 @@ async function ask(target: Target, messages: ChatMessage[], responseFormat: Resp
       const limited = `rate limit of ${target.rate_limit_rpm} requests per minute reached`;
       return { ok: false, reason: attempt === 0 ? `skipped: ${limited}` : `${reason}, then its ${limited}` };
     }
-    const result = await chatCompletion(target.endpoint, body, target.timeout_ms);
+    const result = await chatCompletion(http, target.endpoint, body, target.timeout_ms);
     if (result.ok) return result;
     const tries = attempt + 1;
     reason = `${result.reason}${tries > 1 ? ` (${tries} attempts)` : ''}`;

@@ -18,6 +18,7 @@ import type { Services } from '../../engine/operations/types.ts';
 import aiProviders from '../../resources/ai_providers.ts';
 import { family, type ProviderRow } from './providers.ts';
 import { listModels, type Endpoint, type ListedModel } from './wire.ts';
+import { outboundHttp } from '../outbound/http.ts';
 
 export const CHECK_INTERVAL_MS = 60 * 60_000;
 const LIST_TIMEOUT_MS = 10_000;
@@ -64,7 +65,7 @@ export async function upgradedModel(services: Services, organizationId: string, 
   const last = checkedAt.get(key);
   if (last !== undefined && now.getTime() - last < CHECK_INTERVAL_MS) return model;
   checkedAt.set(key, now.getTime());
-  const listed = await listModels(endpoint, Math.min(row.timeout_ms ?? LIST_TIMEOUT_MS, LIST_TIMEOUT_MS));
+  const listed = await listModels(outboundHttp(services), endpoint, Math.min(row.timeout_ms ?? LIST_TIMEOUT_MS, LIST_TIMEOUT_MS));
   if (!listed || listed.some((m) => m.id === model)) return model;
   const next = successorOf(model, listed);
   if (!next) {

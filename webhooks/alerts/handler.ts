@@ -52,7 +52,7 @@ export function alertHandlers(options: AlertHandlerOptions = {}): WebhookHandler
     if (parsed.kind === 'unreadable') return refuse(400, 'unreadable_alert', `The payload cannot be read as a ${PRODUCTS[source]} alert: ${parsed.reason}.`, 'refused: unreadable');
     if (parsed.kind === 'subscription') {
       if (parsed.type === 'UnsubscribeConfirmation') return { status: 200, body: { status: 'ok', processed: 0, total: 0 }, outcome: 'unsubscribed' };
-      return topic.confirm(parsed.subscribeUrl, { status: 'ok', processed: 0, total: 0 });
+      return topic.confirm(request.services, parsed.subscribeUrl, { status: 'ok', processed: 0, total: 0 });
     }
     const results = await ingestAlerts(request.services, request.organization, parsed.events, request.receivedAt);
     const processed = results.filter((r) => r.outcome !== 'unknown alert').length;

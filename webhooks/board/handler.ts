@@ -100,7 +100,7 @@ export function boardHandler(options: BoardHandlerOptions = {}): WebhookHandler 
       const read = readBody(request.body);
       if (read.kind === 'subscription') {
         if (read.type === 'UnsubscribeConfirmation') return { status: 200, body: { status: 'ok' }, outcome: 'unsubscribed' };
-        return await topic.confirm(read.subscribeUrl, { status: 'ok' });
+        return await topic.confirm(services, read.subscribeUrl, { status: 'ok' });
       }
       const { fields, messageId } = read;
       if (request.card === undefined) {

@@ -2,12 +2,12 @@
  * Calls of the chat product's Web API, in Slack's shape: `POST <apiUrl>/<method>` with a JSON body,
  * `Authorization: Bearer <bot token>`, answered `{ ok: true, channel, ts }` or `{ ok: false, error }`, through the
  * SSRF-safe client (outbound/http.ts). Each answer is sorted into sent, transient (tried again: HTTP 5xx, 429,
- * `ratelimited`, the Web API's own transient errors, a timeout, a connection failure) or permanent (anything else:
+ * `ratelimited`, the Web API's own transient errors, an unreachable API) or permanent (anything else:
  * `invalid_auth`, `channel_not_found`, …). The token goes in the header only; what is kept of an answer is an
  * error code of the Web API's vocabulary, never its free text, so a token an API echoed cannot be stored.
  */
 import type { Services } from '../../engine/operations/types.ts';
-import { OutboundFailed, OutboundRefused, outboundHttp } from '../outbound/http.ts';
+import { outboundHttp } from '../outbound/http.ts';
 
 export const DEFAULT_CHAT_API = 'https://slack.com/api';
 const TIMEOUT_MS = 10_000;
@@ -41,11 +41,12 @@ export async function callWebApi(services: Services, token: string, method: 'cha
       timeoutMs: TIMEOUT_MS,
       maxRedirects: 0,
       maxResponseBytes: MAX_ANSWER,
+      purpose: 'chat web api',
     });
-  } catch (error) {
-    if (error instanceof OutboundRefused) return { outcome: 'permanent', code: 'refused', message: `the chat API address was refused (${error.reason})`, retryAfterSeconds: null };
-    if (error instanceof OutboundFailed) return { outcome: 'transient', code: error.kind, message: `the chat API did not answer: ${error.message}`, retryAfterSeconds: null };
-    return { outcome: 'transient', code: 'network', message: 'the chat API could not be reached', retryAfterSeconds: null };
+  } catch {
+    // no redirect is followed (maxRedirects 0 answers it as it is, below); whatever kept the API from answering,
+    // one message: the operator's log says what
+    return { outcome: 'transient', code: 'unreachable', message: 'the chat API could not be reached', retryAfterSeconds: null };
   }
   const wait = retryAfter(answer.headers['retry-after']);
   if (answer.status === 429) return { outcome: 'transient', code: 'ratelimited', message: 'the chat API is rate limiting the app (HTTP 429)', retryAfterSeconds: wait };

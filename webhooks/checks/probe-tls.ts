@@ -1,11 +1,12 @@
 /**
  * One certificate check: a TLS handshake with `host`:`port` (server name `sni`, else `host` when it is a
- * hostname), reading the leaf certificate's expiry. The chain is not verified: the monitor watches expiry, and
- * internal endpoints often use a private CA or a self-signed certificate.
+ * hostname) through the guarded outbound client with the checks' widening, reading the leaf certificate's
+ * expiry. The chain is not verified: the monitor watches expiry, and internal endpoints often use a private CA or
+ * a self-signed certificate. An endpoint that completed no handshake "could not be reached", whatever kept it
+ * from answering (the operator's log says what).
  */
 import { isIP } from 'node:net';
-import tls from 'node:tls';
-import { guardedLookup, literalRefusal, RefusedAddress, type AddressPolicy } from './address.ts';
+import type { OutboundHttp, Widening } from '../outbound/http.ts';
 
 export interface TlsTarget {
   host: string;
@@ -15,27 +16,15 @@ export interface TlsTarget {
 
 export type TlsResult = { expiresAt: Date; error: null } | { expiresAt: null; error: string };
 
-export async function probeTls(target: TlsTarget, policy: AddressPolicy, timeoutMs: number): Promise<TlsResult> {
-  const refused = literalRefusal(target.host, policy);
-  if (refused) return { expiresAt: null, error: `refused: ${refused}` };
+export async function probeTls(http: OutboundHttp, target: TlsTarget, widening: Widening, timeoutMs: number): Promise<TlsResult> {
   const servername = target.sni ?? (isIP(target.host) ? undefined : target.host);
-  return new Promise((resolve) => {
-    const socket = tls.connect({ host: target.host, port: target.port, servername, rejectUnauthorized: false, lookup: guardedLookup(policy) as never });
-    const finish = (result: TlsResult) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(result);
-    };
-    const timer = setTimeout(() => finish({ expiresAt: null, error: `no TLS handshake within ${timeoutMs} ms` }), timeoutMs);
-    socket.once('secureConnect', () => {
-      const cert = socket.getPeerCertificate();
-      const expiresAt = cert?.valid_to ? new Date(cert.valid_to) : null;
-      if (!expiresAt || Number.isNaN(expiresAt.getTime())) finish({ expiresAt: null, error: 'the endpoint served no readable certificate' });
-      else finish({ expiresAt, error: null });
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => {
-      if (error instanceof RefusedAddress) finish({ expiresAt: null, error: `refused: ${error.message}` });
-      else finish({ expiresAt: null, error: `connection failed: ${typeof error.code === 'string' ? error.code : 'TLS error'}` });
-    });
-  });
+  let certificate;
+  try {
+    certificate = await http.peerCertificate({ host: target.host, port: target.port, servername, timeoutMs, purpose: 'certificate monitor', widening });
+  } catch {
+    return { expiresAt: null, error: 'the endpoint could not be reached' };
+  }
+  const expiresAt = certificate?.valid_to ? new Date(certificate.valid_to) : null;
+  if (!expiresAt || Number.isNaN(expiresAt.getTime())) return { expiresAt: null, error: 'the endpoint served no readable certificate' };
+  return { expiresAt, error: null };
 }

@@ -6,7 +6,8 @@
 import type { Services } from '../../engine/operations/types.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
 import type { AlertFacts, RunVerdict } from './alerts.ts';
-import type { ResolvedCheckOptions } from './options.ts';
+import { checkWidening, type ResolvedCheckOptions } from './options.ts';
+import { outboundHttp } from '../outbound/http.ts';
 import { probeHttp } from './probe-http.ts';
 import { probeTls } from './probe-tls.ts';
 import { recordSyntheticResult } from '../slo/results.ts';
@@ -31,6 +32,7 @@ function openHeaders(services: Services, sealed: unknown): Record<string, string
 export async function runSynthetic(services: Services, sql: Sql, table: string, claimed: Claimed, options: ResolvedCheckOptions, now: Date): Promise<RunOutcome> {
   const r = claimed.row;
   const result = await probeHttp(
+    outboundHttp(services),
     {
       url: String(r.url),
       method: String(r.method ?? 'GET'),
@@ -39,7 +41,7 @@ export async function runSynthetic(services: Services, sql: Sql, table: string, 
       timeout_ms: Number(r.timeout_ms ?? 10_000),
       headers: openHeaders(services, r.headers),
     },
-    options,
+    checkWidening(options),
   );
   await sql(
     `update "${table}" set last_run_at = ?, last_status = ?, last_latency_ms = ?, last_error = ? where organization_id = ? and id = ?`,
@@ -63,12 +65,12 @@ export async function runSynthetic(services: Services, sql: Sql, table: string, 
   };
 }
 
-export async function runCertificate(sql: Sql, table: string, claimed: Claimed, options: ResolvedCheckOptions, now: Date): Promise<RunOutcome> {
+export async function runCertificate(services: Services, sql: Sql, table: string, claimed: Claimed, options: ResolvedCheckOptions, now: Date): Promise<RunOutcome> {
   const r = claimed.row;
   const host = String(r.host);
   const port = Number(r.port ?? 443);
   const warnDays = Number(r.warn_days ?? 21);
-  const result = await probeTls({ host, port, sni: typeof r.sni === 'string' ? r.sni : null }, options, options.tlsTimeoutMs);
+  const result = await probeTls(outboundHttp(services), { host, port, sni: typeof r.sni === 'string' ? r.sni : null }, checkWidening(options), options.tlsTimeoutMs);
   const endpoint = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const labels = { monitor_id: claimed.check_id, endpoint };
   if (result.error !== null) {

@@ -63,7 +63,7 @@ export async function runSchedulingPass(services: Services, options?: CheckOptio
     const claimed = await claimDue(sql, k, now, CLAIM_LIMIT);
     await inBatches(claimed, PARALLEL, async (c) => {
       try {
-        const outcome: RunOutcome = k.kind === 'synthetic' ? await runSynthetic(services, sql, k.table, c, resolved, now) : await runCertificate(sql, k.table, c, resolved, now);
+        const outcome: RunOutcome = k.kind === 'synthetic' ? await runSynthetic(services, sql, k.table, c, resolved, now) : await runCertificate(services, sql, k.table, c, resolved, now);
         if (outcome.retryAt) await retrySooner(sql, k.kind, c.organization_id, c.check_id, outcome.retryAt);
         report.ran.push({ kind: k.kind, id: c.check_id, failing: outcome.verdict.failing, sent: await settle(services, c, outcome, resolved, now) });
       } catch (error) {

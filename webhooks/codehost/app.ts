@@ -9,9 +9,11 @@
  * installation in this process until five minutes before its `expires_at`.
  *
  * The base URL, app id and private key are deployment settings (`ServiceConfig.codeHost`: `VIGIL_CODE_HOST_*`).
- * Every call has a timeout (15 s by default). Redirects are followed only to the same origin as the base URL
- * (GitHub answers 301/307 for a renamed or moved repository), at most three times; a redirect to another host
- * is refused, so the token never leaves for it.
+ * Calls go through the guarded outbound client (outbound/http.ts: the address policy, a timeout, 15 s by default,
+ * at most `MAX_ANSWER_BYTES` read), since answers carry what payloads and repositories chose. Redirects are
+ * followed only to the same origin (GitHub answers 301/307 for a renamed or moved repository), at most three
+ * times; a redirect to another host is refused, so the token never leaves for it. A code host that gave no
+ * answer "could not be reached", whatever kept it from answering (the operator's log says what).
  *
  * Secrets: neither the private key, the JWT nor an installation token appears in an error, a log line or a
  * return value other than the token request itself. Errors carry the method, the path and the status, plus at
@@ -20,6 +22,7 @@
 import { createPrivateKey } from 'node:crypto';
 import githubAppJwt from 'universal-github-app-jwt';
 import type { Services } from '../../engine/operations/types.ts';
+import { OutboundError, outboundHttp, type OutboundHttp } from '../outbound/http.ts';
 
 export interface CodeHostSettings {
   /** the REST API's base URL, e.g. https://api.github.com or https://ghe.example.com/api/v3 */
@@ -35,10 +38,12 @@ export interface CodeHostSettings {
 export const DEFAULT_CODE_HOST_API_URL = 'https://api.github.com';
 const DEFAULT_TIMEOUT_MS = 15_000;
 const MAX_REDIRECTS = 3;
+/** file contents come base64 in JSON: a large source file, with room */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /** an installation token is renewed this long before its expiry */
 const TOKEN_MARGIN_MS = 5 * 60_000;
 
-export type CodeHostErrorKind = 'not_configured' | 'credentials' | 'http' | 'timeout' | 'network' | 'redirect' | 'answer';
+export type CodeHostErrorKind = 'not_configured' | 'credentials' | 'http' | 'unreachable' | 'redirect' | 'answer';
 
 export class CodeHostError extends Error {
   readonly kind: CodeHostErrorKind;
@@ -89,8 +94,8 @@ const shortMessage = (body: unknown): string => {
   return `: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`;
 };
 
-async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text();
+function readBody(body: Buffer): unknown {
+  const text = body.toString('utf8');
   if (!text) return null;
   try {
     return JSON.parse(text);
@@ -100,49 +105,35 @@ async function readBody(res: Response): Promise<unknown> {
 }
 
 /**
- * One HTTP call: timeout, same-origin redirects only. `authorization` is sent only to the base URL's origin.
- * `what` names the call in errors (method and path, never the query's values or a token).
+ * One HTTP call through the guarded client. `authorization` is sent only to the base URL's origin (the client
+ * follows same-origin redirects only). `what` names the call in errors (method and path, never the query's
+ * values or a token).
  */
-async function call(settings: CodeHostSettings, method: string, path: string, authorization: string, body: unknown, what: string): Promise<CodeHostResponse> {
-  const base = new URL(settings.apiUrl);
-  let url = new URL(`${settings.apiUrl}${path}`);
-  const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  for (let hop = 0; ; hop++) {
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: {
-          accept: 'application/vnd.github+json',
-          'x-github-api-version': '2022-11-28',
-          'user-agent': 'vigil-fix-requests',
-          authorization,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      const name = (error as { name?: string } | null)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new CodeHostError('timeout', `The code host did not answer ${what} within ${timeoutMs} ms.`);
-      throw new CodeHostError('network', `The code host could not be reached for ${what} (the connection failed).`);
-    }
-    if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
-      await res.body?.cancel();
-      const next = new URL(res.headers.get('location')!, url);
-      if (next.origin !== base.origin) throw new CodeHostError('redirect', `The code host redirected ${what} to another host; the redirect was not followed.`, res.status);
-      if (hop >= MAX_REDIRECTS) throw new CodeHostError('redirect', `The code host redirected ${what} more than ${MAX_REDIRECTS} times.`, res.status);
-      // 303 turns the call into a GET, as HTTP says; 301/302/307/308 keep it
-      if (res.status === 303) {
-        method = 'GET';
-        body = undefined;
-      }
-      url = next;
-      continue;
-    }
-    return { status: res.status, body: await readBody(res) };
+async function call(http: OutboundHttp, settings: CodeHostSettings, method: string, path: string, authorization: string, body: unknown, what: string): Promise<CodeHostResponse> {
+  let res;
+  try {
+    res = await http.request({
+      url: `${settings.apiUrl}${path}`,
+      method,
+      timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxRedirects: MAX_REDIRECTS,
+      maxResponseBytes: MAX_ANSWER_BYTES,
+      purpose: 'code host',
+      headers: {
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        'user-agent': 'vigil-fix-requests',
+        authorization,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    if (error instanceof OutboundError && error.kind === 'redirect') throw new CodeHostError('redirect', `The code host redirected ${what} to another host; the redirect was not followed.`);
+    throw new CodeHostError('unreachable', `The code host could not be reached for ${what}.`);
   }
+  if (res.truncated) throw new CodeHostError('answer', `The code host answered ${what} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB.`, res.status);
+  return { status: res.status, body: readBody(res.body) };
 }
 
 async function installationToken(services: Services, settings: CodeHostSettings, installationId: string): Promise<CachedToken> {
@@ -156,7 +147,7 @@ async function installationToken(services: Services, settings: CodeHostSettings,
   }
   const path = `/app/installations/${encodeURIComponent(installationId)}/access_tokens`;
   const what = 'POST /app/installations/{installation_id}/access_tokens';
-  const res = await call(settings, 'POST', path, `Bearer ${jwt}`, undefined, what);
+  const res = await call(outboundHttp(services), settings, 'POST', path, `Bearer ${jwt}`, undefined, what);
   if (res.status !== 201 && res.status !== 200) {
     const hint =
       res.status === 404 ? ' (the installation does not exist or the app was uninstalled: check code_host_settings.installation_id)'
@@ -202,9 +193,9 @@ export function codeHostClient(services: Services, installationId: string): Code
     installationId,
     async request(method, path, body, accept = []) {
       const what = `${method} ${path.split('?')[0]}`;
-      let res = await call(settings, method, path, `Bearer ${await tokenFor(services, settings, installationId)}`, body, what);
+      let res = await call(outboundHttp(services), settings, method, path, `Bearer ${await tokenFor(services, settings, installationId)}`, body, what);
       // a token revoked or expired early: renew once
-      if (res.status === 401) res = await call(settings, method, path, `Bearer ${await tokenFor(services, settings, installationId, true)}`, body, what);
+      if (res.status === 401) res = await call(outboundHttp(services), settings, method, path, `Bearer ${await tokenFor(services, settings, installationId, true)}`, body, what);
       if ((res.status >= 200 && res.status < 300) || accept.includes(res.status)) return res;
       throw new CodeHostError('http', `The code host answered ${what} with HTTP ${res.status}${shortMessage(res.body)}.`, res.status);
     },

@@ -11,9 +11,10 @@
  *    it has a signing secret (`webhook-id` = the delivery id, the same on every attempt, so receivers de-duplicate
  *    by it), through the SSRF-safe client (http.ts) with the config's `timeout_ms`;
  * 4. records the attempt (status code, latency, error, next try) and the delivery's state in one transaction:
- *    2xx → `delivered`; a refusal (an address that may not be reached, a redirect to another host) → `dead` at
- *    once, since trying again cannot help; any other failure (non-2xx, timeout, connection) → `retrying` with a
- *    new job `startAfter` the schedule's wait, or `dead` after the last attempt.
+ *    2xx → `delivered`; a redirect to another host → `dead` at once, since trying again cannot help; any other
+ *    failure (non-2xx, an unreachable receiver) → `retrying` with a new job `startAfter` the schedule's wait, or
+ *    `dead` after the last attempt. A receiver the address policy refuses is unreachable like one that timed out
+ *    or refused the connection: the same error and the same retries, so a delivery log cannot map a network.
  *
  * Concurrency: `CONCURRENCY` (32) attempts at once per instance: 4 workers, each fetching up to 8 jobs and running
  * them together, and fetching again at once while its fetches come back full (a backlog drains at the
@@ -32,7 +33,7 @@ import { tableName } from '../../engine/persistence/entities.ts';
 import { prepared } from '../../engine/persistence/sql.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { requestBody } from './formats.ts';
-import { OutboundFailed, OutboundRefused, outboundHttp } from './http.ts';
+import { OutboundError, outboundHttp } from './http.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from './publish.ts';
 import { attemptsAllowed, RETRY_DELAYS_SECONDS, retryDelay } from './schedule.ts';
 
@@ -43,6 +44,8 @@ export const CONCURRENCY = WORKERS * BATCH;
 export const DESTINATION_CONCURRENCY = 8;
 const RESPONSE_KEPT = 500;
 const MAX_RESPONSE_READ = 4096;
+/** what a delivery records for a receiver that gave no answer, whatever the reason (the operator's log has it) */
+const UNREACHABLE = 'the receiver could not be reached';
 
 export type DeliveryStatus = 'pending' | 'sending' | 'retrying' | 'delivered' | 'dead' | 'cancelled';
 
@@ -140,6 +143,7 @@ async function attempt(services: Services, deliveryId: string, claimed: Claimed,
       body,
       timeoutMs: Number(config.timeout_ms ?? 5000),
       maxResponseBytes: MAX_RESPONSE_READ,
+      purpose: 'outbound delivery',
     });
     const ok = answer.status >= 200 && answer.status < 300;
     return {
@@ -152,9 +156,9 @@ async function attempt(services: Services, deliveryId: string, claimed: Claimed,
     };
   } catch (error) {
     const latencyMs = Math.round(performance.now() - started);
-    if (error instanceof OutboundRefused) return { outcome: 'failed', statusCode: null, latencyMs, error: error.message, response: null, permanent: true };
-    const message = error instanceof OutboundFailed ? error.message : 'the request failed';
-    return { outcome: 'failed', statusCode: null, latencyMs, error: message, response: null, permanent: false };
+    const redirect = error instanceof OutboundError && error.kind === 'redirect';
+    const message = redirect ? `the receiver ${error.message}` : UNREACHABLE;
+    return { outcome: 'failed', statusCode: null, latencyMs, error: message, response: null, permanent: redirect };
   }
 }
 

@@ -13,15 +13,21 @@
  *   organization's app installation (codehost/app.ts: the deployment's code-host API URL and app), pages of 100;
  *   without a `repo` the search covers the account the app is installed on (`user:<account>`).
  *
- * Every call has a 15-second timeout and follows no redirect (a redirect is an error: a token is never sent on to
- * another address). Errors name the call and the status, never a token or the tracker's whole answer.
+ * Every call goes through the guarded outbound client (outbound/http.ts: the address policy, a 15-second deadline,
+ * at most `MAX_ANSWER_BYTES` read) and follows no redirect (a redirect is an error: a token is never sent on to
+ * another address). Errors name the call and the status, never a token or the tracker's whole answer; a tracker
+ * that gave no answer "could not be reached", whatever kept it from answering (a refused address, a closed port,
+ * a timeout, a failed lookup), so an error cannot map the network behind the service.
  */
 import { codeHostClient, CodeHostError } from '../codehost/app.ts';
 import type { Services } from '../../engine/operations/types.ts';
+import type { OutboundHttp } from '../outbound/http.ts';
 
 /** Items fetched per tracker and run at most (GitHub's search answers 1,000 at most anyway). */
 export const MAX_ITEMS = 1000;
 const TIMEOUT_MS = 15_000;
+/** a page of 100 issues with their descriptions */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 const PAGE = 100;
 
 export class TrackerApiError extends Error {
@@ -40,23 +46,25 @@ export interface Credentials {
 type Json = Record<string, unknown>;
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-async function postJson(url: string, body: unknown, headers: Record<string, string>, what: string): Promise<Json> {
-  let res: Response;
+async function postJson(http: OutboundHttp, url: string, body: unknown, headers: Record<string, string>, what: string): Promise<Json> {
+  let res;
   try {
-    res = await fetch(url, {
+    res = await http.request({
+      url,
       method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      maxRedirects: 0,
+      timeoutMs: TIMEOUT_MS,
+      maxResponseBytes: MAX_ANSWER_BYTES,
+      purpose: 'ticket import',
       headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'vigil-ticket-import', ...headers },
       body: JSON.stringify(body),
     });
-  } catch (error) {
-    const name = (error as { name?: string } | null)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw new TrackerApiError(`${what} did not answer within ${TIMEOUT_MS / 1000} seconds.`);
-    throw new TrackerApiError(`${what} could not be reached (the connection failed); check base_url.`);
+  } catch {
+    throw new TrackerApiError(`${what} could not be reached; check base_url.`);
   }
-  const text = await res.text();
   if (res.status >= 300 && res.status < 400) throw new TrackerApiError(`${what} answered a redirect (HTTP ${res.status}), which is not followed; check base_url.`);
+  if (res.truncated) throw new TrackerApiError(`${what} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB.`);
+  const text = res.body.toString('utf8');
   if (res.status === 401 || res.status === 403) throw new TrackerApiError(`${what} refused the saved credentials (HTTP ${res.status}); save them again with configure_ticket_integration.`);
   if (res.status < 200 || res.status >= 300) throw new TrackerApiError(`${what} answered HTTP ${res.status}.`);
   try {
@@ -78,7 +86,7 @@ const LINEAR_QUERY = `query VigilImport($filter: IssueFilter, $after: String) {
   }
 }`;
 
-export async function* linearIssues(credentials: Credentials, config: Record<string, string>): AsyncGenerator<unknown> {
+export async function* linearIssues(http: OutboundHttp, credentials: Credentials, config: Record<string, string>): AsyncGenerator<unknown> {
   const filter: Json = { state: { type: { nin: ['completed', 'canceled'] } } };
   if (config.project) filter.team = UUID.test(config.project) ? { id: { eq: config.project } } : { key: { eqIgnoreCase: config.project } };
   if (config.label) filter.labels = { some: { name: { eqIgnoreCase: config.label } } };
@@ -86,7 +94,7 @@ export async function* linearIssues(credentials: Credentials, config: Record<str
   let after: string | null = null;
   let count = 0;
   for (;;) {
-    const answer = await postJson(`${base(credentials.baseUrl)}/graphql`, { query: LINEAR_QUERY, variables: { filter, after } }, { authorization }, 'Linear\'s GraphQL API');
+    const answer = await postJson(http, `${base(credentials.baseUrl)}/graphql`, { query: LINEAR_QUERY, variables: { filter, after } }, { authorization }, 'Linear\'s GraphQL API');
     if (Array.isArray(answer.errors) && answer.errors.length) throw new TrackerApiError('Linear\'s GraphQL API answered errors for the issue query.');
     const issues = isRecord(answer.data) && isRecord(answer.data.issues) ? answer.data.issues : undefined;
     if (!issues || !Array.isArray(issues.nodes)) throw new TrackerApiError('Linear\'s GraphQL API answered no issues list.');
@@ -112,13 +120,13 @@ export function jiraQuery(config: Record<string, string>): string {
 
 const JIRA_FIELDS = ['summary', 'description', 'status', 'resolution', 'issuetype', 'labels', 'priority', 'project', 'updated'];
 
-export async function* jiraIssues(credentials: Credentials, config: Record<string, string>): AsyncGenerator<unknown> {
+export async function* jiraIssues(http: OutboundHttp, credentials: Credentials, config: Record<string, string>): AsyncGenerator<unknown> {
   const authorization = `Basic ${Buffer.from(`${credentials.account}:${credentials.token}`).toString('base64')}`;
   let nextPageToken: string | undefined;
   let count = 0;
   for (;;) {
     const body: Json = { jql: jiraQuery(config), fields: JIRA_FIELDS, maxResults: PAGE, ...(nextPageToken ? { nextPageToken } : {}) };
-    const answer = await postJson(`${base(credentials.baseUrl)}/rest/api/3/search/jql`, body, { authorization }, 'Jira\'s search API');
+    const answer = await postJson(http, `${base(credentials.baseUrl)}/rest/api/3/search/jql`, body, { authorization }, 'Jira\'s search API');
     if (!Array.isArray(answer.issues)) throw new TrackerApiError('Jira\'s search API answered no issues list.');
     for (const issue of answer.issues) {
       if (count++ >= MAX_ITEMS) return;

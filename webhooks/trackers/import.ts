@@ -12,6 +12,7 @@ import { ApiError } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { githubIssues, githubQuery, jiraIssues, linearIssues, TrackerApiError, type Credentials } from './clients.ts';
+import { outboundHttp } from '../outbound/http.ts';
 import { githubIssue } from './github-issues.ts';
 import type { Provider, TrackerItem } from './item.ts';
 import { jiraIssue } from './jira.ts';
@@ -56,9 +57,9 @@ async function codeHost(services: Services, organization: Organization): Promise
 async function source(services: Services, organization: Organization, rule: ImportRule): Promise<{ items: AsyncGenerator<unknown>; read: (raw: unknown) => TrackerItem | undefined }> {
   switch (rule.provider) {
     case 'issue_tracker':
-      return { items: linearIssues(await credentials(services, organization, rule.provider), rule.config), read: (raw) => linearIssue(raw, false) };
+      return { items: linearIssues(outboundHttp(services), await credentials(services, organization, rule.provider), rule.config), read: (raw) => linearIssue(raw, false) };
     case 'sprint_tracker':
-      return { items: jiraIssues(await credentials(services, organization, rule.provider), rule.config), read: (raw) => jiraIssue(raw, false) };
+      return { items: jiraIssues(outboundHttp(services), await credentials(services, organization, rule.provider), rule.config), read: (raw) => jiraIssue(raw, false) };
     case 'code_host': {
       const host = await codeHost(services, organization);
       return { items: githubIssues(services, host.installationId, githubQuery(rule.config, host.account)), read: (raw) => githubIssue(raw, undefined, false) };
