@@ -11,7 +11,8 @@ import { CredentialCache } from './auth/credential-cache.ts';
 import { shareCredentialClears } from './auth/invalidation.ts';
 import type { Logger } from './logger.ts';
 import { allEntities } from './persistence/entities.ts';
-import { migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
+import { DEFAULT_DATA_DIR, migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
+import { lockDataDir, type DataDirLock } from './persistence/data-dir-lock.ts';
 import type { Registry } from './registry.ts';
 import type { Services } from './operations/types.ts';
 import type { AuditListener } from './operations/audit.ts';
@@ -82,17 +83,24 @@ export interface RunningService {
 }
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, options.entities) });
-  // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
-  const startup = await startupLock(options.databaseUrl);
+  // the embedded database serves one process: refuse a second one before it opens the files (data-dir-lock.ts)
+  const dirLock = lockDataDir(options.databaseUrl ? 'memory://' : (options.dataDir ?? DEFAULT_DATA_DIR));
   try {
-    return await start(options, db);
-  } finally {
-    await startup.release();
+    const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, options.entities) });
+    // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
+    const startup = await startupLock(options.databaseUrl);
+    try {
+      return await start(options, db, dirLock);
+    } finally {
+      await startup.release();
+    }
+  } catch (error) {
+    dirLock.release();
+    throw error;
   }
 }
 
-async function start(options: ServeOptions, db: Database): Promise<RunningService> {
+async function start(options: ServeOptions, db: Database, dirLock: DataDirLock): Promise<RunningService> {
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
   const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log });
@@ -184,6 +192,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
       // running jobs finish first: they need the database
       await jobs.stop();
       await db.close();
+      dirLock.release();
     },
   };
 }

@@ -22,6 +22,8 @@ export interface DatabaseOptions {
   preparedStatements?: boolean;
 }
 
+export const DEFAULT_DATA_DIR = './data';
+
 export const MIGRATIONS_PATH = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 export function migrationOptions() {
@@ -43,7 +45,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return (await MikroORM.init({ ...common, clientUrl: options.databaseUrl, pool: { min: 0, max: 20 }, driverOptions })) as unknown as Database;
   }
   const { MikroORM } = await import('@mikro-orm/pglite');
-  const dataDir = options.dataDir ?? './data';
+  const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
   const location = dataDir === 'memory://' ? { dbName: 'memory://' } : { dbName: 'vigil', driverOptions: { dataDir } };
   return (await MikroORM.init({ ...common, ...location })) as unknown as Database;
 }
