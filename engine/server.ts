@@ -13,6 +13,7 @@ import type { Logger } from './logger.ts';
 import { allEntities } from './persistence/entities.ts';
 import { DEFAULT_DATA_DIR, migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
 import { lockDataDir, type DataDirLock } from './persistence/data-dir-lock.ts';
+import { DatabaseOutage } from './persistence/outage.ts';
 import type { Registry } from './registry.ts';
 import type { Services } from './operations/types.ts';
 import type { AuditListener } from './operations/audit.ts';
@@ -86,11 +87,15 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   // the embedded database serves one process: refuse a second one before it opens the files (data-dir-lock.ts)
   const dirLock = lockDataDir(options.databaseUrl ? 'memory://' : (options.dataDir ?? DEFAULT_DATA_DIR));
   try {
-    const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, options.entities) });
+    const outage = new DatabaseOutage(options.log, options.clock);
+    const db = await openDatabase({
+      databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, options.entities),
+      onConnect: () => outage.reachable(),
+    });
     // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
     const startup = await startupLock(options.databaseUrl);
     try {
-      return await start(options, db, dirLock);
+      return await start(options, db, dirLock, outage);
     } finally {
       await startup.release();
     }
@@ -100,10 +105,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   }
 }
 
-async function start(options: ServeOptions, db: Database, dirLock: DataDirLock): Promise<RunningService> {
+async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, outage: DatabaseOutage): Promise<RunningService> {
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
-  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log });
+  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log, outage });
   const host = options.host ?? '127.0.0.1';
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(options.port ?? 8080, host, resolve));
@@ -120,6 +125,7 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock):
     credentials: new CredentialCache(options.authCacheMs ?? 2000),
     domain: checkDomainOperations(options.registry, [auditLogOperation, ...(options.operations ?? [])]),
     jobs,
+    outage,
     auditListeners: options.auditListeners ?? [],
     metrics: new Metrics(async () =>
       (await sqlExecutor(db)('select name as queue, state, count(*)::int as count from pgboss.job group by name, state', [])).map((r) => ({
@@ -128,7 +134,7 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock):
     onClose: (hook) => void closeHooks.push(hook),
   };
   if (options.databaseUrl) {
-    const shared = await shareCredentialClears(options.databaseUrl, services.credentials, options.log);
+    const shared = await shareCredentialClears(options.databaseUrl, services.credentials, options.log, outage);
     closeHooks.push(() => shared.close());
   }
   const operator = await operatorToken(db, options.operatorToken);
@@ -141,7 +147,7 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock):
   const app = new Koa();
   app.on('error', afterAnswerErrors(options.log));
   app.use(accessMiddleware(options.log, services.metrics, () => routeNames));
-  app.use(errorMiddleware(options.log));
+  app.use(errorMiddleware(options.log, outage));
   app.use(async (ctx, next) => {
     if (ctx.path === '/healthz') {
       await db.em.fork().execute('select 1');

@@ -55,6 +55,8 @@ function mcpServer(services: Services, caller: Caller, tools: Tool[], byName: Ma
       return { structuredContent, content: [{ type: 'text' as const, text: JSON.stringify(structuredContent) }] };
     } catch (error) {
       if (error instanceof ApiError) return toolError(error);
+      const unavailable = services.outage.unavailable(error);
+      if (unavailable) return toolError(unavailable);
       services.log.error({ err: { name: (error as Error).name, stack: (error as Error).stack }, tool: tool.name }, 'tool failed');
       return toolError(new ApiError('internal_error', 'Something went wrong on our side; nothing you sent was at fault. Try again.'));
     }
@@ -70,8 +72,17 @@ export function mcpEndpoint(services: Services) {
     if (ctx.method !== 'POST') {
       throw new ApiError('method_not_allowed', 'The agent-tool endpoint is stateless: send JSON-RPC with POST.', { headers: { Allow: 'POST' } });
     }
-    const caller = await authenticate(services, ctx);
     const body = (ctx.request as unknown as { body?: unknown }).body;
+    const caller = await authenticate(services, ctx).catch((error: unknown) => {
+      // the database is away before the key could be checked: a tool call still answers as a tool error
+      const unavailable = services.outage.unavailable(error);
+      if (unavailable && isToolCall(body)) return unavailable;
+      throw unavailable ?? error;
+    });
+    if (caller instanceof ApiError) {
+      ctx.body = { jsonrpc: '2.0', id: (body as { id?: unknown }).id ?? null, result: toolError(caller) };
+      return;
+    }
     const invalid = invalidToolCall(body);
     if (invalid) {
       ctx.body = invalid;
@@ -87,6 +98,10 @@ export function mcpEndpoint(services: Services) {
       await server.close();
     }
   };
+}
+
+function isToolCall(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call';
 }
 
 /**
