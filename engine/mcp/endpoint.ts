@@ -3,7 +3,10 @@
  * server per request), JSON answers. It authenticates, refuses the plan at the door, and translates tool
  * calls into the operations REST uses; every domain failure comes back as a tool error (`isError: true`)
  * carrying the same `{ error, message, errors?, data? }` REST answers, so an agent can read it and correct
- * itself. An unknown tool is a JSON-RPC error (InvalidParams), as the MCP specification says.
+ * itself. An unknown tool is a JSON-RPC error (InvalidParams), as the MCP specification says. A database that cannot
+ * be reached is `unavailable` (503, Retry-After): a tool call answers it as a tool error even when the key could not
+ * be checked (the model reads it and can retry; an HTTP error is thrown by the client to the host, not shown to the
+ * model), any other request gets the HTTP 503 at the door, like a 401.
  */
 import type { Context, Next } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
