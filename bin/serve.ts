@@ -4,6 +4,7 @@ import { serve } from '../engine/server.ts';
 import { systemClock } from '../engine/clock.ts';
 import { envFlag, envNumber } from '../engine/config.ts';
 import { createLogger } from '../engine/logger.ts';
+import { DataDirInUse } from '../engine/persistence/data-dir-lock.ts';
 import { openApiRoutes } from '../engine/http/openapi-routes.ts';
 import { statusPageRoutes } from '../webhooks/status-page/routes.ts';
 import { deployGateRoutes } from '../webhooks/slo/routes.ts';
@@ -139,7 +140,15 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
 
 export async function serveCommand(): Promise<void> {
   const log = createLogger();
-  const running = await serve({ ...serviceOptions(), log });
+  let running: Awaited<ReturnType<typeof serve>>;
+  try {
+    running = await serve({ ...serviceOptions(), log });
+  } catch (error) {
+    if (!(error instanceof DataDirInUse)) throw error;
+    // a refusal meant for the operator: the sentence alone, no stack
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
   const lines = [`Vigil is serving at ${running.services.config.publicUrl}`];
   if (running.mintedOperatorToken) lines.push('', `Operator token (shown once; set VIGIL_ADMIN_TOKEN to choose your own): ${running.mintedOperatorToken}`);
   if (running.firstOrganization) {

@@ -10,7 +10,9 @@ import { CredentialCache } from './auth/credential-cache.ts';
 import { shareCredentialClears } from './auth/invalidation.ts';
 import type { Logger } from './logger.ts';
 import { allEntities } from './persistence/entities.ts';
-import { migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
+import { DEFAULT_DATA_DIR, migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
+import { lockDataDir, type DataDirLock } from './persistence/data-dir-lock.ts';
+import { DatabaseOutage } from './persistence/outage.ts';
 import type { Registry } from './registry.ts';
 import type { Services } from './operations/types.ts';
 import type { AuditListener } from './operations/audit.ts';
@@ -82,20 +84,31 @@ export interface RunningService {
 }
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, options.entities) });
-  // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
-  const startup = await startupLock(options.databaseUrl);
+  // the embedded database serves one process: refuse a second one before it opens the files (data-dir-lock.ts)
+  const dirLock = lockDataDir(options.databaseUrl ? 'memory://' : (options.dataDir ?? DEFAULT_DATA_DIR));
   try {
-    return await start(options, db);
-  } finally {
-    await startup.release();
+    const outage = new DatabaseOutage(options.log, options.clock);
+    const db = await openDatabase({
+      databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, options.entities),
+      onConnect: () => outage.reachable(),
+    });
+    // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
+    const startup = await startupLock(options.databaseUrl);
+    try {
+      return await start(options, db, dirLock, outage);
+    } finally {
+      await startup.release();
+    }
+  } catch (error) {
+    dirLock.release();
+    throw error;
   }
 }
 
-async function start(options: ServeOptions, db: Database): Promise<RunningService> {
+async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, outage: DatabaseOutage): Promise<RunningService> {
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
-  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log });
+  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log, outage });
   const host = options.host ?? '127.0.0.1';
   // Node's 5 s keep-alive races clients that reuse an idle connection: a request sent as the server drops it is
   // reset (ECONNRESET), seen in the suite under load. Idle connections stay 65 s, past the usual proxy's 60 s, so
@@ -115,6 +128,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
     credentials: new CredentialCache(options.authCacheMs ?? 2000),
     domain: checkDomainOperations(options.registry, [auditLogOperation, ...(options.operations ?? [])]),
     jobs,
+    outage,
     auditListeners: options.auditListeners ?? [],
     metrics: new Metrics(async () =>
       (await sqlExecutor(db)('select name as queue, state, count(*)::int as count from pgboss.job group by name, state', [])).map((r) => ({
@@ -123,7 +137,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
     onClose: (hook) => void closeHooks.push(hook),
   };
   if (options.databaseUrl) {
-    const shared = await shareCredentialClears(options.databaseUrl, services.credentials, options.log);
+    const shared = await shareCredentialClears(options.databaseUrl, services.credentials, options.log, outage);
     closeHooks.push(() => shared.close());
   }
   const operator = await operatorToken(db, options.operatorToken);
@@ -136,7 +150,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
   const app = new Koa();
   app.on('error', afterAnswerErrors(options.log));
   app.use(accessMiddleware(options.log, services.metrics, () => routeNames));
-  app.use(errorMiddleware(options.log));
+  app.use(errorMiddleware(options.log, outage));
   app.use(async (ctx, next) => {
     if (ctx.path === '/healthz') {
       await db.em.fork().execute('select 1');
@@ -187,6 +201,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
       // running jobs finish first: they need the database
       await jobs.stop();
       await db.close();
+      dirLock.release();
     },
   };
 }

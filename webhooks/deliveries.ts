@@ -147,7 +147,7 @@ export function deliveryLog(services: Services): DeliveryLog {
       const now = batch.at(-1)!.delivery.receivedAt;
       if (Math.abs(now.getTime() - lastPrune) >= PRUNE_EVERY_MS) {
         lastPrune = now.getTime();
-        await pruneDeliveries(services, now).catch((error: unknown) => services.log.error({ err: loggedError(error) }, 'webhook deliveries not pruned'));
+        await pruneDeliveries(services, now).catch((error: unknown) => services.outage.noted(error) || services.log.error({ err: loggedError(error) }, 'webhook deliveries not pruned'));
       }
       batch.forEach((b, i) => b.done(failures[i]));
     }

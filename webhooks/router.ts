@@ -18,6 +18,8 @@
  *    its own `SignatureCheck` in the same place.
  * 7. The source's handler (a map handed in); without one: 200 `{ status: "ok", processed: 0, total: 0 }`.
  * Every request to a valid token is written to the delivery log (`deliveries.ts`) with its status and outcome.
+ * While the database cannot be reached, every source answers 503 `unavailable` with `Retry-After` (nothing logged
+ * per request: the outage is logged once, engine/persistence/outage.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import Router from '@koa/router';
@@ -275,8 +277,8 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
           organizationId, source, receivedAt, status: answer.status, outcome, detail, size: read.size, headers: keptHeaders(header), payload,
         });
       } catch (error) {
-        // the error's name only: a database error's message can quote the payload's values
-        services.log.error({ err: { name: (error as Error).name }, source }, 'webhook delivery not logged');
+        // the error's name only: a database error's message can quote the payload's values; an outage is logged once
+        if (!services.outage.noted(error)) services.log.error({ err: { name: (error as Error).name }, source }, 'webhook delivery not logged');
       }
     };
 
@@ -327,6 +329,9 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
       try {
         answer = await handler({ services, organization, source, raw, body, header, card, comments, receivedAt, signed });
       } catch (error) {
+        // the database is away: 503 with Retry-After (senders retry), and no delivery log entry to write
+        const unavailable = services.outage.unavailable(error);
+        if (unavailable) throw unavailable;
         if (!(error instanceof ApiError)) {
           await log({ status: 500, body: {} }, 'error', 'the handler failed');
           throw error;

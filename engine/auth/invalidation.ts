@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
+import type { DatabaseOutage } from '../persistence/outage.ts';
 import type { CredentialCache } from './credential-cache.ts';
 
 const CHANNEL = 'vigil_credentials';
@@ -16,7 +17,7 @@ export interface Invalidation {
   close(): Promise<void>;
 }
 
-export async function shareCredentialClears(databaseUrl: string, cache: CredentialCache<unknown>, log: Logger): Promise<Invalidation> {
+export async function shareCredentialClears(databaseUrl: string, cache: CredentialCache<unknown>, log: Logger, outage: DatabaseOutage): Promise<Invalidation> {
   const instance = randomUUID();
   let client: pg.Client | null = null;
   let closed = false;
@@ -32,7 +33,8 @@ export async function shareCredentialClears(databaseUrl: string, cache: Credenti
     retry = null;
     const next = new pg.Client({ connectionString: databaseUrl });
     next.on('error', (error) => {
-      log.warn({ err: { name: error.name } }, 'credential cache: notification connection lost');
+      // a database outage is logged once, by the outage state; the reconnection attempts through it are not
+      if (!outage.noted(error)) log.warn({ err: { name: error.name } }, 'credential cache: notification connection lost');
       void next.end().catch(() => undefined);
       if (client === next) down();
     });
@@ -43,7 +45,7 @@ export async function shareCredentialClears(databaseUrl: string, cache: Credenti
       await next.connect();
       await next.query(`listen ${CHANNEL}`);
     } catch (error) {
-      log.warn({ err: { name: (error as Error).name } }, 'credential cache: notification connection failed; retrying');
+      if (!outage.noted(error)) log.warn({ err: { name: (error as Error).name } }, 'credential cache: notification connection failed; retrying');
       void next.end().catch(() => undefined);
       down();
       return;
@@ -62,7 +64,7 @@ export async function shareCredentialClears(databaseUrl: string, cache: Credenti
     const listening = client;
     if (!listening) return;
     listening.query('select pg_notify($1, $2)', [CHANNEL, instance]).catch((error: Error) => {
-      log.warn({ err: { name: error.name } }, 'credential cache: clear not announced');
+      if (!outage.noted(error)) log.warn({ err: { name: error.name } }, 'credential cache: clear not announced');
     });
   });
   await connect();

@@ -1,10 +1,12 @@
 /**
- * The first middleware: every failure leaves as `{ error, message, … }`. Only ApiErrors are exposed;
- * anything else is a 500 with a fixed message, logged without the request's values.
+ * The first middleware: every failure leaves as `{ error, message, … }`. Only ApiErrors are exposed; a database
+ * that cannot be reached is a 503 `unavailable` with Retry-After (the outage logged once, outage.ts); anything
+ * else is a 500 with a fixed message, logged without the request's values.
  */
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import { loggedError, type Logger } from '../logger.ts';
+import type { DatabaseOutage } from '../persistence/outage.ts';
 
 export function sendError(ctx: Context, error: ApiError): void {
   ctx.status = error.status;
@@ -20,7 +22,7 @@ function fromHttpError(error: { status?: number; type?: string; expose?: boolean
   return null;
 }
 
-export function errorMiddleware(log: Logger) {
+export function errorMiddleware(log: Logger, outage: DatabaseOutage) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
       await next();
@@ -31,6 +33,8 @@ export function errorMiddleware(log: Logger) {
       if (error instanceof ApiError) return sendError(ctx, error);
       const mapped = fromHttpError(error as { status?: number });
       if (mapped) return sendError(ctx, mapped);
+      const unavailable = outage.unavailable(error);
+      if (unavailable) return sendError(ctx, unavailable);
       // the route, not the raw path: a webhook path holds its token
       log.error({ err: { name: (error as Error).name, stack: (error as Error).stack }, method: ctx.method, route: ctx.state.route }, 'unhandled error');
       sendError(ctx, new ApiError('internal_error', 'Something went wrong on our side; nothing you sent was at fault. Try again.'));

@@ -25,6 +25,7 @@ export const CODE_MEANING: Record<ErrorCode, string> = {
   validation_failed: '`errors` holds one { field, message } per refused field, unknown and read-only fields included; nothing was written',
   rate_limited: 'too many requests: retry after the seconds in Retry-After',
   internal_error: 'a failure on the service side; nothing the caller sent was at fault, and nothing was written',
+  unavailable: 'the service cannot reach its database for now: retry after the seconds in Retry-After (and `retry_after`)',
 };
 
 export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
@@ -62,6 +63,7 @@ export function sharedSchemas(): Record<string, Json> {
         data: { description: 'with conflict: the existing row; with precondition_failed: the current row' },
         allowed: { type: 'array', items: { type: 'string' }, description: 'with method_not_allowed: the methods the path offers' },
         feature: { type: 'string', enum: Object.keys(FEATURES), description: 'with plan_required: the missing feature' },
+        retry_after: { type: 'integer', description: 'with unavailable: the seconds to wait before retrying, as in Retry-After' },
       },
     },
   };

@@ -9,6 +9,7 @@ import type { PgBoss, SendOptions as BossSendOptions } from 'pg-boss';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../operations/types.ts';
 import type { Database } from '../persistence/database.ts';
+import type { DatabaseOutage } from '../persistence/outage.ts';
 import { openBoss } from './boss.ts';
 import { storedError } from './stored-error.ts';
 import type { JobHandler, JobQueue, RetryOptions, SendOptions } from './types.ts';
@@ -18,6 +19,8 @@ export interface JobQueueOptions {
   databaseUrl?: string;
   handlers: readonly JobHandler[];
   log: Logger;
+  /** hears of connection failures (pg-boss keeps polling through an outage: one log line for it, not one per poll) */
+  outage: DatabaseOutage;
 }
 
 export interface WorkOptions {
@@ -36,11 +39,13 @@ export class BossJobQueue implements JobQueue {
   readonly #boss: PgBoss;
   readonly #handlers: ReadonlyMap<string, JobHandler>;
   readonly #log: Logger;
+  readonly #outage: DatabaseOutage;
 
-  private constructor(boss: PgBoss, handlers: ReadonlyMap<string, JobHandler>, log: Logger) {
+  private constructor(boss: PgBoss, handlers: ReadonlyMap<string, JobHandler>, log: Logger, outage: DatabaseOutage) {
     this.#boss = boss;
     this.#handlers = handlers;
     this.#log = log;
+    this.#outage = outage;
     this.queues = [...handlers.keys()];
   }
 
@@ -53,7 +58,9 @@ export class BossJobQueue implements JobQueue {
     }
     const boss = await openBoss(options.db, options.databaseUrl);
     // an 'error' event without a listener would end the process; pg-boss reports and carries on
-    boss.on('error', (error) => options.log.error({ err: { message: error.message } }, 'job queue error'));
+    boss.on('error', (error) => {
+      if (!options.outage.noted(error)) options.log.error({ err: { message: error.message } }, 'job queue error');
+    });
     boss.on('warning', (warning) => options.log.warn({ warning: warning.message }, 'job queue warning'));
     await boss.start();
     for (const handler of handlers.values()) {
@@ -64,7 +71,7 @@ export class BossJobQueue implements JobQueue {
       // loads the queue into pg-boss's cache now: a send inside a transaction on PGlite must not wait to read it
       await boss.findJobs(handler.queue, { id: randomUUID() });
     }
-    return new BossJobQueue(boss, handlers, options.log);
+    return new BossJobQueue(boss, handlers, options.log, options.outage);
   }
 
   async send(queue: string, data: object, options: SendOptions = {}): Promise<string | null> {
@@ -100,7 +107,8 @@ export class BossJobQueue implements JobQueue {
           await handler.handle({ id: job.id, data: job.data, retryCount: job.retryCount }, services);
         } catch (error) {
           const stored = storedError(error);
-          this.#log.warn({ queue: handler.queue, job: job.id, retryCount: job.retryCount, error: stored.message }, 'job failed');
+          // a job cut off by an outage is retried like any failure; the outage is logged once, not per job
+          if (!this.#outage.noted(error)) this.#log.warn({ queue: handler.queue, job: job.id, retryCount: job.retryCount, error: stored.message }, 'job failed');
           throw stored;
         }
       };

@@ -3,7 +3,10 @@
  * server per request), JSON answers. It authenticates, refuses the plan at the door, and translates tool
  * calls into the operations REST uses; every domain failure comes back as a tool error (`isError: true`)
  * carrying the same `{ error, message, errors?, data? }` REST answers, so an agent can read it and correct
- * itself. An unknown tool is a JSON-RPC error (InvalidParams), as the MCP specification says.
+ * itself. An unknown tool is a JSON-RPC error (InvalidParams), as the MCP specification says. A database that cannot
+ * be reached is `unavailable` (503, Retry-After): a tool call answers it as a tool error even when the key could not
+ * be checked (the model reads it and can retry; an HTTP error is thrown by the client to the host, not shown to the
+ * model), any other request gets the HTTP 503 at the door, like a 401.
  */
 import type { Context, Next } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -55,6 +58,8 @@ function mcpServer(services: Services, caller: Caller, tools: Tool[], byName: Ma
       return { structuredContent, content: [{ type: 'text' as const, text: JSON.stringify(structuredContent) }] };
     } catch (error) {
       if (error instanceof ApiError) return toolError(error);
+      const unavailable = services.outage.unavailable(error);
+      if (unavailable) return toolError(unavailable);
       services.log.error({ err: { name: (error as Error).name, stack: (error as Error).stack }, tool: tool.name }, 'tool failed');
       return toolError(new ApiError('internal_error', 'Something went wrong on our side; nothing you sent was at fault. Try again.'));
     }
@@ -70,8 +75,17 @@ export function mcpEndpoint(services: Services) {
     if (ctx.method !== 'POST') {
       throw new ApiError('method_not_allowed', 'The agent-tool endpoint is stateless: send JSON-RPC with POST.', { headers: { Allow: 'POST' } });
     }
-    const caller = await authenticate(services, ctx);
     const body = (ctx.request as unknown as { body?: unknown }).body;
+    const caller = await authenticate(services, ctx).catch((error: unknown) => {
+      // the database is away before the key could be checked: a tool call still answers as a tool error
+      const unavailable = services.outage.unavailable(error);
+      if (unavailable && isToolCall(body)) return unavailable;
+      throw unavailable ?? error;
+    });
+    if (caller instanceof ApiError) {
+      ctx.body = { jsonrpc: '2.0', id: (body as { id?: unknown }).id ?? null, result: toolError(caller) };
+      return;
+    }
     const invalid = invalidToolCall(body);
     if (invalid) {
       ctx.body = invalid;
@@ -87,6 +101,10 @@ export function mcpEndpoint(services: Services) {
       await server.close();
     }
   };
+}
+
+function isToolCall(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call';
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Logger } from '../logger.ts';
 import type { JobQueue } from '../jobs/types.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Database } from '../persistence/database.ts';
+import type { DatabaseOutage } from '../persistence/outage.ts';
 import type { Registry } from '../registry.ts';
 
 /** What every operation runs against; built once at start-up. */
@@ -27,6 +28,8 @@ export interface Services {
   credentials: CredentialCache<KeyRecord>;
   /** the durable background job queue (engine/jobs): enqueue with `send`, inside a transaction through its store */
   jobs: JobQueue;
+  /** whether the database is reachable: turns connection failures into 503 `unavailable`, logging an outage once */
+  outage: DatabaseOutage;
   /** Prometheus metrics of this service (GET /metrics) */
   metrics: Metrics;
   /** told of every audit entry inside its write's transaction (change notifications) */

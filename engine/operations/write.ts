@@ -56,7 +56,7 @@ async function afterCommit(services: Services, d: FamilyDescriptor, op: 'create'
   try {
     await d.hooks.afterCommit({ op, row: written.row, ctx: written.ctx });
   } catch (error) {
-    services.log.error({ family: d.name, op, err: (error as Error).name }, 'afterCommit hook failed');
+    if (!services.outage.noted(error)) services.log.error({ family: d.name, op, err: (error as Error).name }, 'afterCommit hook failed');
   }
 }
 

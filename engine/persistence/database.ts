@@ -7,6 +7,7 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MikroORM as SqlORM } from '@mikro-orm/sql';
 import pg from 'pg';
+import { releasingClient } from './pool-client.ts';
 import { preparingClient } from './prepared.ts';
 
 export type Database = SqlORM;
@@ -20,7 +21,11 @@ export interface DatabaseOptions {
   debug?: boolean;
   /** PostgreSQL: statements marked with prepared() go out as named prepared statements (prepared.ts); default true */
   preparedStatements?: boolean;
+  /** PostgreSQL: told of every connection the pool opens (one after an outage says the database is back) */
+  onConnect?: () => void;
 }
+
+export const DEFAULT_DATA_DIR = './data';
 
 export const MIGRATIONS_PATH = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -39,11 +44,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
   if (options.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    const driverOptions = options.preparedStatements === false ? {} : { Client: preparingClient() };
+    const onPoolCreated = (pool: pg.Pool) => void pool.on('connect', () => options.onConnect?.());
+    const Client = options.preparedStatements === false ? releasingClient() : preparingClient(releasingClient());
+    const driverOptions = { onPoolCreated, Client };
     return (await MikroORM.init({ ...common, clientUrl: options.databaseUrl, pool: { min: 0, max: 20 }, driverOptions })) as unknown as Database;
   }
   const { MikroORM } = await import('@mikro-orm/pglite');
-  const dataDir = options.dataDir ?? './data';
+  const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
   const location = dataDir === 'memory://' ? { dbName: 'memory://' } : { dbName: 'vigil', driverOptions: { dataDir } };
   return (await MikroORM.init({ ...common, ...location })) as unknown as Database;
 }

@@ -30,8 +30,8 @@ export function markPrepared(text: string): void {
 }
 
 /** A `pg` Client class for the pool: `query(text, values)` of a marked text goes out as a named statement. */
-export function preparingClient(): typeof pg.Client {
-  return class PreparingClient extends pg.Client {
+export function preparingClient(base: typeof pg.Client = pg.Client): typeof pg.Client {
+  return class PreparingClient extends base {
     readonly #prepared = new Set<string>();
 
     // every overload of pg's query goes through here; only the plain (text, values) form Kysely uses is changed

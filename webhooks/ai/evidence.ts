@@ -116,7 +116,7 @@ async function serviceBindingsOf(services: Services, organizationId: string, ser
     return { service, environment, fields };
   } catch (error) {
     // a discovery provider that fails costs the investigation its bindings, not the investigation
-    services.log.warn({ organization: organizationId, err: loggedError(error) }, 'service bindings could not be resolved for an investigation');
+    if (!services.outage.noted(error)) services.log.warn({ organization: organizationId, err: loggedError(error) }, 'service bindings could not be resolved for an investigation');
     return null;
   }
 }

@@ -157,7 +157,8 @@ export async function runInvestigation(services: Services, investigationId: stri
       await finish(services, investigationId, { failure: error.message }, services.clock.now());
       return 'failed';
     }
-    services.log.error({ investigation: investigationId, err: { name: (error as Error)?.name } }, 'investigation failed unexpectedly');
+    // a database outage is logged once (engine/persistence/outage.ts), not per job
+    if (!services.outage.noted(error)) services.log.error({ investigation: investigationId, err: { name: (error as Error)?.name } }, 'investigation failed unexpectedly');
     if (job.lastAttempt) {
       await finish(services, investigationId, { failure: 'The investigation failed on an internal error; ask for a new one.' }, services.clock.now());
       return 'failed';

@@ -68,12 +68,12 @@ export async function runSchedulingPass(services: Services, options?: CheckOptio
         report.ran.push({ kind: k.kind, id: c.check_id, failing: outcome.verdict.failing, sent: await settle(services, c, outcome, resolved, now) });
       } catch (error) {
         // one broken check must not stop the others; the message holds no secret (driver errors are reduced to their class)
-        services.log.warn({ kind: k.kind, check: c.check_id, error: error instanceof Error ? error.constructor.name : 'error' }, 'check run failed');
+        if (!services.outage.noted(error)) services.log.warn({ kind: k.kind, check: c.check_id, error: error instanceof Error ? error.constructor.name : 'error' }, 'check run failed');
       }
     });
   }
   // windows slide past old runs even when none arrives: SLO status follows every pass
-  await refreshAllSlos(services).catch((error: unknown) => services.log.warn({ error: error instanceof Error ? error.constructor.name : 'error' }, 'SLO status not refreshed'));
+  await refreshAllSlos(services).catch((error: unknown) => services.outage.noted(error) || services.log.warn({ error: error instanceof Error ? error.constructor.name : 'error' }, 'SLO status not refreshed'));
   return report;
 }
 

@@ -227,7 +227,7 @@ export const fixRequestJob: JobHandler = {
       while (row) row = await record(services, job.id, row, await analyse(services, row));
     } catch (error) {
       if (job.retryCount >= RETRY_LIMIT) {
-        services.log.error({ err: { name: (error as Error).name }, request: data.request_id }, 'fix request analysis gave up');
+        if (!services.outage.noted(error)) services.log.error({ err: { name: (error as Error).name }, request: data.request_id }, 'fix request analysis gave up');
         await giveUp(services, job.id, data.request_id);
         return;
       }

@@ -109,6 +109,8 @@ export async function codeHostHandler(request: WebhookRequest): Promise<WebhookA
       summarize(results),
     );
   } catch (error) {
+    // a database outage is the router's to answer (503, logged once), not a 200 `error`
+    if (request.services.outage.noted(error)) throw error;
     request.services.log.error({ err: loggedError(error), event }, 'code-host delivery not recorded');
     const message = 'The delivery could not be recorded; redeliver it from the hook\'s Recent Deliveries.';
     return answer({ status: 'error', message }, 'error', message);

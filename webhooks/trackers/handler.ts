@@ -67,7 +67,8 @@ function trackerHandler(read: (body: unknown) => ReadResult, event: (request: We
     try {
       return syncAnswer(await syncItem(request.services, request.organization, result.item, event(request), request.receivedAt));
     } catch (error) {
-      if (error instanceof ApiError) throw error;
+      // a database outage is the router's to answer (503, logged once)
+      if (error instanceof ApiError || request.services.outage.noted(error)) throw error;
       request.services.log.error({ err: loggedError(error), source: request.source }, 'tracker delivery not synced');
       return unavailable(`${what} delivery`);
     }
@@ -117,6 +118,7 @@ export async function codeHostIssues(request: WebhookRequest, payload: unknown):
     if (error instanceof ApiError) {
       return { status: 200, body: { status: 'ignored', ...extra, reason: error.message }, outcome: `ignored: ${error.code}`, detail: error.message };
     }
+    if (request.services.outage.noted(error)) throw error;
     request.services.log.error({ err: loggedError(error) }, 'code-host issue not synced');
     const message = 'The issue could not be synced; redeliver it from the hook\'s Recent Deliveries.';
     return { status: 200, body: { status: 'error', ...extra, message }, outcome: 'error', detail: message };

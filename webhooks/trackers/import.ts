@@ -87,7 +87,7 @@ export async function runImport(services: Services, organization: Organization, 
       } catch (error) {
         // a plan refusal (the ops board switched off) holds for every item: stop and say so
         if (error instanceof ApiError && error.code === 'plan_required') throw error;
-        services.log.warn({ err: loggedError(error), provider: rule.provider }, 'ticket import: an item was not synced');
+        if (!services.outage.noted(error)) services.log.warn({ err: loggedError(error), provider: rule.provider }, 'ticket import: an item was not synced');
         counts.errors++;
       }
     }

@@ -1,0 +1,93 @@
+/**
+ * One embedded database, one process (issue 19, part 3): a second `vigil serve` on a PGlite DATA_DIR in use refuses
+ * to start, naming the directory and the running process, and exits non-zero while the first keeps serving; the
+ * lock a killed process leaves behind does not block the next start, and a clean stop leaves none.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { serveProcess } from '../helpers/serve-process.ts';
+
+const VIGIL = fileURLToPath(new URL('../../bin/vigil.ts', import.meta.url));
+
+const dataDir = mkdtempSync(join(tmpdir(), 'vigil-lock-'));
+t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+// the embedded database whatever the suite runs on
+const env = { DATABASE_URL: '', DATA_DIR: dataDir };
+const lockFile = join(dataDir, 'vigil.lock');
+
+/** `vigil serve` expected to refuse: its exit code and stderr; a start that serves instead is stopped and reported. */
+function refusedStart(): Promise<{ code: number | null; stderr: string; served: boolean }> {
+  const child = spawn(process.execPath, [VIGIL, 'serve'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let served = false;
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    if (/serving at/.test(String(chunk))) {
+      served = true;
+      child.kill('SIGTERM');
+    }
+  });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr, served })));
+}
+
+const healthy = async (url: string) => (await fetch(`${url}/healthz`)).status;
+
+t.test('a second start on a data directory in use refuses, naming the directory and the process; the first keeps serving', async (t) => {
+  const first = await serveProcess(env);
+  t.teardown(() => first.stop());
+  t.equal(await healthy(first.url), 200);
+
+  const second = await refusedStart();
+  t.notOk(second.served, 'the second process never serves');
+  t.not(second.code, 0, 'it exits non-zero');
+  t.match(second.stderr, dataDir, 'the message names the directory');
+  t.match(second.stderr, `process ${first.child.pid}`, 'and the running process');
+  t.notMatch(second.stderr, /\n\s+at /, 'a sentence, not a stack');
+
+  t.equal(await healthy(first.url), 200, 'the first still serves');
+  t.same(JSON.parse(readFileSync(lockFile, 'utf8')).pid, first.child.pid, 'the lock is still the first one\'s');
+  await first.stop();
+});
+
+t.test('after kill -9 the next start takes the lock over', async (t) => {
+  const killed = await serveProcess(env);
+  await killed.stop('SIGKILL');
+  t.ok(existsSync(lockFile), 'a killed process leaves its lock behind');
+
+  const next = await serveProcess(env);
+  t.teardown(() => next.stop());
+  t.equal(await healthy(next.url), 200);
+  t.same(JSON.parse(readFileSync(lockFile, 'utf8')).pid, next.child.pid);
+  t.equal(await next.stop('SIGTERM'), 0);
+  t.notOk(existsSync(lockFile), 'a clean stop removes the lock');
+});
+
+t.test('after a clean stop the next start serves', async (t) => {
+  const stopped = await serveProcess(env);
+  t.equal(await stopped.stop('SIGINT'), 0);
+  t.notOk(existsSync(lockFile));
+  const next = await serveProcess(env);
+  t.teardown(() => next.stop());
+  t.equal(await healthy(next.url), 200);
+});
+
+t.test('a lock of another host refuses (its process cannot be checked from here); an unreadable one is taken over', async (t) => {
+  writeFileSync(lockFile, JSON.stringify({ pid: 4242, host: 'db-host-elsewhere' }));
+  const refused = await refusedStart();
+  t.notOk(refused.served);
+  t.not(refused.code, 0);
+  t.match(refused.stderr, 'process 4242 on host db-host-elsewhere');
+  t.match(refused.stderr, lockFile, 'and says which file to remove once that process is gone');
+
+  writeFileSync(lockFile, '{"pid":');
+  const next = await serveProcess(env);
+  t.teardown(() => next.stop());
+  t.equal(await healthy(next.url), 200);
+});
