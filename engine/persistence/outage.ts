@@ -23,6 +23,7 @@ export class DatabaseOutage {
   readonly #log: Logger;
   readonly #clock: Clock;
   #since: Date | null = null;
+  readonly #onRecovery: (() => void)[] = [];
 
   constructor(log: Logger, clock: Clock) {
     this.#log = log;
@@ -53,11 +54,20 @@ export class DatabaseOutage {
     return true;
   }
 
+  /**
+   * `listener` runs each time a noted outage ends: work the outage may have interrupted for good (a chain of
+   * periodic jobs whose next link could not be queued) starts again. It must not throw.
+   */
+  onRecovery(listener: () => void): void {
+    this.#onRecovery.push(listener);
+  }
+
   /** A connection succeeded: ends a noted outage. */
   reachable(): void {
     if (!this.#since) return;
     const since = this.#since;
     this.#since = null;
     this.#log.info({ down_since: since.toISOString(), down_ms: this.#clock.now().getTime() - since.getTime() }, 'database reachable again');
+    for (const listener of this.#onRecovery) listener();
   }
 }

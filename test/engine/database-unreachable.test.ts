@@ -9,6 +9,8 @@ import { ManualClock } from '../../engine/clock.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { DatabaseOutage } from '../../engine/persistence/outage.ts';
 import { isDatabaseUnreachable } from '../../engine/persistence/unreachable.ts';
+import { periodicPass } from '../../engine/jobs/periodic.ts';
+import type { Services } from '../../engine/operations/types.ts';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -59,4 +61,48 @@ t.test('an outage is logged once when it starts and once when it ends', async (t
   t.equal(lines[0]!.err!.code, 'ECONNREFUSED', 'the code is logged');
   t.notMatch(JSON.stringify(lines), '10.0.0.5', 'the driver message is not');
   t.equal(lines[1]!.down_ms, 42_000, 'the length of the outage, by the injected clock');
+});
+
+t.test('a periodic pass is seeded again when an outage ends (a tick cut mid-way cannot queue its successor)', async (t) => {
+  const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+  const log = createLogger('silent');
+  const outage = new DatabaseOutage(log, clock);
+  const sent: { queue: string; singletonKey?: string; startAfter?: number }[] = [];
+  let failSends = false;
+  const services = {
+    outage,
+    log,
+    jobs: {
+      send: async (queue: string, _data: unknown, options: { singletonKey?: string; startAfter?: number }) => {
+        if (failSends) throw coded('ECONNREFUSED');
+        sent.push({ queue, ...options });
+      },
+    },
+  } as unknown as Services;
+  const pass = periodicPass('test.tick', 30, async () => {});
+  await pass.seed(services, 30);
+  t.same(sent, [{ queue: 'test.tick', singletonKey: 'tick', startAfter: 0 }], 'seeded at start');
+
+  outage.noted(coded('ECONNRESET'));
+  outage.reachable();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(sent.length, 2, 'seeded again when the database is back');
+  t.match(sent[1], { queue: 'test.tick', singletonKey: 'tick' }, 'under the same key, so a living chain absorbs it');
+
+  failSends = true;
+  outage.noted(coded('ECONNRESET'));
+  outage.reachable();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.ok(outage.down, 'a re-seed that fails is a new outage, noted');
+  failSends = false;
+  outage.reachable();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(sent.length, 3, 'and the next recovery seeds again');
+
+  const off = periodicPass('test.off', 30, async () => {});
+  await off.seed(services, 0);
+  outage.noted(coded('ECONNRESET'));
+  outage.reachable();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(sent.some((s) => s.queue === 'test.off'), 'a pass that is off is never seeded');
 });
