@@ -15,7 +15,8 @@ import { exportOperation } from '../export/export.ts';
 import type { RateLimit } from '../webhooks/limits.ts';
 import { parsePrices } from '../webhooks/ai/prices.ts';
 import { codeHostFromEnv } from '../webhooks/codehost/app.ts';
-import { checkOptionsFromEnv } from '../webhooks/checks/options.ts';
+import { checkOptionsFromEnv, resolveCheckOptions } from '../webhooks/checks/options.ts';
+import { targetRefusal } from '../webhooks/outbound/url-rules.ts';
 
 /** `VIGIL_AI_BASE_URL`, `VIGIL_AI_API_KEY`, `VIGIL_AI_MODEL`: the deployment's own (platform) AI provider, when a base URL is set. */
 function platformAi(env: NodeJS.ProcessEnv): { baseUrl: string; apiKey?: string; model?: string } | undefined {
@@ -88,6 +89,9 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     checks: checkOptionsFromEnv(env),
     notify: { tickSeconds: envNumber(env.VIGIL_NOTIFY_TICK_SECONDS, 'VIGIL_NOTIFY_TICK_SECONDS', 0) },
   };
+  // on lets outbound requests reach 127.0.0.0/8 and ::1 (local receivers); off, the default, refuses them
+  const outbound = { allowLoopback: envFlag(env.VIGIL_OUTBOUND_ALLOW_LOOPBACK, 'VIGIL_OUTBOUND_ALLOW_LOOPBACK') ?? false };
+  const checks = resolveCheckOptions(webhooks.checks);
   return {
     registry: createRegistry(families),
     entities: WEBHOOK_ENTITIES,
@@ -99,11 +103,12 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
       ai: platformAi(env),
       aiPrices: parsePrices(env.VIGIL_AI_PRICES),
       codeHost: codeHostFromEnv(env),
-      // on lets outbound requests reach 127.0.0.0/8 and ::1 (local receivers); off, the default, refuses them
-      outbound: { allowLoopback: envFlag(env.VIGIL_OUTBOUND_ALLOW_LOOPBACK, 'VIGIL_OUTBOUND_ALLOW_LOOPBACK') ?? false },
+      outbound,
       chat: chatApi(env.VIGIL_CHAT_API_URL),
       email: emailFromEnv(env),
     },
+    // refuse early: targets saved are judged by the same policies the requests are made under
+    targets: targetRefusal({ outbound: { ...outbound, allowedNetworks: [] }, check: { allowLoopback: checks.allowLoopback, allowPrivate: checks.allowPrivate } }),
     clock: systemClock,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? './data',

@@ -13,6 +13,7 @@ import type { Logger } from './logger.ts';
 import { allEntities } from './persistence/entities.ts';
 import { migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
 import type { Registry } from './registry.ts';
+import type { TargetCheck } from './targets.ts';
 import type { Services } from './operations/types.ts';
 import type { AuditListener } from './operations/audit.ts';
 import { BossJobQueue } from './jobs/queue.ts';
@@ -31,6 +32,8 @@ import { firstOrganization, operatorToken, secretKey, type FirstOrganization } f
 export interface ServeOptions {
   registry: Registry;
   config: Omit<ServiceConfig, 'publicUrl'> & { publicUrl?: string };
+  /** the deployment's address policies for the targets a write sends (URLs the service calls, links): engine/targets.ts */
+  targets: TargetCheck;
   clock: Clock;
   log: Logger;
   databaseUrl?: string;
@@ -113,6 +116,7 @@ async function start(options: ServeOptions, db: Database): Promise<RunningServic
     domain: checkDomainOperations(options.registry, [auditLogOperation, ...(options.operations ?? [])]),
     jobs,
     auditListeners: options.auditListeners ?? [],
+    targets: options.targets,
     metrics: new Metrics(async () =>
       (await sqlExecutor(db)('select name as queue, state, count(*)::int as count from pgboss.job group by name, state', [])).map((r) => ({
         queue: String(r.queue), state: String(r.state), count: Number(r.count),
