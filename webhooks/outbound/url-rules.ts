@@ -6,8 +6,8 @@
  * the check when the request is made stays authoritative. Messages name the rule, never the value.
  *
  * Plain http: `outbound` targets carry the organization's credentials (API keys, tokens, signatures), so http
- * is accepted only to a literal address the policy lets through that is not public (loopback when allowed, an
- * allow-listed network), and `localhost`; every other host needs https. `check` targets are probes of health
+ * is accepted only to a literal address the policy lets through that is not public (loopback when allowed,
+ * `localhost` included; an allow-listed network); every other host, any name included, needs https. `check` targets are probes of health
  * endpoints, which often speak plain http inside a network: http is accepted for any host the checks' policy
  * lets through. `link` targets are only shown to people: https, no credentials.
  */
@@ -62,12 +62,11 @@ function addressRefusalOf(address: string, target: Target, policies: TargetPolic
 /** The checker the engine calls for every target a write sends, under this deployment's policies. */
 export function targetRefusal(policies: TargetPolicies): TargetCheck {
   return (value, target) => {
-    const { url, host } = hostOf(value.trim(), target.form);
+    const { url, host } = hostOf(value, target.form);
     if (target.form === 'url') {
       if (!url) return 'must be an absolute URL';
       if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must be an ${target.policy === 'check' ? 'http or https' : 'https'} URL; other schemes (file:, ftp:, gopher:, data:, …) are refused`;
       if (url.username || url.password) return 'must not carry a user name or password (user:password@); credentials go in the write-only fields';
-      if (!host) return 'must name a host';
       if (target.policy === 'link') return url.protocol === 'https:' ? null : 'must be an https URL';
     }
     if (!host) return 'must name a host';
