@@ -6,6 +6,10 @@
  */
 import t, { type Test } from 'tap';
 import { singularOf } from '../../engine/mcp/tools.ts';
+import { applyPlan } from '../../export/apply.ts';
+import { readConfigFile } from '../../export/config-file.ts';
+import { computePlan } from '../../export/plan.ts';
+import { httpConfigApi } from '../../export/remote.ts';
 import { families } from '../../resources/index.ts';
 import { CONFIG, startVigil, type Client, type Vigil } from '../helpers/harness.ts';
 import { connectAgent, type Agent } from '../helpers/mcp.ts';
@@ -171,6 +175,19 @@ t.test('a stored URL the policy no longer allows does not block other changes to
   t.equal(made.status, 201);
   // only values sent are judged (the request-time check refuses the stored one when it is called)
   t.equal((await s.api.put(`${CONFIG}/outbound_configs/${made.body.data.id}`, { enabled: false })).status, 200);
+});
+
+t.test('apply goes through the same operations: a refused URL stops it, naming the field, and writes nothing', async (t) => {
+  const vigil = await startVigil();
+  t.teardown(() => vigil.close());
+  const org = await vigil.organization();
+  const key = await org.key(['api:admin']);
+  const text = 'resource "vigil_outbound_configs" "meta" {\n  name = "meta"\n  kind = "webhook"\n  url  = "https://[::ffff:169.254.169.254]/hook"\n}\n';
+  const remote = httpConfigApi(vigil.url, key.token);
+  const result = await applyPlan(remote, await computePlan(remote, families, readConfigFile(text, families)));
+  t.match(result.stopped, { address: 'vigil_outbound_configs.meta', details: [/^url: must not point at an address the service may not reach/] });
+  t.notOk(JSON.stringify(result).includes('169.254'), 'the value is not repeated');
+  t.same((await key.get(`${CONFIG}/outbound_configs`)).body.data, []);
 });
 
 t.test('the rule shows in OpenAPI and in the tool schemas', async (t) => {
