@@ -75,6 +75,8 @@ export default defineFamily({
       { body: { name: 'x', provider: 'nobody' }, field: 'provider' },
       { body: { name: 'x', provider: 'vendor_a', api_key: '' }, field: 'api_key' },
       { body: { name: 'x', provider: 'vendor_a', api_key: 'https://example.com/key' }, field: 'api_key' },
+      { body: { name: 'x', provider: 'gateway', base_url: 'https://169.254.169.254/v1' }, field: 'base_url' },
+      { body: { name: 'x', provider: 'gateway', base_url: 'http://gateway.example.com/v1' }, field: 'base_url' },
       { body: { name: 'x', provider: 'vendor_a', temperature: 2.5 }, field: 'temperature' },
       { body: { name: 'x', provider: 'vendor_a', timeout_ms: 600001 }, field: 'timeout_ms' },
       { body: { name: 'x', provider: 'vendor_a', priority: 0 }, field: 'priority' },

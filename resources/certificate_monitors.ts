@@ -84,6 +84,7 @@ export default defineFamily({
       { body: { host: 'not a host' }, field: 'host' },
       { body: { host: '-bad.example.com' }, field: 'host' },
       { body: { host: '2001:db8:::1' }, field: 'host' },
+      { body: { host: '169.254.169.254' }, field: 'host' },
       { body: { host: 'api.example.com', port: 0 }, field: 'port' },
       { body: { host: 'api.example.com', port: 65536 }, field: 'port' },
       { body: { host: 'api.example.com', sni: '10.0.0.5' }, field: 'sni' },

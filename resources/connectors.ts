@@ -143,6 +143,7 @@ export default defineFamily({
       { body: { name: 'x', kind: 'logs', provider: 'loki', settings: { url: 'https://l.example.com', space_key: 'OPS' } }, field: 'settings.space_key' },
       { body: { name: 'x', kind: 'logs', provider: 'loki', settings: {} }, field: 'settings.url' },
       { body: { name: 'x', kind: 'logs', provider: 'loki', settings: { url: 'http://loki.example.com' } }, field: 'settings.url' },
+      { body: { name: 'x', kind: 'logs', provider: 'loki', settings: { url: 'https://0.0.0.0:3100' } }, field: 'settings.url' },
       { body: { name: 'x', kind: 'metrics', provider: 'cloudwatch_metrics', settings: { region: 'Mars' } }, field: 'settings.region' },
       { body: { name: 'x', kind: 'docs', provider: 'git', settings: { repo: 'acme/runbooks' }, credentials: { token: 'git-token-0001' } }, field: 'credentials.token' },
       { body: { name: 'x', kind: 'docs', provider: 'wiki' }, field: 'provider' },

@@ -95,6 +95,7 @@ export default defineFamily({
     ],
     invalid: [
       { body: { repository: 'acme/x', service: 's' }, field: 'registry' },
+      { body: { registry: '169.254.169.254', repository: 'acme/x', service: 's' }, field: 'registry' },
       { body: { registry: 'ghcr.io', service: 's' }, field: 'repository' },
       { body: { registry: 'ghcr.io', repository: 'acme/x' }, field: 'service' },
       { body: { registry: 'https://ghcr.io', repository: 'acme/x', service: 's' }, field: 'registry' },

@@ -123,6 +123,7 @@ export default defineFamily({
       { body: { name: 'x', kind: 'email', url: 'https://x.example.com' }, field: 'kind' },
       { body: { name: 'x', kind: 'webhook', url: 'http://hooks.example.com/vigil' }, field: 'url' },
       { body: { name: 'x', kind: 'webhook', url: 'https://user:pw@hooks.example.com/' }, field: 'url' },
+      { body: { name: 'x', kind: 'webhook', url: 'https://[::ffff:169.254.169.254]/' }, field: 'url' },
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', headers: { 'bad name': 'v' } }, field: 'headers.bad name' },
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', headers: { 'Webhook-Signature': 'v' } }, field: 'headers.Webhook-Signature' },
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', signing_secret: 'too-short' }, field: 'signing_secret' },

@@ -50,6 +50,7 @@ export default defineFamily({
       { body: { slug: '-acme' }, field: 'slug' },
       { body: { slug: null, public: true }, field: 'slug' },
       { body: { support_url: 'http://help.example.com' }, field: 'support_url' },
+      { body: { support_url: 'https://user:pw@help.example.com' }, field: 'support_url' },
       { body: { history_days: 14 }, field: 'history_days' },
     ],
     // no slug here: the shared suites apply this body in several organizations of one deployment

@@ -101,6 +101,7 @@ export default defineFamily({
       { body: { name: 'x' }, field: 'url' },
       { body: { name: 'x', url: 'ftp://files.example.com/' }, field: 'url' },
       { body: { name: 'x', url: 'https://user:pw@x.example.com/' }, field: 'url' },
+      { body: { name: 'x', url: 'http://169.254.169.254/latest/meta-data/' }, field: 'url' },
       { body: { name: 'x', url: 'https://x.example.com', method: 'PUT' }, field: 'method' },
       { body: { name: 'x', url: 'https://x.example.com', expected_status: 600 }, field: 'expected_status' },
       { body: { name: 'x', url: 'https://x.example.com', interval_seconds: 29 }, field: 'interval_seconds' },

@@ -61,6 +61,7 @@ export default defineFamily({
       { body: { provider: 'code_host', base_url: 'https://x.example.com', account: 'a', api_token: 't' }, field: 'provider' },
       { body: { provider: 'issue_tracker', base_url: 'not a url', account: 'a', api_token: 't' }, field: 'base_url' },
       { body: { provider: 'issue_tracker', base_url: 'http://x.example.com', account: 'a', api_token: 't' }, field: 'base_url' },
+      { body: { provider: 'issue_tracker', base_url: 'https://10.0.0.1', account: 'a', api_token: 't' }, field: 'base_url' },
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', api_token: 't' }, field: 'account' },
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a' }, field: 'api_token' },
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a', api_token: '' }, field: 'api_token' },
