@@ -20,6 +20,8 @@ import { serve } from '../engine/server.ts';
 import { exportHcl, exportOperation } from '../export/export.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
+import { addressPolicy } from '../webhooks/outbound/addresses.ts';
+import { targetRefusal } from '../webhooks/outbound/url-rules.ts';
 import { scratchDatabase, type Scratch } from './lib.ts';
 import { grow } from './scenarios/export.ts';
 
@@ -125,6 +127,7 @@ try {
   const running = await serve({
     registry: createRegistry(families),
     config: { trustPrincipalId: 'bench-principal', webhookSources: WEBHOOK_SOURCES },
+    targets: targetRefusal({ outbound: addressPolicy(), check: { internal: true } }),
     clock: systemClock,
     log: createLogger('silent'),
     databaseUrl: scratch.url,

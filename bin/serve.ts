@@ -16,8 +16,9 @@ import { exportOperation } from '../export/export.ts';
 import type { RateLimit } from '../webhooks/limits.ts';
 import { parsePrices } from '../webhooks/ai/prices.ts';
 import { codeHostFromEnv } from '../webhooks/codehost/app.ts';
-import { checkOptionsFromEnv } from '../webhooks/checks/options.ts';
+import { checkOptionsFromEnv, checkWidening, resolveCheckOptions } from '../webhooks/checks/options.ts';
 import { addressPolicy, networksFromSetting } from '../webhooks/outbound/addresses.ts';
+import { targetRefusal } from '../webhooks/outbound/url-rules.ts';
 
 /** `VIGIL_AI_BASE_URL`, `VIGIL_AI_API_KEY`, `VIGIL_AI_MODEL`: the deployment's own (platform) AI provider, when a base URL is set. */
 function platformAi(env: NodeJS.ProcessEnv): { baseUrl: string; apiKey?: string; model?: string } | undefined {
@@ -102,6 +103,8 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     checks: checkOptionsFromEnv(env),
     notify: { tickSeconds: envNumber(env.VIGIL_NOTIFY_TICK_SECONDS, 'VIGIL_NOTIFY_TICK_SECONDS', 0) },
   };
+  const outbound = outboundFromEnv(env);
+  const checks = resolveCheckOptions(webhooks.checks);
   return {
     registry: createRegistry(families),
     entities: WEBHOOK_ENTITIES,
@@ -113,10 +116,12 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
       ai: platformAi(env),
       aiPrices: parsePrices(env.VIGIL_AI_PRICES),
       codeHost: codeHostFromEnv(env),
-      outbound: outboundFromEnv(env),
+      outbound,
       chat: chatApi(env.VIGIL_CHAT_API_URL),
       email: emailFromEnv(env),
     },
+    // refuse early: targets saved are judged by the same policies the requests are made under
+    targets: targetRefusal({ outbound: addressPolicy(outbound.allowedNetworks, outbound.allowLoopback), check: checkWidening(checks) }),
     clock: systemClock,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? './data',

@@ -6,6 +6,7 @@ import { OPERATIONS, type FamilyDescriptor } from './descriptor.ts';
 import { isReadOnly, isWriteOnly, planFields, SYSTEM_FIELDS, withColumnBounds } from './fields.ts';
 import { SHARED_TABLES } from './persistence/entities.ts';
 import { isFeature, isRole } from './plans.ts';
+import { subschemas, targetMistake } from './targets.ts';
 
 const HOOKS = ['prepare', 'validate', 'validateDelete', 'afterCommit'];
 
@@ -43,6 +44,10 @@ function checkDescriptor(d: FamilyDescriptor, all: Map<string, FamilyDescriptor>
   for (const [name, schema] of Object.entries(d.fields)) {
     if (isReadOnly(schema) && isWriteOnly(schema)) fail(`field ${name} is both read-only and write-only.`);
     if ((SYSTEM_FIELDS as readonly string[]).includes(name) && !isReadOnly(schema)) fail(`field ${name} is engine-managed and must be read-only.`);
+    for (const sub of subschemas(schema)) {
+      const mistake = targetMistake(sub);
+      if (mistake) fail(`field ${name}: ${mistake}.`);
+    }
   }
   for (const op of d.operations) if (!OPERATIONS.includes(op)) fail(`operation ${op} is unknown.`);
   if (d.kind === 'singleton') {

@@ -14,6 +14,7 @@ import { DEFAULT_DATA_DIR, migrate, openDatabase, startupLock, type Database } f
 import { lockDataDir, type DataDirLock } from './persistence/data-dir-lock.ts';
 import { DatabaseOutage } from './persistence/outage.ts';
 import type { Registry } from './registry.ts';
+import type { TargetCheck } from './targets.ts';
 import type { Services } from './operations/types.ts';
 import type { AuditListener } from './operations/audit.ts';
 import { BossJobQueue } from './jobs/queue.ts';
@@ -33,6 +34,8 @@ import { firstOrganization, operatorToken, secretKey, type FirstOrganization } f
 export interface ServeOptions {
   registry: Registry;
   config: Omit<ServiceConfig, 'publicUrl'> & { publicUrl?: string };
+  /** the deployment's address policies for the targets a write sends (URLs the service calls, links): engine/targets.ts */
+  targets: TargetCheck;
   clock: Clock;
   log: Logger;
   databaseUrl?: string;
@@ -130,6 +133,7 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, 
     jobs,
     outage,
     auditListeners: options.auditListeners ?? [],
+    targets: options.targets,
     metrics: new Metrics(async () =>
       (await sqlExecutor(db)('select name as queue, state, count(*)::int as count from pgboss.job group by name, state', [])).map((r) => ({
         queue: String(r.queue), state: String(r.state), count: Number(r.count),

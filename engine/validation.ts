@@ -8,6 +8,7 @@ import { Settings } from 'typebox/system';
 import type { FieldError } from './errors.ts';
 import { describeSchema, isReadOnly, unwrapNullable } from './fields.ts';
 import type { FamilyDescriptor, Row } from './descriptor.ts';
+import { targetErrors, type TargetCheck } from './targets.ts';
 
 Settings.Set({ maxErrors: 1000 });
 
@@ -134,10 +135,11 @@ export interface ParsedWrite {
 
 /**
  * Checks a create or update body against a family: unknown, read-only and (on update) create-only fields
- * are refused by name, required fields are checked on create, and every value against its schema.
+ * are refused by name, required fields are checked on create, every value against its schema, and every
+ * target it sends (a URL the service calls, a link: engine/targets.ts) by the deployment's `targets` check.
  * `extraInputs` are accepted inputs that are not fields (such as `move` on positioned families).
  */
-export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'update', extraInputs: Record<string, TSchema> = {}): ParsedWrite {
+export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'update', targets: TargetCheck, extraInputs: Record<string, TSchema> = {}): ParsedWrite {
   if (!isPlainObject(body)) return { input: {}, errors: [{ field: 'body', message: 'must be a JSON object' }] };
   const errors: FieldError[] = [];
   const input: Row = {};
@@ -155,6 +157,8 @@ export function parseWrite(d: FamilyDescriptor, body: unknown, op: 'create' | 'u
       errors.push({ field: key, message: unstorable });
     } else {
       const found = value === undefined ? [] : checkValue(key, schema, value);
+      // only values sent are judged: a stored URL the policy no longer allows does not block other changes
+      if (!found.length && value !== undefined) found.push(...targetErrors(key, schema, value, targets));
       if (found.length) errors.push(...found);
       else if (value !== undefined) input[key] = value;
     }

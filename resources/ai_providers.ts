@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { defineFamily, type Row, nullable } from '../engine/descriptor.ts';
 import { notAUrl } from '../engine/rules.ts';
+import { targetUrl } from '../engine/targets.ts';
 
 export const PROVIDER_KINDS = ['vendor_a', 'vendor_b', 'aggregator', 'self_hosted', 'cloud_platform', 'vendor_c', 'gateway', 'framework'] as const;
 
@@ -24,6 +25,9 @@ export default defineFamily({
     'An AI provider paid for with the organization\'s own key. The router tries enabled rows lowest priority first. ' +
     '`api_key` is write-only: it is answered as `api_key_set`, an omitted key keeps the stored one, and removing it means deleting the provider. ' +
     '`model_overrides` merges per purpose: a map naming one purpose leaves the other pins alone, "" clears a pin, and "auto" hands that purpose to the platform\'s own choice. ' +
+    '`base_url` is judged when saved (422 naming `base_url`), since the key is sent to it: https without user:password@; plain http only to a loopback address the operator allows ' +
+    '(VIGIL_OUTBOUND_ALLOW_LOOPBACK=on) or an allow-listed one (a model server on an internal network: the operator allow-lists its network and the row names its address); ' +
+    'a literal address the outbound policy refuses (private unless allow-listed, link-local and the cloud metadata address always) is refused; host names are judged at every call. ' +
     'Deleting needs no plan feature, so a plan without bring-your-own providers cannot trap a key. `inherited_from` is null for the organization\'s own rows.',
   kind: 'collection',
   operations: ['list', 'read', 'create', 'update', 'delete'],
@@ -37,7 +41,7 @@ export default defineFamily({
     provider: Type.Union(PROVIDER_KINDS.map((k) => Type.Literal(k))),
     api_key: Type.String({ minLength: 1, maxLength: 4096, writeOnly: true, format: 'password', description: 'write-only; never returned; an omitted key keeps the stored one' }),
     api_key_set: Type.Boolean({ readOnly: true, description: 'whether a key is stored' }),
-    base_url: nullable(Type.String({ format: 'uri', maxLength: 2048 }), { default: null, description: 'endpoint for a gateway or self-hosted target; null uses the provider\'s own' }),
+    base_url: nullable(targetUrl('outbound'), { default: null, description: 'endpoint for a gateway or self-hosted target; null uses the provider\'s own; an https URL (see the family description)' }),
     model: nullable(Type.String({ minLength: 1, maxLength: 200 }), { default: null, description: 'spelled as the provider spells it; null leaves the choice to the platform default' }),
     model_overrides: Type.Object(Object.fromEntries(AI_PURPOSES.map((p) => [p, Type.Optional(Type.String({ maxLength: 200 }))])), {
       additionalProperties: false,
@@ -71,6 +75,8 @@ export default defineFamily({
       { body: { name: 'x', provider: 'nobody' }, field: 'provider' },
       { body: { name: 'x', provider: 'vendor_a', api_key: '' }, field: 'api_key' },
       { body: { name: 'x', provider: 'vendor_a', api_key: 'https://example.com/key' }, field: 'api_key' },
+      { body: { name: 'x', provider: 'gateway', base_url: 'https://169.254.169.254/v1' }, field: 'base_url' },
+      { body: { name: 'x', provider: 'gateway', base_url: 'http://gateway.example.com/v1' }, field: 'base_url' },
       { body: { name: 'x', provider: 'vendor_a', temperature: 2.5 }, field: 'temperature' },
       { body: { name: 'x', provider: 'vendor_a', timeout_ms: 600001 }, field: 'timeout_ms' },
       { body: { name: 'x', provider: 'vendor_a', priority: 0 }, field: 'priority' },

@@ -1,6 +1,7 @@
 import { isIPv6 } from 'node:net';
 import Type from 'typebox';
 import { defineFamily, nullable, type Row, type Rule } from '../engine/descriptor.ts';
+import { targetHost } from '../engine/targets.ts';
 
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /** A DNS name whose last label starts with a letter (so 300.1.1.1 is no hostname). */
@@ -34,7 +35,9 @@ export default defineFamily({
     'To watch several names served from one address, monitor each name as its own host. ' +
     '`sni` is the server name sent in the TLS handshake; null (the default) sends `host` when it is a hostname and no server name when it is ' +
     'an IP address (TLS forbids an IP as a server name, so `sni` accepts hostnames only). ' +
-    'Private addresses and internal names are accepted: a self-hosted Vigil watches internal endpoints too. ' +
+    'Private addresses and internal names are accepted: a self-hosted Vigil watches internal endpoints too. `host` is judged when saved by the checks\' own ' +
+    'address policy, as synthetic checks are: a literal loopback address (or localhost) only when the operator allows it (VIGIL_CHECK_ALLOW_LOOPBACK=on), a private one ' +
+    'unless private networks are turned off (VIGIL_CHECK_ALLOW_PRIVATE=off), link-local, unspecified and reserved addresses never (422 naming `host`); names are judged at every check. ' +
     '`last_status` is `expiring` once fewer than `warn_days` days remain before `expires_at`, `expired` after it, `error` when the last check ' +
     'could not read a certificate (the reason in `last_error`), and `unknown` until the first check. The check results (`expires_at`, ' +
     '`last_checked_at`, `last_status`, `last_error`) are read-only: they are written by the checker, null (unknown) until the first check, ' +
@@ -48,7 +51,7 @@ export default defineFamily({
   order: [{ field: 'host', direction: 'asc' }, { field: 'port', direction: 'asc' }],
   fields: {
     id: Type.String({ readOnly: true }),
-    host: Type.String({
+    host: targetHost('check', {
       minLength: 1, maxLength: 253, pattern: `^(?:${HOSTNAME}|${IPV4}|${IPV6})$`,
       'x-format-description': 'a hostname, an IPv4 address or an IPv6 address (without brackets), at most 253 characters',
       description: 'the endpoint to connect to; stored lowercased; with port, unique within the organization',
@@ -81,6 +84,7 @@ export default defineFamily({
       { body: { host: 'not a host' }, field: 'host' },
       { body: { host: '-bad.example.com' }, field: 'host' },
       { body: { host: '2001:db8:::1' }, field: 'host' },
+      { body: { host: '169.254.169.254' }, field: 'host' },
       { body: { host: 'api.example.com', port: 0 }, field: 'port' },
       { body: { host: 'api.example.com', port: 65536 }, field: 'port' },
       { body: { host: 'api.example.com', sni: '10.0.0.5' }, field: 'sni' },

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { defineFamily, nullable, type Row, type Rule } from '../engine/descriptor.ts';
 import type { FieldError } from '../engine/errors.ts';
-import { HTTPS_OR_LOOPBACK, urlProblem } from './outbound_configs.ts';
+import { targetUrl } from '../engine/targets.ts';
 
 export const CONNECTOR_KINDS = ['logs', 'metrics', 'traces', 'docs'] as const;
 type Kind = (typeof CONNECTOR_KINDS)[number];
@@ -62,7 +62,6 @@ const settingsOfProvider: Rule = {
     const errors: FieldError[] = [];
     for (const [key, value] of Object.entries(settings)) {
       if (!keysOf(provider).includes(key)) errors.push({ field: `settings.${key}`, message: `is not a setting of ${provider}; it has ${keysOf(provider).join(', ')}` });
-      else if (key === 'url' && urlProblem(value)) errors.push({ field: 'settings.url', message: urlProblem(value)! });
       else if (FORMATS[key] && !FORMATS[key][0].test(value)) errors.push({ field: `settings.${key}`, message: FORMATS[key][1] });
     }
     for (const key of spec.settings.filter((k) => k.endsWith('!')).map((k) => k.slice(0, -1))) {
@@ -91,7 +90,9 @@ export default defineFamily({
     'A telemetry or knowledge backend that investigations query: logs, metrics, traces or docs. `provider` must belong to `kind` (logs: loki, elasticsearch, cloudwatch_logs; ' +
     'metrics: prometheus, cloudwatch_metrics, datadog; traces: tempo, jaeger, xray; docs: confluence, notion, git), otherwise it is refused naming `provider`. ' +
     `\`settings\` holds the provider's own keys, each a non-blank string; a key the provider does not have is refused by name (\`settings.<key>\`), and so is a missing required one: ${tableText}. ` +
-    `Formats: url is ${HTTPS_OR_LOOPBACK}; region like us-east-1; role_arn an IAM role ARN; site a host name (the provider's regional site); repo owner/name; ` +
+    'Formats: url is the backend\'s address, judged when it is saved (422 naming `settings.url`): https without user:password@, plain http only to a loopback address the operator allows ' +
+    '(VIGIL_OUTBOUND_ALLOW_LOOPBACK=on) or an allow-listed one, and no literal address the outbound policy refuses (host names are judged when the backend is queried); ' +
+    `region like us-east-1; role_arn an IAM role ARN; site a host name (the provider's regional site); repo owner/name; ` +
     'datasource_uid queries through a dashboard tool\'s data-source proxy at url. The cloud providers (cloudwatch_logs, cloudwatch_metrics, xray) take no credentials: ' +
     'they assume `role_arn` with the organization\'s external id (cloud_external_id), or use the deployment\'s own role without one. git reads through the code-host app installation. ' +
     '`credentials` is write-only and sealed whole, answered only as `credentials_set` and shown in the audit log only as (set), (changed) or (cleared); its keys are checked per provider ' +
@@ -111,7 +112,9 @@ export default defineFamily({
     name: Type.String({ minLength: 1, maxLength: 100, description: 'unique within the organization; investigations show it' }),
     kind: Type.Union(CONNECTOR_KINDS.map((k) => Type.Literal(k)), { description: 'what the backend holds; set on create only' }),
     provider: Type.Union(ALL_PROVIDERS.map((p) => Type.Literal(p)), { description: 'the backend; must belong to kind; set on create only' }),
-    settings: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', 'x-format-description': 'a non-blank string of at most 1000 characters' }), {
+    // `url` is a URL the service calls; the other keys are plain values, checked per provider by the rule
+    settings: Type.Object({ url: Type.Optional(targetUrl('outbound', { description: 'the backend\'s address (loki, elasticsearch, prometheus, tempo, jaeger, confluence)' })) }, {
+      additionalProperties: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', 'x-format-description': 'a non-blank string of at most 1000 characters' }),
       default: {},
       description: 'the provider\'s settings (keys per provider in the family description); replaced whole when sent',
     }),
@@ -140,6 +143,7 @@ export default defineFamily({
       { body: { name: 'x', kind: 'logs', provider: 'loki', settings: { url: 'https://l.example.com', space_key: 'OPS' } }, field: 'settings.space_key' },
       { body: { name: 'x', kind: 'logs', provider: 'loki', settings: {} }, field: 'settings.url' },
       { body: { name: 'x', kind: 'logs', provider: 'loki', settings: { url: 'http://loki.example.com' } }, field: 'settings.url' },
+      { body: { name: 'x', kind: 'logs', provider: 'loki', settings: { url: 'https://0.0.0.0:3100' } }, field: 'settings.url' },
       { body: { name: 'x', kind: 'metrics', provider: 'cloudwatch_metrics', settings: { region: 'Mars' } }, field: 'settings.region' },
       { body: { name: 'x', kind: 'docs', provider: 'git', settings: { repo: 'acme/runbooks' }, credentials: { token: 'git-token-0001' } }, field: 'credentials.token' },
       { body: { name: 'x', kind: 'docs', provider: 'wiki' }, field: 'provider' },

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { defineFamily, nullable, type Row, type Rule } from '../engine/descriptor.ts';
+import { targetHost } from '../engine/targets.ts';
 
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const REGISTRY = `^${LABEL}(?:\\.${LABEL})*(?::[1-9][0-9]{0,4})?$`;
@@ -40,7 +41,7 @@ export default defineFamily({
   description:
     'A container image repository Vigil watches for new tags, so a new image can be put on the service\'s timeline before it is deployed. ' +
     'One target per registry and repository: `registry` is the registry host with an optional port (ghcr.io, docker.io for Docker Hub, ' +
-    'registry.example.com:5000), stored lowercased; `repository` is the path inside it as the distribution spec writes it (lowercase path ' +
+    'registry.example.com:5000), stored lowercased, and judged when saved like every host the service calls (a literal address the outbound policy refuses is refused, 422 naming `registry`; names are judged when the registry is polled); `repository` is the path inside it as the distribution spec writes it (lowercase path ' +
     'components such as acme/checkout, and library/nginx for a Docker Hub official image). Both may be changed by update. ' +
     '`tag_pattern` is a JavaScript regular expression (u flag) searched in each tag, so anchor it (^v\\d+\\.\\d+\\.\\d+$) to match whole tags; ' +
     'null (the default) watches every tag. A pattern that does not compile is refused by name. `service` and `environment` (default empty) ' +
@@ -56,7 +57,7 @@ export default defineFamily({
   order: [{ field: 'registry', direction: 'asc' }, { field: 'repository', direction: 'asc' }],
   fields: {
     id: Type.String({ readOnly: true }),
-    registry: Type.String({
+    registry: targetHost('outbound', {
       minLength: 1, maxLength: 255, pattern: REGISTRY, 'x-format-description': 'a registry host with an optional port, such as ghcr.io or registry.example.com:5000',
       description: 'the registry host[:port]; stored lowercased; with repository, unique within the organization',
     }),
@@ -94,6 +95,7 @@ export default defineFamily({
     ],
     invalid: [
       { body: { repository: 'acme/x', service: 's' }, field: 'registry' },
+      { body: { registry: '169.254.169.254', repository: 'acme/x', service: 's' }, field: 'registry' },
       { body: { registry: 'ghcr.io', service: 's' }, field: 'repository' },
       { body: { registry: 'ghcr.io', repository: 'acme/x' }, field: 'service' },
       { body: { registry: 'https://ghcr.io', repository: 'acme/x', service: 's' }, field: 'registry' },

@@ -2,26 +2,9 @@ import Type from 'typebox';
 import { defineFamily, nullable, type Row, type Rule } from '../engine/descriptor.ts';
 import type { FieldError } from '../engine/errors.ts';
 import { notAUrl } from '../engine/rules.ts';
+import { targetUrl } from '../engine/targets.ts';
 
 export const OUTBOUND_KINDS = ['webhook', 'chat', 'pager'] as const;
-
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
-/** https anywhere; plain http only to this machine (127.0.0.0/8, localhost, [::1]); never credentials in the URL. */
-export function urlProblem(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (url.username || url.password) return 'must not carry credentials (user:password@); put them in a write-only field';
-  if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && LOOPBACK.test(url.hostname)) return null;
-  return 'must be an https URL (plain http is accepted only for loopback hosts: 127.0.0.0/8, localhost, [::1])';
-}
-
-export const HTTPS_OR_LOOPBACK = 'https, or plain http only to a loopback host (127.0.0.0/8, localhost, [::1]) for local receivers and tests; no user:password@';
 
 const pagerRoutingKey: Rule = {
   description: 'routing_key must be stored for a pager config (the events endpoint refuses an event without one) and only there',
@@ -31,15 +14,6 @@ const pagerRoutingKey: Rule = {
     if (row.kind === 'pager' && !stored) return [{ field: 'routing_key', message: 'is required for a pager config: the integration key the events endpoint routes by' }];
     if (row.kind !== 'pager' && stored) return [{ field: 'routing_key', message: 'is only for a pager config; send null to remove it before changing kind' }];
     return [];
-  },
-};
-
-const httpsOrLoopback: Rule = {
-  description: `url must be ${HTTPS_OR_LOOPBACK}`,
-  fields: ['url'],
-  check: (row) => {
-    const problem = typeof row.url === 'string' ? urlProblem(row.url) : null;
-    return problem ? [{ field: 'url', message: problem }] : [];
   },
 };
 
@@ -77,7 +51,8 @@ export default defineFamily({
     '`webhook` POSTs the JSON envelope `{ type, version, id, occurred_at, organization_id, data }` (`type` is the event kind, such as alert.fired; `id` the event\'s); ' +
     '`chat` posts a Slack-compatible incoming-webhook message `{ text, blocks }` (a line for notifications and Block Kit sections: headline, fields such as severity, service and status, a link) to an incoming-webhook URL; `pager` sends PagerDuty Events v2 style events (alert.fired and incident.opened trigger, ' +
     'alert.acknowledged acknowledges, alert.resolved and incident.closed resolve, `dedup_key` per alert or incident) and takes only alert and incident events. ' +
-    '`url` must be https; plain http is accepted only for loopback hosts (127.0.0.0/8, localhost, [::1]) so local receivers and tests work, and a URL never carries user:password@. ' +
+    '`url` is judged when it is saved (422 naming `url`): https, without user:password@; plain http only to a loopback address the operator allows ' +
+    '(VIGIL_OUTBOUND_ALLOW_LOOPBACK=on: local receivers and tests) or an allow-listed one; a literal address the outbound policy refuses is refused; host names are judged at every delivery. ' +
     'Deliveries are signed Standard Webhooks style when `signing_secret` is set: headers `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` ' +
     '(a `whsec_` secret is base64-decoded first, as that specification says); receivers that do not check signatures can ignore them. ' +
     'The `webhook-id` header is the delivery\'s id, the same on every attempt, so receivers de-duplicate by it. An attempt that answers non-2xx, fails to connect or takes longer ' +
@@ -99,7 +74,7 @@ export default defineFamily({
     id: Type.String({ readOnly: true }),
     name: Type.String({ minLength: 1, maxLength: 100, description: 'unique within the organization; rules and notifications show it' }),
     kind: Type.Union(OUTBOUND_KINDS.map((k) => Type.Literal(k)), { description: 'webhook (JSON event), chat (chat incoming webhook) or pager (paging events endpoint)' }),
-    url: Type.String({ format: 'uri', maxLength: 2048, description: `where deliveries go; ${HTTPS_OR_LOOPBACK}` }),
+    url: targetUrl('outbound', { description: 'where deliveries go' }),
     headers: Type.Record(
       Type.String({ pattern: HEADER_NAME }),
       Type.String({ maxLength: 1000 }),
@@ -125,7 +100,7 @@ export default defineFamily({
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
   presence: { headers_set: 'headers', signing_secret_set: 'signing_secret', routing_key_set: 'routing_key' },
-  rules: [httpsOrLoopback, headerRule, pagerRoutingKey, notAUrl('signing_secret', 'url'), notAUrl('routing_key', 'url')],
+  rules: [headerRule, pagerRoutingKey, notAUrl('signing_secret', 'url'), notAUrl('routing_key', 'url')],
   hooks: {
     // `{}` clears: store nothing rather than an empty sealed map, so `headers_set` reads false
     prepare: (row) => (row.headers !== null && typeof row.headers === 'object' && Object.keys(row.headers).length === 0 ? { ...row, headers: null } : row),
@@ -148,6 +123,7 @@ export default defineFamily({
       { body: { name: 'x', kind: 'email', url: 'https://x.example.com' }, field: 'kind' },
       { body: { name: 'x', kind: 'webhook', url: 'http://hooks.example.com/vigil' }, field: 'url' },
       { body: { name: 'x', kind: 'webhook', url: 'https://user:pw@hooks.example.com/' }, field: 'url' },
+      { body: { name: 'x', kind: 'webhook', url: 'https://[::ffff:169.254.169.254]/' }, field: 'url' },
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', headers: { 'bad name': 'v' } }, field: 'headers.bad name' },
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', headers: { 'Webhook-Signature': 'v' } }, field: 'headers.Webhook-Signature' },
       { body: { name: 'x', kind: 'webhook', url: 'https://x.example.com', signing_secret: 'too-short' }, field: 'signing_secret' },

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { defineFamily, nullable, type Row, type Rule } from '../engine/descriptor.ts';
+import { targetUrl } from '../engine/targets.ts';
 
 export const CHECK_METHODS = ['GET', 'HEAD', 'POST'] as const;
 export const RUN_STATUSES = ['passing', 'failing', 'unknown'] as const;
@@ -7,18 +8,6 @@ export const RUN_STATUSES = ['passing', 'failing', 'unknown'] as const;
 /** Header names the HTTP client sets itself; a check may not send them. */
 const MANAGED_HEADERS = ['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive'];
 const TOKEN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
-
-const webUrl: Rule = {
-  description: 'url must be an http or https URL without user name or password',
-  fields: ['url'],
-  check: (row) => {
-    if (typeof row.url !== 'string') return [];
-    const url = URL.parse(row.url);
-    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname) return [{ field: 'url', message: 'must be an http or https URL' }];
-    if (url.username || url.password) return [{ field: 'url', message: 'must not hold a user name or password; send credentials in headers, which are write-only' }];
-    return [];
-  },
-};
 
 const timeoutBelowInterval: Rule = {
   description: 'timeout_ms must be below interval_seconds × 1000, so a run ends before the next one starts',
@@ -54,7 +43,9 @@ export default defineFamily({
     'An HTTP check that Vigil runs every `interval_seconds`: it sends `method` to `url` and passes when the answer arrives within `timeout_ms` ' +
     'with `expected_status` and, when `body_contains` is set, a body holding that text (case-sensitive). `name` is unique within the organization. ' +
     '`url` may be https or http for any host (internal health endpoints often speak plain http, and a self-hosted Vigil reaches them); other schemes ' +
-    'are refused, and so is a user name or password in the URL. Redirects are not followed, so a 301 is compared with `expected_status` as it is. ' +
+    'are refused, and so is a user name or password in the URL. It is judged when saved by the checks\' own address policy (not the outbound one): a literal ' +
+    'private address is accepted unless the operator turns private networks off (VIGIL_CHECK_ALLOW_PRIVATE=off), loopback only when allowed (VIGIL_CHECK_ALLOW_LOOPBACK=on), ' +
+    'link-local (the cloud metadata address 169.254.169.254), unspecified and reserved addresses never (422 naming `url`); host names are judged at every run. Redirects are not followed, so a 301 is compared with `expected_status` as it is. ' +
     'POST sends an empty body. `interval_seconds` is 30..3600, default 60: at the default a failure is seen within about a minute, as uptime ' +
     'checks usually promise; the 30-second floor keeps one check from loading its target (and the runner) more than twice a minute, and the ' +
     'one-hour ceiling keeps every check saying something at least hourly. `timeout_ms` must stay below the interval so runs never overlap. `headers` (for example an Authorization header) is write-only and sealed whole: it is answered only as `headers_set`; ' +
@@ -71,7 +62,7 @@ export default defineFamily({
   fields: {
     id: Type.String({ readOnly: true }),
     name: Type.String({ minLength: 1, maxLength: 100, description: 'unique within the organization' }),
-    url: Type.String({ format: 'uri', maxLength: 2048, description: 'an http or https URL; no user name or password in it' }),
+    url: targetUrl('check', { description: 'the URL the check requests' }),
     method: Type.Union(CHECK_METHODS.map((m) => Type.Literal(m)), { default: 'GET', description: 'POST sends an empty body' }),
     expected_status: Type.Integer({ minimum: 100, maximum: 599, default: 200, description: 'the status a passing answer has; redirects are not followed' }),
     body_contains: nullable(Type.String({ minLength: 1, maxLength: 1000 }), { default: null, description: 'text the answer body must hold (case-sensitive); null checks the status only' }),
@@ -95,7 +86,7 @@ export default defineFamily({
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
   presence: { headers_set: 'headers' },
-  rules: [webUrl, timeoutBelowInterval, noBodyOnHead, headerNames],
+  rules: [timeoutBelowInterval, noBodyOnHead, headerNames],
   hooks: {
     // {} means "no headers": stored as null, so headers_set answers false
     prepare: (row: Row) => (row.headers && typeof row.headers === 'object' && Object.keys(row.headers).length === 0 ? { ...row, headers: null } : row),
@@ -110,6 +101,7 @@ export default defineFamily({
       { body: { name: 'x' }, field: 'url' },
       { body: { name: 'x', url: 'ftp://files.example.com/' }, field: 'url' },
       { body: { name: 'x', url: 'https://user:pw@x.example.com/' }, field: 'url' },
+      { body: { name: 'x', url: 'http://169.254.169.254/latest/meta-data/' }, field: 'url' },
       { body: { name: 'x', url: 'https://x.example.com', method: 'PUT' }, field: 'method' },
       { body: { name: 'x', url: 'https://x.example.com', expected_status: 600 }, field: 'expected_status' },
       { body: { name: 'x', url: 'https://x.example.com', interval_seconds: 29 }, field: 'interval_seconds' },

@@ -1,20 +1,10 @@
 import Type from 'typebox';
-import { defineFamily, featureFor, nullable, type Rule } from '../engine/descriptor.ts';
+import { defineFamily, featureFor, nullable } from '../engine/descriptor.ts';
 import { notAUrl } from '../engine/rules.ts';
-import { urlProblem } from './outbound_configs.ts';
+import { targetUrl } from '../engine/targets.ts';
 
 /** The two trackers that need credentials (neutral stand-ins, in the service's order). */
 export const TRACKERS_WITH_CREDENTIALS = ['issue_tracker', 'sprint_tracker'] as const;
-
-// plain http only to this machine, so a local tracker (or a test's fake one) can be used
-const httpsUrl: Rule = {
-  description: 'base_url must be an https URL (plain http only to a loopback host)',
-  fields: ['base_url'],
-  check: (row) => {
-    const problem = typeof row.base_url === 'string' ? urlProblem(row.base_url) : null;
-    return problem ? [{ field: 'base_url', message: problem }] : [];
-  },
-};
 
 export default defineFamily({
   name: 'ticket_integrations',
@@ -22,7 +12,8 @@ export default defineFamily({
     'The credentials of one ticket tracker (`issue_tracker` or `sprint_tracker`), which its ticket import rule needs before it can be saved. ' +
     'This is the REST view of the agent-tool operation `configure_ticket_integration`; one row per tracker, whose path id is the tracker kind ' +
     '(a second create for the same tracker answers 409 with the existing row). ' +
-    '`base_url` is the tracker\'s https API origin (Linear: https://api.linear.app; Jira Cloud: https://<site>.atlassian.net; plain http only to a loopback host), ' +
+    '`base_url` is the tracker\'s https API origin (Linear: https://api.linear.app; Jira Cloud: https://<site>.atlassian.net), judged when saved (422 naming `base_url`) since the token is sent to it: ' +
+    'no user:password@, plain http only to a loopback address the operator allows (VIGIL_OUTBOUND_ALLOW_LOOPBACK=on) or an allow-listed one, no literal address the outbound policy refuses; host names are judged at every call; ' +
     '`account` the account email or user the token belongs to (Jira: the email of the API token\'s account). ' +
     '`signing_secret` (write-only, 16..512 characters, answered as `signing_secret_set`; null removes it) is the secret of the tracker\'s webhook: ' +
     'once saved, every delivery to the tracker\'s webhook must be signed with it (issue_tracker: Linear-Signature, the hex HMAC-SHA256 of the body, ' +
@@ -44,7 +35,7 @@ export default defineFamily({
   fields: {
     id: Type.String({ readOnly: true, description: 'the tracker kind' }),
     provider: Type.Union(TRACKERS_WITH_CREDENTIALS.map((k) => Type.Literal(k)), { description: 'the tracker; one row each; set on create only' }),
-    base_url: Type.String({ format: 'uri', maxLength: 2048, description: 'the tracker site\'s https URL' }),
+    base_url: targetUrl('outbound', { description: 'the tracker site\'s https URL' }),
     account: Type.String({ minLength: 1, maxLength: 200, description: 'the account email or user the token belongs to' }),
     api_token: Type.String({ minLength: 1, maxLength: 4096, writeOnly: true, format: 'password', description: 'write-only; never returned; an omitted token keeps the stored one' }),
     api_token_set: Type.Boolean({ readOnly: true, description: 'whether a token is stored' }),
@@ -59,7 +50,7 @@ export default defineFamily({
   presence: { api_token_set: 'api_token', signing_secret_set: 'signing_secret' },
   // the signing secret decides how the tracker webhooks authenticate: a write clears the credential cache
   authenticates: true,
-  rules: [httpsUrl, notAUrl('api_token', 'base_url'), notAUrl('signing_secret', 'base_url')],
+  rules: [notAUrl('api_token', 'base_url'), notAUrl('signing_secret', 'base_url')],
   examples: {
     valid: [
       { provider: 'issue_tracker', base_url: 'https://acme.tracker.example.com', account: 'ops@acme.example', api_token: 'tok-issue-0001', signing_secret: 'lin_wh_signing-secret-0001' },
@@ -70,6 +61,7 @@ export default defineFamily({
       { body: { provider: 'code_host', base_url: 'https://x.example.com', account: 'a', api_token: 't' }, field: 'provider' },
       { body: { provider: 'issue_tracker', base_url: 'not a url', account: 'a', api_token: 't' }, field: 'base_url' },
       { body: { provider: 'issue_tracker', base_url: 'http://x.example.com', account: 'a', api_token: 't' }, field: 'base_url' },
+      { body: { provider: 'issue_tracker', base_url: 'https://10.0.0.1', account: 'a', api_token: 't' }, field: 'base_url' },
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', api_token: 't' }, field: 'account' },
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a' }, field: 'api_token' },
       { body: { provider: 'issue_tracker', base_url: 'https://x.example.com', account: 'a', api_token: '' }, field: 'api_token' },

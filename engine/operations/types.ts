@@ -13,6 +13,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Database } from '../persistence/database.ts';
 import type { DatabaseOutage } from '../persistence/outage.ts';
 import type { Registry } from '../registry.ts';
+import type { TargetCheck } from '../targets.ts';
 
 /** What every operation runs against; built once at start-up. */
 export interface Services {
@@ -32,6 +33,8 @@ export interface Services {
   outage: DatabaseOutage;
   /** Prometheus metrics of this service (GET /metrics) */
   metrics: Metrics;
+  /** judges the targets a write sends (URLs the service calls, links) under the deployment's address policies */
+  targets: TargetCheck;
   /** told of every audit entry inside its write's transaction (change notifications) */
   auditListeners: readonly AuditListener[];
   /**

@@ -20,9 +20,9 @@ interface Written {
   ctx: HookContext;
 }
 
-function parseOrRefuse(d: FamilyDescriptor, caller: Caller, request: OperationRequest, op: 'create' | 'update') {
+function parseOrRefuse(services: Services, d: FamilyDescriptor, caller: Caller, request: OperationRequest, op: 'create' | 'update') {
   checkUserTokenFields(caller, d, request.body);
-  const { input, errors } = parseWrite(d, request.body, op, op === 'update' && d.positioned ? { move: MOVE_INPUT } : {});
+  const { input, errors } = parseWrite(d, request.body, op, services.targets, op === 'update' && d.positioned ? { move: MOVE_INPUT } : {});
   if (errors.length) throw validationFailed(errors);
   return input;
 }
@@ -67,7 +67,7 @@ async function answer(services: Services, caller: Caller, d: FamilyDescriptor, s
 }
 
 export async function createRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
-  const input = parseOrRefuse(d, caller, request, 'create');
+  const input = parseOrRefuse(services, d, caller, request, 'create');
   const orgId = caller.organization.id;
   let candidate: Row | undefined;
   const written = await conflictOnRace(services, caller, d, () => candidate, () =>
@@ -93,7 +93,7 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
 }
 
 export async function updateRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
-  const { move, ...input } = parseOrRefuse(d, caller, request, 'update');
+  const { move, ...input } = parseOrRefuse(services, d, caller, request, 'update');
   const orgId = caller.organization.id;
   let candidate: Row | undefined;
   const written = await conflictOnRace(services, caller, d, () => candidate, () =>

@@ -33,6 +33,9 @@ t.test('a broken descriptor stops start-up with a sentence naming family and fie
     ['no examples', { examples: { valid: [], invalid: [], update: {} } }, /widgets: it needs at least one valid example/],
     ['singleton with create', { kind: 'singleton', naturalKey: undefined }, /widgets: a singleton offers read and update only, not list/],
     ['presence not read-only', { presence: { name: 'secret' } }, /widgets: presence flag name must be read-only/],
+    ['unknown target policy', { fields: { ...base.fields, url: Type.String({ format: 'uri', 'x-target': 'anywhere' }) } }, /widgets: field url: x-target anywhere is not one of outbound, check, link/],
+    ['target on a number', { fields: { ...base.fields, port: Type.Integer({ 'x-target': 'check' }) } }, /widgets: field port: x-target is declared on a schema that is not a string/],
+    ['a link that is a host', { fields: { ...base.fields, host: Type.String({ 'x-target': 'link' }) } }, /widgets: field host: a link target must be a URL/],
   ];
   for (const [label, change, message] of broken) {
     t.throws(() => createRegistry([{ ...base, ...change } as FamilyDescriptor]), message, label);

@@ -25,6 +25,9 @@ import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
 import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, webhookStartup, type WebhookOptions } from '../../webhooks/index.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
+import { checkWidening, resolveCheckOptions } from '../../webhooks/checks/options.ts';
+import { addressPolicy } from '../../webhooks/outbound/addresses.ts';
+import { targetRefusal } from '../../webhooks/outbound/url-rules.ts';
 import { exportOperation } from '../../export/export.ts';
 
 export interface Answer {
@@ -160,16 +163,20 @@ export async function startVigil(
   watch?.remember(OPERATOR_TOKEN);
   const scratch = options.storage ? { url: options.storage.databaseUrl, drop: async () => {} } : await scratchDatabase();
   // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too;
-  // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs
+  // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs;
+  // checks, like outbound requests, may reach loopback (local targets) unless a test says otherwise
   const webhooks: WebhookOptions = {
-    databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks, checks: { tickSeconds: 0, ...options.webhooks?.checks },
+    databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks, checks: { tickSeconds: 0, allowLoopback: true, ...options.webhooks?.checks },
     notify: { tickSeconds: 0, ...options.webhooks?.notify },
   };
+  const outbound = { allowLoopback: true, ...options.outbound };
+  const checks = resolveCheckOptions(webhooks.checks);
   const running = await serve({
     registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
     entities: WEBHOOK_ENTITIES,
     config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost,
-      outbound: { allowLoopback: true, ...options.outbound }, chat: options.chat, email: options.email },
+      outbound, chat: options.chat, email: options.email },
+    targets: targetRefusal({ outbound: addressPolicy(outbound.allowedNetworks, outbound.allowLoopback), check: checkWidening(checks) }),
     clock,
     log: options.log ?? watch!.log,
     databaseUrl: scratch?.url,

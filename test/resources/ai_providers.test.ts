@@ -27,7 +27,7 @@ t.test('api_key: write-only, kept when omitted, refused empty or as a URL', asyn
   const audit = (await api.get(`${CONFIG}/audit_log`)).body.data;
   t.equal(audit[0].changes.api_key, '(changed)');
   t.equal(audit.length, 3, 'create, rename, key change; the repeat wrote nothing');
-  const noKey = await api.post(PATH, { name: 'keyless', provider: 'self_hosted', base_url: 'http://10.0.0.5:8000/v1' });
+  const noKey = await api.post(PATH, { name: 'keyless', provider: 'self_hosted', base_url: 'https://models.internal.example/v1' });
   t.equal(noKey.body.data.api_key_set, false);
 });
 
