@@ -13,6 +13,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
 import { ApiError, validationFailed } from '../errors.ts';
+import { prepared } from '../persistence/sql.ts';
 import { readStore } from './context.ts';
 import type { Services } from './types.ts';
 
@@ -20,6 +21,14 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60_000;
 export const IDEMPOTENCY_KEY_MAX = 255;
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const PRUNE_BATCH = 5000;
+/**
+ * A condition that is always true and makes its statement's own transaction commit without waiting for the WAL
+ * flush (`synchronous_commit` off until that commit): the claim and its outcome cost no flush of their own. The
+ * write they guard commits later and waits for its flush, which carries theirs (WAL is written in order): a claim
+ * lost in a crash guarded nothing that committed, and a lost `done` leaves the claim running (409 until it
+ * expires), never a second write.
+ */
+const UNFLUSHED = `set_config('synchronous_commit', 'off', true) is not null`;
 
 /** The key as the transport received it (`undefined`: none sent) and what the operation is. */
 export interface IdempotentCall {
@@ -67,14 +76,15 @@ export async function idempotent<T extends object>(services: Services, caller: C
   for (let attempt = 0; ; attempt++) {
     const now = services.clock.now();
     const claimed = await sql(
-      `insert into idempotency_keys (organization_id, key, fingerprint, claim, state, result, created_at) values (?, ?, ?, ?, 'running', null, ?)
+      prepared(`insert into idempotency_keys (organization_id, key, fingerprint, claim, state, result, created_at)
+       select ?, ?, ?, ?, 'running', null, ? where ${UNFLUSHED}
        on conflict (organization_id, key) do update set fingerprint = excluded.fingerprint, claim = excluded.claim, state = 'running', result = null, created_at = excluded.created_at
        where idempotency_keys.created_at <= ?
-       returning claim`,
+       returning claim`),
       [orgId, key, fingerprint, claim, now, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)],
     );
     if (claimed.length) break;
-    const [held] = await sql('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ?', [orgId, key]);
+    const [held] = await readStore(services).execute(prepared('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ?'), [orgId, key]);
     // released between the insert and the read (the first one was refused): claim it again
     if (!held && attempt < 3) continue;
     if (!held || held.state === 'running') {
@@ -93,10 +103,10 @@ export async function idempotent<T extends object>(services: Services, caller: C
   try {
     result = await run();
   } catch (error) {
-    await settle('delete from idempotency_keys where organization_id = ? and key = ? and claim = ?', [orgId, key, claim]);
+    await settle(prepared('delete from idempotency_keys where organization_id = ? and key = ? and claim = ?'), [orgId, key, claim]);
     throw error;
   }
-  await settle(`update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ?`, [JSON.stringify(result), orgId, key, claim]);
+  await settle(prepared(`update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ? and ${UNFLUSHED}`), [JSON.stringify(result), orgId, key, claim]);
   return result;
 }
 
