@@ -17,7 +17,7 @@ import { prepared } from '../persistence/sql.ts';
 import { readStore } from './context.ts';
 import type { Services } from './types.ts';
 
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60_000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60_000;
 export const IDEMPOTENCY_KEY_MAX = 255;
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const PRUNE_BATCH = 5000;
@@ -41,7 +41,7 @@ export interface IdempotentCall {
 }
 
 /** Where a refused key is named: the header on REST, the argument on the agent-tool endpoint. */
-export const keyField = (caller: Caller) => (caller.transport === 'mcp' ? 'idempotency_key' : 'Idempotency-Key');
+const keyField = (caller: Caller) => (caller.transport === 'mcp' ? 'idempotency_key' : 'Idempotency-Key');
 
 function checkKey(caller: Caller, key: unknown): string {
   const refuse = (message: string) => validationFailed([{ field: keyField(caller), message }]);

@@ -7,11 +7,11 @@
  *  3. the operation exists on the family → 405 method_not_allowed
  *  4. the family's plan feature for the operation → 403 plan_required
  *  5. the role the operation needs → 403 read_only_key / forbidden
- *  6. fields only a user may write → 403 user_token_required
- *  6b. creates and named actions (and domain writes not declared idempotent): the idempotency key
+ *  5b. creates and named actions (and domain writes not declared idempotent): the idempotency key
  *     (idempotency.ts) — malformed → 422 naming it; claimed for the organization, or: the same request done
  *     within 24 h → its stored answer replayed (nothing below runs); another request → 422; still running → 409.
  *     Only a 2xx answer is stored; any refusal or failure below releases the key.
+ *  6. fields only a user may write → 403 user_token_required
  *  7. parse the body: unknown, read-only and create-only fields and schema violations, all collected → 422
  *  8. in one transaction: load (404) → merge → `prepare` hook → rules and `validate` hook (422) →
  *     references → natural-key conflict (409, existing row) → `If-Match` (412, current row) →
