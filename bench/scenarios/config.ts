@@ -2,11 +2,13 @@
  * `read` and `update`: Vigil's authenticated read by id and update (with its audit entry) of ai_providers rows
  * through the configuration API, against bench/servers/bare.ts: one primary-key select, and the same transaction
  * an update runs (begin, select for update, update, audit insert, commit) written in bare pg.
+ * `create-key`: what an `Idempotency-Key` costs a create — `POST /teams` with a new key each time, against the same
+ * create without a key, both on Vigil (the baseline is Vigil itself, not a bare server).
  */
 import { fileURLToPath } from 'node:url';
 import { call, organization, type BenchContext, type Pair } from './context.ts';
 
-export const KEYS = ['read', 'update'];
+export const KEYS = ['read', 'update', 'create-key'];
 /** One row per connection, so the update run measures the update path, not 32 waiters on one row lock. */
 const ROWS = 32;
 const server = fileURLToPath(new URL('../servers/bare.ts', import.meta.url));
@@ -77,8 +79,39 @@ export async function run(ctx: BenchContext, chosen: Set<string>): Promise<Pair[
       if (read) pair.notes.push(`against the bare read of this run: ${((pair.vigil.rps / read.bare.rps) * 100).toFixed(1)} %`);
       pairs.push(pair);
     }
+    if (chosen.has('create-key')) pairs.push(await createWithKey(ctx, org, auth));
   } finally {
     await bare.stop();
   }
   return pairs;
+}
+
+/** Each request creates a team of a name no other request sent; with a key, a key no other request sent. */
+async function createWithKey(ctx: BenchContext, org: { id: string }, auth: Record<string, string>): Promise<Pair> {
+  const v = ctx.vigil.info.url;
+  const created = async () => (await ctx.watch.query<{ n: number }>(`select count(*)::int as n from cfg_teams where organization_id = $1`, [org.id]))[0]!.n;
+  const keys = async () => (await ctx.watch.query<{ n: number }>(`select count(*)::int as n from idempotency_keys where organization_id = $1 and state = 'done'`, [org.id]))[0]!.n;
+  let plain = 0;
+  let keyed = 0;
+  const post = (name: () => string, key?: () => string) => ({
+    url: v,
+    requests: [{
+      method: 'POST' as const,
+      headers: { ...auth, 'content-type': 'application/json' },
+      setupRequest: (req: any) => ({ ...req, path: '/api/v1/config/teams', headers: { ...req.headers, ...(key ? { 'idempotency-key': key() } : {}) }, body: JSON.stringify({ name: name() }) }),
+    }],
+  });
+  const [teamsBefore, keysBefore] = [await created(), await keys()];
+  const pair = await ctx.pair({
+    key: 'create-key',
+    name: 'create with Idempotency-Key',
+    describe: { vigil: 'POST /api/v1/config/teams with a new Idempotency-Key each time', bare: 'the same POST without a key (Vigil itself)' },
+    bare: { child: ctx.vigil, options: post(() => `plain ${plain++}`) },
+    vigil: post(() => `keyed ${keyed}`, () => `bench-key-${keyed++}`),
+  });
+  const teams = (await created()) - teamsBefore;
+  const stored = (await keys()) - keysBefore;
+  pair.notes.push(`teams created: ${teams}; idempotency keys stored: ${stored} (one per keyed create answered)`);
+  if (stored > teams) pair.failures.push(`create-key: ${stored} stored keys for ${teams} teams`);
+  return pair;
 }

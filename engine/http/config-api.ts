@@ -60,8 +60,17 @@ function restAction(method: string, family: FamilyDescriptor | undefined, id: st
   return action && actionTransports(action).includes('rest') ? { name, id: id.slice(0, cut) } : undefined;
 }
 
+/** The `Idempotency-Key` header as sent (undefined when absent; operations that take none ignore it). */
+const idempotencyKey = (ctx: Context) => ctx.headers['idempotency-key'] as string | undefined;
+
+/** A replayed answer says so (the IETF draft's and Stripe's header). */
+function markReplay(ctx: Context, result: { replayed?: true }): void {
+  if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
+}
+
 function render(ctx: Context, services: Services, caller: Caller, family: string, result: OperationResult): void {
   ctx.status = result.status;
+  markReplay(ctx, result);
   if (result.etag) ctx.set('ETag', result.etag);
   if (result.status === 201 && result.id) ctx.set('Location', `${services.config.publicUrl}${CONFIG_PREFIX}/${family}/${encodeURIComponent(result.id)}`);
   const organization = publicOrganization(caller.organization);
@@ -89,7 +98,8 @@ async function runDomain(ctx: Context, services: Services, caller: Caller, opera
   }
   let input = operation.rest!.method === 'GET' ? queryInput(operation.input, ctx.query) : (ctx.request as unknown as { body?: unknown }).body ?? {};
   if (operation.rest!.param && segment !== undefined && input && typeof input === 'object') input = { ...input, [operation.rest!.param]: segment };
-  const result = await executeDomain(services, caller, operation, input);
+  const result = await executeDomain(services, caller, operation, input, idempotencyKey(ctx));
+  markReplay(ctx, result);
   if ('json' in result) ctx.body = result.json;
   else {
     ctx.type = result.contentType;
@@ -108,7 +118,7 @@ export function configApi(services: Services) {
     const action = restAction(ctx.method, descriptor, id);
     if (action) {
       const body = (ctx.request as unknown as { body?: unknown }).body;
-      const result = await executeAction(services, caller, { family, action: action.name, id: action.id, body: body ?? {}, ifMatch: ctx.get('if-match') || undefined });
+      const result = await executeAction(services, caller, { family, action: action.name, id: action.id, body: body ?? {}, ifMatch: ctx.get('if-match') || undefined, idempotencyKey: idempotencyKey(ctx) });
       return render(ctx, services, caller, family, result);
     }
     const op = operationFor(ctx.method, descriptor, id);
@@ -121,6 +131,7 @@ export function configApi(services: Services) {
       body: op === 'create' || op === 'update' ? (hasBody ? body : {}) : undefined,
       ifMatch: ctx.get('if-match') || undefined,
       includeArchived: ctx.query.include_archived === 'true',
+      idempotencyKey: idempotencyKey(ctx),
     });
     render(ctx, services, caller, family, result);
   };

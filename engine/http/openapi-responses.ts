@@ -77,6 +77,7 @@ export function sharedHeaders(): Record<string, Json> {
     },
     Location: { description: 'The URL of the new row.', schema: { type: 'string', format: 'uri' } },
     'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string' } },
+    'Idempotent-Replayed': { description: '`true` when the answer is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise.', schema: { type: 'string', enum: ['true'] } },
   };
 }
 
@@ -88,6 +89,16 @@ export function sharedParameters(): Record<string, Json> {
       required: false,
       description: 'An ETag read earlier: if the row changed since, the answer is 412 with the current row and nothing is written. `*` skips the check; without the header the write goes through unchecked.',
       schema: { type: 'string' },
+    },
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'A key of your choosing (a UUID; 1 to 255 printable ASCII characters) that makes a retry safe. Repeated within 24 hours with the same ' +
+        'request (operation, path and body), the first successful answer comes back with `Idempotent-Replayed: true` and nothing is done again; ' +
+        'with another request it is 422 naming `Idempotency-Key`; while the first is still running it is 409. A refused request keeps no key.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
     },
     IncludeArchived: {
       name: 'include_archived',
@@ -105,6 +116,9 @@ export function errorResponse(codes: readonly ErrorCode[], data?: Json, lead?: s
   const description = [lead, ...codes.map((c) => `\`${c}\`: ${CODE_MEANING[c]}.`)].filter(Boolean).join(' ');
   return { description, content: { 'application/json': { schema } } };
 }
+
+/** The 409 of a repeat while the request that first sent its Idempotency-Key still runs. */
+export const KEY_RUNNING = 'A request with the same `Idempotency-Key` is still running: retry later to get its answer (`Retry-After`).';
 
 /** Error responses that read the same for every operation, kept once in components. */
 export function sharedResponses(): Record<string, Json> {

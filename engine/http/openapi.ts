@@ -8,11 +8,11 @@ import { API_KEY_PREFIX, SCOPE_ROLES } from '../auth/credentials.ts';
 import type { ServiceConfig } from '../config.ts';
 import { isReadOnly } from '../fields.ts';
 import { actionTransports, DEFAULT_LIST_CAP, DEFAULT_ROLES, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
-import type { DomainOperation } from '../operations/domain.ts';
+import { takesIdempotencyKey, type DomainOperation } from '../operations/domain.ts';
 import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
 import { CONFIG_PREFIX } from './config-api.ts';
-import { errorResponse, forbiddenCodes, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas } from './openapi-responses.ts';
+import { errorResponse, forbiddenCodes, KEY_RUNNING, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas } from './openapi-responses.ts';
 import { copy, familySchemas, type Json } from './openapi-schemas.ts';
 
 export const OPENAPI_VERSION = '1.0.0';
@@ -87,6 +87,7 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
   const op = (name: OperationName, summary: string, what: string[], rest: Json) =>
     operationObject({ id: `${name}_${d.name}`, tag: d.name, summary, what, role: role(name), feature: d.features?.[name] }, rest);
   const etag = { ETag: ref('headers', 'ETag') };
+  const replayed = { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') };
   const idParam: Json = {
     name: 'id',
     in: 'path',
@@ -122,12 +123,13 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
       keyed ? `A row that already matches the natural key (${keyWords}) answers 409 with the existing row; nothing is overwritten.` : '',
       d.positioned ? 'The new row is appended last in the public order.' : '',
     ].filter(Boolean), {
+      parameters: [ref('parameters', 'IdempotencyKey')],
       requestBody: body('.create'),
       responses: {
-        201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location') }),
+        201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location'), ...replayed }),
         ...writeErrors,
         403: forbidden(true),
-        ...(keyed ? { 409: conflict(`A row with the same ${keyWords} exists already; it is in \`data\`.`) } : {}),
+        409: keyed ? conflict(`A row with the same ${keyWords} exists already; it is in \`data\`. Or: ${KEY_RUNNING}`) : errorResponse(['conflict'], undefined, KEY_RUNNING),
       },
     });
   }
@@ -193,9 +195,12 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
     const what = [action.description, 'Answers the row as stored now; with `If-Match`, a row that changed since answers 412 and nothing is written.'];
     paths[`/${d.name}/{id}/${name}`] = {
       post: operationObject({ id: name, tag: d.name, summary: name, what, role: action.role, feature: action.feature ?? d.features?.update }, {
-        parameters: [idParam, ref('parameters', 'IfMatch')],
+        parameters: [idParam, ref('parameters', 'IfMatch'), ref('parameters', 'IdempotencyKey')],
         requestBody: { required: true, content: { 'application/json': { schema: copy(action.input) } } },
-        responses: { 200: jsonBody(single(row, false), `The ${d.name} row as stored now.`, etag), ...writeErrors, 403: forbidden(true), 404: ref('responses', 'not_found'), 412: errorResponse(['precondition_failed'], row, 'The current row is in `data`.') },
+        responses: {
+          200: jsonBody(single(row, false), `The ${d.name} row as stored now.`, { ...etag, ...replayed }), ...writeErrors, 403: forbidden(true), 404: ref('responses', 'not_found'),
+          409: errorResponse(['conflict'], undefined, `The row is archived, or: ${KEY_RUNNING}`), 412: errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
+        },
       }),
     };
   }
@@ -215,22 +220,25 @@ function domainPath(operation: DomainOperation): Json {
     const { description, ...accepted } = copy(input.properties![name]!);
     return { name, in: where, required: where === 'path' || (input.required?.includes(name) ?? false), ...(description ? { description } : {}), schema: accepted };
   };
-  const parameters = [
+  const parameters: Json[] = [
     ...(rest.param ? [parameter(rest.param, 'path')] : []),
     ...(get ? Object.keys(input.properties ?? {}).filter((name) => name !== rest.param).map((name) => parameter(name, 'query')) : []),
   ];
   const write = operation.kind === 'write';
+  const keyed = !get && takesIdempotencyKey(operation);
+  if (keyed) parameters.push(ref('parameters', 'IdempotencyKey'));
   const operationJson = operationObject(
     { id: operation.name, tag: rest.path, summary: `${operation.name[0]!.toUpperCase()}${operation.name.slice(1).replaceAll('_', ' ')}`, what: [operation.description], role: operation.role, feature: operation.feature },
     {
       ...(parameters.length ? { parameters } : {}),
       ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: copy(operation.input) } } } }),
       responses: {
-        200: { description: answer?.contentType ? `The answer, as ${answer.contentType}.` : 'The answer, as JSON.', content },
+        200: { description: answer?.contentType ? `The answer, as ${answer.contentType}.` : 'The answer, as JSON.', content, ...(keyed ? { headers: { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } } : {}) },
         ...(get ? {} : { 400: ref('responses', 'bad_request'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type') }),
         401: ref('responses', 'unauthorized'),
         403: errorResponse(forbiddenCodes(write, false)),
         ...(rest.param ? { 404: ref('responses', 'not_found') } : {}),
+        ...(keyed ? { 409: errorResponse(['conflict'], undefined, KEY_RUNNING) } : {}),
         422: ref('responses', 'validation_failed'),
       },
     },

@@ -54,8 +54,10 @@ function mcpServer(services: Services, caller: Caller, tools: Tool[], byName: Ma
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
-      const structuredContent = await tool.call(services, caller, (request.params.arguments ?? {}) as Record<string, unknown>);
-      return { structuredContent, content: [{ type: 'text' as const, text: JSON.stringify(structuredContent) }] };
+      const answer = await tool.call(services, caller, (request.params.arguments ?? {}) as Record<string, unknown>);
+      const structuredContent = answer.body;
+      // a replay is said where REST says it in a header: in the result's metadata, so the content stays the first answer's
+      return { structuredContent, content: [{ type: 'text' as const, text: JSON.stringify(structuredContent) }], ...(answer.replayed ? { _meta: { idempotent_replayed: true } } : {}) };
     } catch (error) {
       if (error instanceof ApiError) return toolError(error);
       const unavailable = services.outage.unavailable(error);

@@ -12,7 +12,8 @@ import { isWriteOnly, planFields } from '../fields.ts';
 import { FEATURES } from '../plans.ts';
 import { execute, type Services } from '../operations/index.ts';
 import { executeAction } from '../operations/action.ts';
-import { executeDomain, type DomainOperation } from '../operations/domain.ts';
+import { executeDomain, takesIdempotencyKey, type DomainOperation } from '../operations/domain.ts';
+import { IDEMPOTENCY_KEY_MAX } from '../operations/idempotency.ts';
 import { MOVE_INPUT } from '../operations/rows.ts';
 import type { Registry } from '../registry.ts';
 
@@ -24,7 +25,13 @@ export interface Tool {
   inputSchema: Json;
   outputSchema?: Json;
   annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
-  call(services: Services, caller: Caller, args: Json): Promise<Json>;
+  call(services: Services, caller: Caller, args: Json): Promise<ToolAnswer>;
+}
+
+/** A tool's structuredContent, and whether it is the stored answer of an earlier call with its idempotency key. */
+export interface ToolAnswer {
+  body: Json;
+  replayed?: true;
 }
 
 export function singularOf(d: FamilyDescriptor): string {
@@ -42,6 +49,13 @@ const object = (properties: Record<string, unknown>, required: string[] = [], ad
 
 const ID = { type: 'string', minLength: 1, description: 'the row id, as list and get answer it' };
 const IF_MATCH = { type: 'string', description: 'the etag of a previous read; the write is refused (precondition_failed) if the row changed since; "*" skips the check' };
+const IDEMPOTENCY_KEY = {
+  type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: '^[\\x20-\\x7e]+$',
+  description: 'a key of your choosing (a UUID) that makes a retry safe: repeated with the same arguments within 24 hours, the first answer comes back and nothing is done again; with other arguments it is refused',
+};
+/** The tools that take an idempotency key get it beside their own input fields (it is not part of the body). */
+const withKey = (schema: Json): Json => ({ ...schema, properties: { ...(schema.properties as Json | undefined), idempotency_key: IDEMPOTENCY_KEY } });
+
 const ORGANIZATION = object({ id: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' } }, ['id', 'name', 'plan']);
 
 /** A tool error carries the same body REST answers (the SDK's client checks it against the output schema too). */
@@ -80,12 +94,13 @@ function familyTools(d: FamilyDescriptor): Tool[] {
   const tools: Tool[] = [];
   const singular = singularOf(d);
   const collection = d.kind === 'collection';
-  const answer = async (services: Services, caller: Caller, request: Parameters<typeof execute>[2]): Promise<Json> => {
+  const answer = async (services: Services, caller: Caller, request: Parameters<typeof execute>[2]): Promise<ToolAnswer> => {
     const result = await execute(services, caller, request);
     const organization = publicOrganization(caller.organization);
-    if (result.list) return { organization, data: result.list.data, truncated: result.list.truncated };
-    if (result.status === 204) return { organization, deleted: { family: d.name, id: request.id ?? null } };
-    return { data: result.data, organization, ...(result.etag ? { etag: result.etag } : {}), ...(result.notices ? { notices: result.notices } : {}) };
+    if (result.list) return { body: { organization, data: result.list.data, truncated: result.list.truncated } };
+    if (result.status === 204) return { body: { organization, deleted: { family: d.name, id: request.id ?? null } } };
+    const body = { data: result.data, organization, ...(result.etag ? { etag: result.etag } : {}), ...(result.notices ? { notices: result.notices } : {}) };
+    return { body, ...(result.replayed ? { replayed: true } : {}) };
   };
   const idInput = (args: Json) => (collection ? String(args.id ?? '') : undefined);
   const hints = (readOnlyHint: boolean, destructiveHint: boolean, idempotentHint: boolean) => ({ readOnlyHint, destructiveHint, idempotentHint });
@@ -114,10 +129,10 @@ function familyTools(d: FamilyDescriptor): Tool[] {
     tools.push({
       name: `create_${singular}`,
       description: `Creates a row of ${d.name}.${needs(d, 'create')} ${describe(d)}`,
-      inputSchema: object(inputFields(d, 'create'), [...(d.requiredOnCreate ?? [])]),
+      inputSchema: withKey(object(inputFields(d, 'create'), [...(d.requiredOnCreate ?? [])])),
       outputSchema: single(d),
       annotations: { title: `Create ${singular}`, ...hints(false, false, false) },
-      call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'create', body: args }),
+      call: (services, caller, { idempotency_key, ...body }) => answer(services, caller, { family: d.name, op: 'create', body, idempotencyKey: idempotency_key }),
     });
   }
   if (d.operations.includes('update')) {
@@ -148,17 +163,18 @@ function familyTools(d: FamilyDescriptor): Tool[] {
     tools.push({
       name,
       description: `${action.description} Names the ${singular} by id${d.naturalKey ? ` or by ${d.naturalKey.join(' and ')}` : ''}. Role: ${action.role}.`,
-      inputSchema: object({ id: ID, ...keyFields, ...(input.properties ?? {}) }, input.required ?? []),
+      inputSchema: withKey(object({ id: ID, ...keyFields, ...(input.properties ?? {}) }, input.required ?? [])),
       outputSchema: single(d),
       annotations: { title: name, ...hints(false, true, true) },
-      call: async (services, caller, { id, if_match, ...rest }) => {
+      call: async (services, caller, { id, if_match, idempotency_key, ...rest }) => {
         const key = Object.fromEntries((d.naturalKey ?? []).filter((f) => f in rest).map((f) => [f, rest[f]]));
         const body = Object.fromEntries(Object.entries(rest).filter(([f]) => !(f in key)));
         const result = await executeAction(services, caller, {
           family: d.name, action: name, id: typeof id === 'string' ? id : undefined, key: Object.keys(key).length ? (key as Row) : undefined, body,
-          ifMatch: typeof if_match === 'string' ? if_match : undefined,
+          ifMatch: typeof if_match === 'string' ? if_match : undefined, idempotencyKey: idempotency_key,
         });
-        return { data: result.data, organization: publicOrganization(caller.organization), ...(result.etag ? { etag: result.etag } : {}) };
+        const answer = { data: result.data, organization: publicOrganization(caller.organization), ...(result.etag ? { etag: result.etag } : {}) };
+        return { body: answer, ...(result.replayed ? { replayed: true } : {}) };
       },
     });
   }
@@ -166,14 +182,17 @@ function familyTools(d: FamilyDescriptor): Tool[] {
 }
 
 function domainTool(operation: DomainOperation): Tool {
+  const keyed = takesIdempotencyKey(operation);
   return {
     name: operation.name,
     description: `${operation.description} Role: ${operation.role}.${operation.feature ? ` Needs ${FEATURES[operation.feature].label}.` : ''}`,
-    inputSchema: operation.input as unknown as Json,
+    inputSchema: keyed ? withKey(operation.input as unknown as Json) : (operation.input as unknown as Json),
     annotations: { title: operation.name, readOnlyHint: operation.kind === 'read', destructiveHint: operation.kind === 'write' && !operation.additive, idempotentHint: operation.kind === 'read' || operation.idempotent === true },
     call: async (services, caller, args) => {
-      const result = await executeDomain(services, caller, operation, args);
-      return 'json' in result ? result.json : { content_type: result.contentType, text: result.text };
+      const { idempotency_key, ...input } = args;
+      const result = await executeDomain(services, caller, operation, keyed ? input : args, keyed ? idempotency_key : undefined);
+      const body = 'json' in result ? result.json : { content_type: result.contentType, text: result.text };
+      return { body, ...(result.replayed ? { replayed: true } : {}) };
     },
   };
 }

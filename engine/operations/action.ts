@@ -3,12 +3,13 @@
  * endpoint plan, the action's feature and role, input validation, one transaction with the audit entry.
  */
 import type { Caller } from '../auth/caller.ts';
-import { actionTransports, type Row } from '../descriptor.ts';
+import { actionTransports, type ActionDescriptor, type FamilyDescriptor, type Row } from '../descriptor.ts';
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { checkBody } from '../validation.ts';
 import { diffRows, recordAudit } from './audit.ts';
 import { requireFeature, requireRole } from './authorize.ts';
 import { hookContext, inTransaction } from './context.ts';
+import { idempotent } from './idempotency.ts';
 import { etagOf, ifMatchHolds, project } from './project.ts';
 import { loadRow } from './read.ts';
 import { changedValues } from './rows.ts';
@@ -22,6 +23,8 @@ export interface ActionRequest {
   key?: Row;
   body?: unknown;
   ifMatch?: string;
+  /** the `Idempotency-Key` header (MCP: `idempotency_key`) as sent */
+  idempotencyKey?: unknown;
 }
 
 export async function executeAction(services: Services, caller: Caller, request: ActionRequest): Promise<OperationResult> {
@@ -36,6 +39,12 @@ export async function executeAction(services: Services, caller: Caller, request:
   const feature = action.feature ?? d.features?.update;
   if (feature) requireFeature(caller, feature);
   requireRole(caller, action.role);
+  // an action sets state from its input, yet a stale retry would undo a later change: it takes a key like a create
+  const call = { key: request.idempotencyKey, operation: `${d.name}.${request.action}`, target: request.id ?? request.key, body: request.body ?? {} };
+  return idempotent(services, caller, call, () => runAction(services, caller, d, action, request));
+}
+
+async function runAction(services: Services, caller: Caller, d: FamilyDescriptor, action: ActionDescriptor, request: ActionRequest): Promise<OperationResult> {
   const errors = checkBody(action.input, request.body ?? {});
   if (errors.length) throw validationFailed(errors);
   const input = (request.body ?? {}) as Row;

@@ -11,6 +11,7 @@ import { validationFailed } from '../errors.ts';
 import type { Feature, Role } from '../plans.ts';
 import { checkBody } from '../validation.ts';
 import { requireFeature, requireRole } from './authorize.ts';
+import { idempotent } from './idempotency.ts';
 import type { Services } from './types.ts';
 
 /** JSON for REST's body and MCP's structuredContent, or a document (such as an HCL file) as text. */
@@ -40,11 +41,19 @@ export interface DomainOperation {
   run(services: Services, caller: Caller, input: Row): Promise<DomainResult>;
 }
 
-export async function executeDomain(services: Services, caller: Caller, operation: DomainOperation, input: unknown): Promise<DomainResult> {
+/** Writes not declared idempotent take an idempotency key (the header; the agent tool's `idempotency_key`). */
+export const takesIdempotencyKey = (operation: DomainOperation) => operation.kind === 'write' && operation.idempotent !== true;
+
+/** `idempotencyKey` is ignored by the operations that do not take one (reads, idempotent writes). */
+export async function executeDomain(services: Services, caller: Caller, operation: DomainOperation, input: unknown, idempotencyKey?: unknown): Promise<DomainResult & { replayed?: true }> {
   requireFeature(caller, caller.endpointFeature);
   if (operation.feature) requireFeature(caller, operation.feature);
   requireRole(caller, operation.role, operation.kind === 'write');
-  const errors = checkBody(operation.input, input ?? {});
-  if (errors.length) throw validationFailed(errors);
-  return operation.run(services, caller, (input ?? {}) as Row);
+  const run = async () => {
+    const errors = checkBody(operation.input, input ?? {});
+    if (errors.length) throw validationFailed(errors);
+    return operation.run(services, caller, (input ?? {}) as Row);
+  };
+  if (!takesIdempotencyKey(operation)) return run();
+  return idempotent(services, caller, { key: idempotencyKey, operation: operation.name, body: input ?? {} }, run);
 }

@@ -7,6 +7,10 @@
  *  3. the operation exists on the family → 405 method_not_allowed
  *  4. the family's plan feature for the operation → 403 plan_required
  *  5. the role the operation needs → 403 read_only_key / forbidden
+ *  5b. creates and named actions (and domain writes not declared idempotent): the idempotency key
+ *     (idempotency.ts) — malformed → 422 naming it; claimed for the organization, or: the same request done
+ *     within 24 h → its stored answer replayed (nothing below runs); another request → 422; still running → 409.
+ *     Only a 2xx answer is stored; any refusal or failure below releases the key.
  *  6. fields only a user may write → 403 user_token_required
  *  7. parse the body: unknown, read-only and create-only fields and schema violations, all collected → 422
  *  8. in one transaction: load (404) → merge → `prepare` hook → rules and `validate` hook (422) →
@@ -18,6 +22,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { ApiError } from '../errors.ts';
 import { authorize } from './authorize.ts';
+import { idempotent } from './idempotency.ts';
 import { listRows, readRow } from './read.ts';
 import type { OperationRequest, OperationResult, Services } from './types.ts';
 import { createRow, deleteRow, updateRow } from './write.ts';
@@ -28,7 +33,9 @@ export async function execute(services: Services, caller: Caller, request: Opera
   const family = services.registry.get(request.family);
   if (!family) throw new ApiError('not_found', `There is no resource family named ${request.family}.`);
   authorize(caller, family, request.op);
-  return HANDLERS[request.op](services, caller, family, request);
+  if (request.op !== 'create') return HANDLERS[request.op](services, caller, family, request);
+  const call = { key: request.idempotencyKey, operation: `${family.name}.create`, body: request.body };
+  return idempotent(services, caller, call, () => createRow(services, caller, family, request));
 }
 
 export type { OperationRequest, OperationResult, Services } from './types.ts';

@@ -53,6 +53,8 @@ export interface OperationRequest {
   ifMatch?: string;
   /** lists: include archived rows */
   includeArchived?: boolean;
+  /** the `Idempotency-Key` header (MCP: `idempotency_key`) as sent; only creates use it */
+  idempotencyKey?: unknown;
 }
 
 /** Something the caller should know beside a successful answer (an unlinked id, a move that moved nothing). */
@@ -66,4 +68,6 @@ export interface OperationResult {
   /** the row id, for the transport's Location header */
   id?: string;
   notices?: Notice[];
+  /** the stored answer of an earlier request with the same idempotency key (`Idempotent-Replayed: true`) */
+  replayed?: true;
 }

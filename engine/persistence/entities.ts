@@ -117,7 +117,23 @@ export const SystemSettingEntity = new EntitySchema<any>({
   },
 });
 
-export const CORE_ENTITIES = [OrganizationEntity, ApiKeyEntity, UserEntity, MembershipEntity, PersonalTokenEntity, AuditEntryEntity, SystemSettingEntity];
+/** Idempotency keys (operations/idempotency.ts): one claim per organization and key, its answer once done. */
+export const IdempotencyKeyEntity = new EntitySchema<any>({
+  name: 'IdempotencyKey',
+  tableName: 'idempotency_keys',
+  properties: {
+    organization_id: { ...uuid, primary: true },
+    key: { ...text, primary: true },
+    fingerprint: text,
+    claim: uuid,
+    state: text,
+    // the answer as JSON text (not jsonb, which reorders keys): a replay answers the same bytes
+    result: { ...text, nullable: true },
+    created_at: { ...timestamp, index: true },
+  },
+});
+
+export const CORE_ENTITIES = [OrganizationEntity, ApiKeyEntity, UserEntity, MembershipEntity, PersonalTokenEntity, AuditEntryEntity, SystemSettingEntity, IdempotencyKeyEntity];
 
 export function tableName(family: FamilyDescriptor): string {
   return family.table ?? `cfg_${family.name}`;

@@ -16,6 +16,7 @@ import { rescueOrphans } from '../orphans.ts';
 import { sweepDeliveries } from '../outbound/sweep.ts';
 import { releaseDueEmail } from './email-release.ts';
 import { pruneNotices } from './retention.ts';
+import { pruneIdempotencyKeys } from '../../engine/operations/idempotency.ts';
 
 export const NOTIFY_TICK_QUEUE = 'notify.tick';
 
@@ -39,6 +40,7 @@ export async function runHousekeeping(services: Services): Promise<void> {
   await sweepDeliveries(services, now);
   await rescueOrphans(services, CHAT_ORPHANS, now);
   await pruneNotices(services, now);
+  await pruneIdempotencyKeys(services, now);
 }
 
 const releaser = periodicPass(NOTIFY_TICK_QUEUE, DEFAULT_TICK_SECONDS, async (services) => {

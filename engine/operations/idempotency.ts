@@ -1,0 +1,120 @@
+/**
+ * Idempotent requests (the `Idempotency-Key` header; MCP: the `idempotency_key` argument), Stripe's semantics:
+ * the first request with a key claims it for the caller's organization; a repeat within 24 hours with the same
+ * operation, target and body replays the first answer (`replayed: true`) and does nothing else; with anything
+ * else it is 422 naming the key; while the first still runs it is 409.
+ *
+ * The claim is a row (`idempotency_keys`, primary key organization + key) inserted before the operation runs, so
+ * of two racing requests exactly one inserts it; the other finds it running. Only a success (2xx) is stored: a
+ * refusal wrote nothing (every operation refuses before writing), so its claim is released and a retry runs again
+ * and answers what holds then. A 5xx or a crash of the operation releases the claim too. A row older than 24 hours
+ * is ignored (a new request takes the key over) and pruned by the periodic housekeeping (`pruneIdempotencyKeys`).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Caller } from '../auth/caller.ts';
+import { ApiError, validationFailed } from '../errors.ts';
+import { prepared } from '../persistence/sql.ts';
+import { readStore } from './context.ts';
+import type { Services } from './types.ts';
+
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60_000;
+export const IDEMPOTENCY_KEY_MAX = 255;
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+const PRUNE_BATCH = 5000;
+/**
+ * A condition that is always true and makes its statement's own transaction commit without waiting for the WAL
+ * flush (`synchronous_commit` off until that commit): the claim and its outcome cost no flush of their own. The
+ * write they guard commits later and waits for its flush, which carries theirs (WAL is written in order): a claim
+ * lost in a crash guarded nothing that committed, and a lost `done` leaves the claim running (409 until it
+ * expires), never a second write.
+ */
+const UNFLUSHED = `set_config('synchronous_commit', 'off', true) is not null`;
+
+/** The key as the transport received it (`undefined`: none sent) and what the operation is. */
+export interface IdempotentCall {
+  key: unknown;
+  /** the operation's name (`teams.create`, `deploy_policies.set_deploy_freeze`, `redeliver`) */
+  operation: string;
+  /** the row an action names (id or natural key), when it names one */
+  target?: unknown;
+  body: unknown;
+}
+
+/** Where a refused key is named: the header on REST, the argument on the agent-tool endpoint. */
+const keyField = (caller: Caller) => (caller.transport === 'mcp' ? 'idempotency_key' : 'Idempotency-Key');
+
+function checkKey(caller: Caller, key: unknown): string {
+  const refuse = (message: string) => validationFailed([{ field: keyField(caller), message }]);
+  if (typeof key !== 'string') throw refuse('must be a string');
+  if (key.length === 0) throw refuse('must not be empty');
+  if (key.length > IDEMPOTENCY_KEY_MAX) throw refuse(`must be at most ${IDEMPOTENCY_KEY_MAX} characters`);
+  if (!PRINTABLE_ASCII.test(key)) throw refuse('may hold only printable ASCII characters');
+  return key;
+}
+
+/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are one body. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  return value;
+}
+
+const fingerprintOf = (call: IdempotentCall) =>
+  createHash('sha256').update(JSON.stringify(canonical([call.operation, call.target ?? null, call.body ?? {}]))).digest('hex');
+
+/**
+ * Runs `run` at most once per (organization, key) within the window. The result must be JSON (it is stored as
+ * text, so a replay answers the same bytes in the same order). No key: `run` runs as it would without this step.
+ */
+export async function idempotent<T extends object>(services: Services, caller: Caller, call: IdempotentCall, run: () => Promise<T>): Promise<T & { replayed?: true }> {
+  if (call.key === undefined) return run();
+  const key = checkKey(caller, call.key);
+  const fingerprint = fingerprintOf(call);
+  const orgId = caller.organization.id;
+  const sql = readStore(services).execute;
+  const claim = randomUUID();
+  for (let attempt = 0; ; attempt++) {
+    const now = services.clock.now();
+    const claimed = await sql(
+      prepared(`insert into idempotency_keys (organization_id, key, fingerprint, claim, state, result, created_at)
+       select ?, ?, ?, ?, 'running', null, ? where ${UNFLUSHED}
+       on conflict (organization_id, key) do update set fingerprint = excluded.fingerprint, claim = excluded.claim, state = 'running', result = null, created_at = excluded.created_at
+       where idempotency_keys.created_at <= ?
+       returning claim`),
+      [orgId, key, fingerprint, claim, now, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)],
+    );
+    if (claimed.length) break;
+    const [held] = await readStore(services).execute(prepared('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ?'), [orgId, key]);
+    // released between the insert and the read (the first one was refused): claim it again
+    if (!held && attempt < 3) continue;
+    if (!held || held.state === 'running') {
+      throw new ApiError('conflict', 'A request with this idempotency key is still running; retry later to get its answer.', { headers: { 'Retry-After': '1' } });
+    }
+    if (held.fingerprint !== fingerprint) {
+      throw validationFailed([{ field: keyField(caller), message: 'was used within the last 24 hours with another request (another operation, row or body); send a new key' }]);
+    }
+    return { ...(JSON.parse(String(held.result)) as T), replayed: true };
+  }
+  // a failure to record the outcome must not turn a committed write into an error: the claim then stays running
+  // (409 to repeats until it expires), which never repeats the write
+  const settle = (sqlText: string, params: unknown[]) =>
+    sql(sqlText, params).catch((error: Error) => services.log.error({ err: error.name, operation: call.operation }, 'idempotency key not settled'));
+  let result: T;
+  try {
+    result = await run();
+  } catch (error) {
+    await settle(prepared('delete from idempotency_keys where organization_id = ? and key = ? and claim = ?'), [orgId, key, claim]);
+    throw error;
+  }
+  await settle(prepared(`update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ? and ${UNFLUSHED}`), [JSON.stringify(result), orgId, key, claim]);
+  return result;
+}
+
+/** Forgets keys past the window, a batch at a time (the periodic housekeeping calls it). */
+export async function pruneIdempotencyKeys(services: Services, now: Date): Promise<number> {
+  const removed = await readStore(services).execute(
+    `delete from idempotency_keys where (organization_id, key) in (select organization_id, key from idempotency_keys where created_at <= ? limit ${PRUNE_BATCH}) returning key`,
+    [new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)],
+  );
+  return removed.length;
+}
