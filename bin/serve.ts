@@ -13,7 +13,8 @@ import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
 import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, webhookStartup, type WebhookOptions } from '../webhooks/index.ts';
 import { exportOperation } from '../export/export.ts';
-import type { RateLimit } from '../webhooks/limits.ts';
+import { DEFAULT_API_RATE_LIMIT, type RateLimit } from '../webhooks/limits.ts';
+import { credentialLimiter } from '../webhooks/rate-limit.ts';
 import { parsePrices } from '../webhooks/ai/prices.ts';
 import { codeHostFromEnv } from '../webhooks/codehost/app.ts';
 import { checkOptionsFromEnv, checkWidening, resolveCheckOptions } from '../webhooks/checks/options.ts';
@@ -36,8 +37,16 @@ function webhookRateLimit(value: string | undefined): RateLimit | undefined {
   return { points, durationSeconds: 60 };
 }
 
+/** `VIGIL_API_RATE_LIMIT`: requests per minute per API key or personal token at REST and MCP (default 600; 0 turns it off). */
+function apiRateLimit(value: string | undefined): RateLimit | null {
+  if (value === undefined || value.trim() === '') return DEFAULT_API_RATE_LIMIT;
+  const points = Number(value);
+  if (!Number.isInteger(points) || points < 0) throw new Error(`VIGIL_API_RATE_LIMIT must be a whole number of requests per minute, or 0 to turn the limit off (got ${value})`);
+  return points === 0 ? null : { points, durationSeconds: 60 };
+}
+
 /**
- * `VIGIL_WEBHOOK_RATE_LIMIT_STORE`: memory (default), postgres (shared by the instances of one database) or redis
+ * `VIGIL_WEBHOOK_RATE_LIMIT_STORE` (despite its name, also where `VIGIL_API_RATE_LIMIT` counts): memory (default), postgres (shared by the instances of one database) or redis
  * (shared by the instances pointed at `VIGIL_REDIS_URL`). The URL may hold a password: no message repeats it.
  */
 function rateLimitStore(env: NodeJS.ProcessEnv): Pick<WebhookOptions, 'rateLimitStore' | 'redisUrl'> {
@@ -103,6 +112,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     checks: checkOptionsFromEnv(env),
     notify: { tickSeconds: envNumber(env.VIGIL_NOTIFY_TICK_SECONDS, 'VIGIL_NOTIFY_TICK_SECONDS', 0) },
   };
+  const apiLimit = apiRateLimit(env.VIGIL_API_RATE_LIMIT);
   const outbound = outboundFromEnv(env);
   const checks = resolveCheckOptions(webhooks.checks);
   return {
@@ -139,6 +149,7 @@ export function serviceOptions(env: NodeJS.ProcessEnv = process.env) {
     // VIGIL_WORKERS=off: this instance serves HTTP and enqueues, another one works the jobs
     runWorkers: envFlag(env.VIGIL_WORKERS, 'VIGIL_WORKERS') ?? true,
     rawRouters: webhookRouters(webhooks),
+    rateLimit: apiLimit ? credentialLimiter(apiLimit, webhooks) : undefined,
     onStart: webhookStartup(webhooks),
   };
 }

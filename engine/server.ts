@@ -24,6 +24,7 @@ import { jsonBodyParser } from './http/body.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
 import type { DomainOperation } from './operations/domain.ts';
 import { configApi } from './http/config-api.ts';
+import type { CredentialLimiter } from './http/rate-limit.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { operatorApi, requireOperator } from './http/operator-api.ts';
 import { accessMiddleware } from './observability/access.ts';
@@ -72,6 +73,11 @@ export interface ServeOptions {
   jobPollSeconds?: number;
   /** told of every audit entry inside its write's transaction (engine/operations/audit.ts) */
   auditListeners?: AuditListener[];
+  /**
+   * the per-credential request limit of the configuration API and the agent-tool endpoint (engine/http/rate-limit.ts),
+   * built once the services exist (its store may log and close with them); absent, requests are not limited
+   */
+  rateLimit?: (services: Services) => CredentialLimiter;
   /** run once the instance serves and works jobs (seeding recurring jobs, per-instance settings of other parts) */
   onStart?: ((services: Services) => Promise<void>)[];
 }
@@ -140,6 +146,7 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, 
       }))),
     onClose: (hook) => void closeHooks.push(hook),
   };
+  services.rateLimit = options.rateLimit?.(services);
   if (options.databaseUrl) {
     const shared = await shareCredentialClears(options.databaseUrl, services.credentials, options.log, outage);
     closeHooks.push(() => shared.close());

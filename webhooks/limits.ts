@@ -47,3 +47,10 @@ export interface RateLimit {
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { points: 600, durationSeconds: 60 };
+
+/**
+ * The configuration API's and agent-tool endpoint's limit per API key or personal token (`VIGIL_API_RATE_LIMIT`):
+ * 600 a minute, 10 a second sustained — an agent or a Terraform run with parallel requests fits, a runaway loop
+ * does not.
+ */
+export const DEFAULT_API_RATE_LIMIT: RateLimit = { points: 600, durationSeconds: 60 };

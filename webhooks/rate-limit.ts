@@ -1,6 +1,7 @@
 /**
- * The per-organization, per-source rate limit of the webhooks, from rate-limiter-flexible, in one of three stores
- * (`VIGIL_WEBHOOK_RATE_LIMIT_STORE`): memory, counted by each instance alone; postgres, a table shared by every
+ * The rate limits, from rate-limiter-flexible: the webhooks' per organization and source, and the configuration
+ * API's and agent-tool endpoint's per credential (engine/http/rate-limit.ts), each under its own key prefix in one of
+ * three stores (`VIGIL_WEBHOOK_RATE_LIMIT_STORE`, which despite its name sets both): memory, counted by each instance alone; postgres, a table shared by every
  * instance serving that database (`RateLimiterPostgres` on its own small pg.Pool); redis, keys shared by every
  * instance pointed at that Redis (./rate-limit-redis.ts). The shared stores keep an in-memory limiter as insurance
  * should their server not answer. The PostgreSQL table is one of the service's own (created by the migrations, in
@@ -11,6 +12,8 @@ import { EntitySchema } from '@mikro-orm/core';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../engine/logger.ts';
+import type { CredentialLimiter, RequestCount } from '../engine/http/rate-limit.ts';
+import type { Services } from '../engine/operations/types.ts';
 import type { RateLimit } from './limits.ts';
 import { redisLimiter } from './rate-limit-redis.ts';
 
@@ -27,7 +30,7 @@ export const WebhookRateLimitEntity = new EntitySchema<any>({
   },
 });
 
-export interface WebhookLimiter {
+export interface WebhookLimiter extends CredentialLimiter {
   /** null when allowed; otherwise the seconds to wait */
   consume(key: string): Promise<number | null>;
   close(): Promise<void>;
@@ -35,6 +38,31 @@ export interface WebhookLimiter {
 
 /** Where the counts live; `url` is the PostgreSQL database or the Redis server every instance shares. */
 export type LimiterStore = { kind: 'memory' } | { kind: 'postgres'; url: string } | { kind: 'redis'; url: string };
+
+/** The store chosen by the settings (`VIGIL_WEBHOOK_RATE_LIMIT_STORE` with `DATABASE_URL` or `VIGIL_REDIS_URL`). */
+export interface StoreSettings {
+  rateLimitStore?: 'memory' | 'postgres' | 'redis';
+  databaseUrl?: string;
+  redisUrl?: string;
+}
+
+export function limiterStore(settings: StoreSettings): LimiterStore {
+  if (settings.rateLimitStore === 'postgres' && settings.databaseUrl) return { kind: 'postgres', url: settings.databaseUrl };
+  if (settings.rateLimitStore === 'redis' && settings.redisUrl) return { kind: 'redis', url: settings.redisUrl };
+  return { kind: 'memory' };
+}
+
+/**
+ * The per-credential limit of the configuration API and the agent-tool endpoint (`VIGIL_API_RATE_LIMIT`), counted in
+ * the webhooks' store under its own key prefix; closed with the service.
+ */
+export function credentialLimiter(limit: RateLimit, settings: StoreSettings, keyPrefix = 'vigil_api'): (services: Services) => CredentialLimiter {
+  return (services) => {
+    const limiter = createLimiter(limit, limiterStore(settings), { keyPrefix, log: services.log });
+    services.onClose(() => limiter.close());
+    return limiter;
+  };
+}
 
 /** `keyPrefix` keeps counts of different purposes (or test runs) apart in a shared store; `log` hears of outages. */
 export function createLimiter(limit: RateLimit, store: LimiterStore = { kind: 'memory' }, extra: { keyPrefix?: string; log?: Logger } = {}): WebhookLimiter {
@@ -61,17 +89,23 @@ export function createLimiter(limit: RateLimit, store: LimiterStore = { kind: 'm
     ready = redis.ready;
     release = redis.close;
   }
+  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+  const take = async (key: string): Promise<RequestCount> => {
+    const limiter = await ready;
+    try {
+      const counted = await limiter.consume(key);
+      return { remaining: counted.remainingPoints, resetSeconds: seconds(counted.msBeforeNext), retryAfter: null };
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      const wait = seconds(refusal.msBeforeNext);
+      return { remaining: 0, resetSeconds: wait, retryAfter: wait };
+    }
+  };
   return {
-    async consume(key) {
-      const limiter = await ready;
-      try {
-        await limiter.consume(key);
-        return null;
-      } catch (refusal) {
-        if (refusal instanceof RateLimiterRes) return Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
-        throw refusal;
-      }
-    },
+    points: limit.points,
+    windowSeconds: limit.durationSeconds,
+    take,
+    consume: async (key) => (await take(key)).retryAfter,
     close: () => release(),
   };
 }

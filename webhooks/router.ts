@@ -33,7 +33,7 @@ import { tableName } from '../engine/persistence/entities.ts';
 import { deliveryLog, keptHeaders, keptPayload } from './deliveries.ts';
 import type { SignatureCheck, SignatureChecks, WebhookAnswer, WebhookHandlers } from './handlers.ts';
 import { BODY_LIMITS, DEFAULT_RATE_LIMIT, SOURCES_WITH_CARD_PATHS, type RateLimit, type WebhookSource } from './limits.ts';
-import { createLimiter, type LimiterStore } from './rate-limit.ts';
+import { createLimiter, limiterStore } from './rate-limit.ts';
 import { isSignable, RUNBOOK_SIGNED_SOURCES, SIGNING_SCHEMES, signatureHeaders, verifySignature } from './signing.ts';
 import { WEBHOOK_SOURCES } from './sources.ts';
 
@@ -226,12 +226,6 @@ function checkCustom(
       : verdict === 'stale' ? (custom.staleMessage ?? `The ${source} delivery is too old to accept; replays are refused.`)
         : `The signature in ${headers} does not match this request and the signing secret saved for ${source} (${custom.savedIn}).`;
   return { refusal: { status: 401, body: { error: 'unauthorized', message } }, signed: false };
-}
-
-function limiterStore(options: WebhookOptions): LimiterStore {
-  if (options.rateLimitStore === 'postgres' && options.databaseUrl) return { kind: 'postgres', url: options.databaseUrl };
-  if (options.rateLimitStore === 'redis' && options.redisUrl) return { kind: 'redis', url: options.redisUrl };
-  return { kind: 'memory' };
 }
 
 export function webhookRoutes(services: Services, options: WebhookOptions = {}): Router {

@@ -10,6 +10,7 @@ import { ApiError } from '../errors.ts';
 import { execute, type OperationResult, type Services } from '../operations/index.ts';
 import { executeDomain, type DomainOperation } from '../operations/domain.ts';
 import { executeAction } from '../operations/action.ts';
+import { countRequest } from './rate-limit.ts';
 import type { TSchema } from 'typebox';
 
 export const CONFIG_PREFIX = '/api/v1/config';
@@ -111,6 +112,8 @@ export function configApi(services: Services) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.path !== CONFIG_PREFIX && !ctx.path.startsWith(`${CONFIG_PREFIX}/`)) return next();
     const caller = await authenticateApiKey(services.db, services.credentials, ctx.get('authorization'), 'rest', 'config_api');
+    const limited = await countRequest(ctx, services.rateLimit, caller);
+    if (limited) throw limited;
     const { family, id } = parsePath(ctx.path);
     const domain = services.domain.find((op) => op.rest?.path === family && (op.rest.param !== undefined) === (id !== undefined));
     if (domain) return runDomain(ctx, services, caller, domain, id);

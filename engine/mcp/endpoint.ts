@@ -6,7 +6,10 @@
  * itself. An unknown tool is a JSON-RPC error (InvalidParams), as the MCP specification says. A database that cannot
  * be reached is `unavailable` (503, Retry-After): a tool call answers it as a tool error even when the key could not
  * be checked (the model reads it and can retry; an HTTP error is thrown by the client to the host, not shown to the
- * model), any other request gets the HTTP 503 at the door, like a 401.
+ * model), any other request gets the HTTP 503 at the door, like a 401. The per-credential rate limit
+ * (../http/rate-limit.ts) is counted once the caller is known and refuses the same way: a tool call over the limit
+ * gets a tool error `rate_limited` (`retry_after` in it; the RateLimit fields on the HTTP 200 that carries it),
+ * anything else an HTTP 429 with Retry-After at the door.
  */
 import type { Context, Next } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -19,6 +22,7 @@ import { PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
 import { authenticatePersonalToken, ORGANIZATION_HEADER } from '../auth/personal-token.ts';
 import { ApiError } from '../errors.ts';
 import { requireFeature } from '../operations/authorize.ts';
+import { countRequest } from '../http/rate-limit.ts';
 import type { Services } from '../operations/types.ts';
 import { buildTools, type Tool } from './tools.ts';
 
@@ -84,10 +88,14 @@ export function mcpEndpoint(services: Services) {
       if (unavailable && isToolCall(body)) return unavailable;
       throw unavailable ?? error;
     });
-    if (caller instanceof ApiError) {
-      ctx.body = { jsonrpc: '2.0', id: (body as { id?: unknown }).id ?? null, result: toolError(caller) };
-      return;
-    }
+    const answerTool = (refusal: ApiError) => {
+      ctx.body = { jsonrpc: '2.0', id: (body as { id?: unknown }).id ?? null, result: toolError(refusal) };
+    };
+    if (caller instanceof ApiError) return answerTool(caller);
+    // over the limit: refused like the outage above, as a tool error to a tool call and at the door to anything else
+    const limited = await countRequest(ctx, services.rateLimit, caller);
+    if (limited && !isToolCall(body)) throw limited;
+    if (limited) return answerTool(limited);
     const invalid = invalidToolCall(body);
     if (invalid) {
       ctx.body = invalid;

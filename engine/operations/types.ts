@@ -7,6 +7,7 @@ import type { ServiceConfig } from '../config.ts';
 import type { SecretBox } from '../crypto.ts';
 import type { OperationName, Row } from '../descriptor.ts';
 import type { FieldError } from '../errors.ts';
+import type { CredentialLimiter } from '../http/rate-limit.ts';
 import type { Logger } from '../logger.ts';
 import type { JobQueue } from '../jobs/types.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -37,6 +38,8 @@ export interface Services {
   targets: TargetCheck;
   /** told of every audit entry inside its write's transaction (change notifications) */
   auditListeners: readonly AuditListener[];
+  /** the per-credential request limit of REST and MCP (engine/http/rate-limit.ts); absent when the limit is off */
+  rateLimit?: CredentialLimiter;
   /**
    * registers what `close()` runs once no request is in flight, before the jobs stop and the database closes:
    * parts that hold connections of their own (the rate-limit store's Redis client) let them go there

@@ -29,6 +29,8 @@ import { checkWidening, resolveCheckOptions } from '../../webhooks/checks/option
 import { addressPolicy } from '../../webhooks/outbound/addresses.ts';
 import { targetRefusal } from '../../webhooks/outbound/url-rules.ts';
 import { exportOperation } from '../../export/export.ts';
+import type { RateLimit } from '../../webhooks/limits.ts';
+import { credentialLimiter } from '../../webhooks/rate-limit.ts';
 
 export interface Answer {
   status: number;
@@ -156,6 +158,11 @@ export async function startVigil(
     log?: Logger;
     /** VIGIL_SECRET_KEY (default: a new one): a restart on the same storage passes the first start's to open its secrets */
     secretKey?: string;
+    /**
+     * VIGIL_API_RATE_LIMIT, counted in the webhooks' store (default: a limit no test reaches, so every request passes
+     * through the step and its fields; null turns it off)
+     */
+    apiRateLimit?: RateLimit | null;
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -194,6 +201,7 @@ export async function startVigil(
     jobPollSeconds: 0.5,
     routers: [openApiRoutes, statusPageRoutes, deployGateRoutes],
     rawRouters: webhookRouters(webhooks),
+    rateLimit: options.apiRateLimit === null ? undefined : credentialLimiter(options.apiRateLimit ?? { points: 1_000_000, durationSeconds: 3600 }, webhooks),
     onStart: webhookStartup(webhooks),
   });
   if (watch) watch.watchSeals(running.services.secrets);
