@@ -63,7 +63,7 @@ export function sharedSchemas(): Record<string, Json> {
         data: { description: 'with conflict: the existing row; with precondition_failed: the current row' },
         allowed: { type: 'array', items: { type: 'string' }, description: 'with method_not_allowed: the methods the path offers' },
         feature: { type: 'string', enum: Object.keys(FEATURES), description: 'with plan_required: the missing feature' },
-        retry_after: { type: 'integer', description: 'with unavailable: the seconds to wait before retrying, as in Retry-After' },
+        retry_after: { type: 'integer', description: 'with unavailable and rate_limited: the seconds to wait before retrying, as in Retry-After' },
       },
     },
   };
@@ -77,6 +77,15 @@ export function sharedHeaders(): Record<string, Json> {
     },
     Location: { description: 'The URL of the new row.', schema: { type: 'string', format: 'uri' } },
     'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string' } },
+    'RateLimit-Policy': {
+      description: 'The per-credential request limit (IETF draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window in seconds>`. Absent when the deployment turned the limit off.',
+      schema: { type: 'string', example: '"default";q=600;w=60' },
+    },
+    RateLimit: {
+      description: "What is left of this credential's window: `\"default\";r=<requests remaining>;t=<seconds until the window resets>`. Absent when the limit is off.",
+      schema: { type: 'string', example: '"default";r=599;t=60' },
+    },
+    'Retry-After': { description: 'The seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
     'Idempotent-Replayed': { description: '`true` when the answer is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise.', schema: { type: 'string', enum: ['true'] } },
   };
 }
@@ -131,7 +140,31 @@ export function sharedResponses(): Record<string, Json> {
     payload_too_large: errorResponse(['payload_too_large']),
     unsupported_media_type: errorResponse(['unsupported_media_type']),
     validation_failed: errorResponse(['validation_failed']),
+    rate_limited: { ...errorResponse(['rate_limited']), headers: { 'Retry-After': ref('headers', 'Retry-After') } },
   };
+}
+
+/**
+ * Every operation that authenticates is rate limited per credential: it may answer 429, and each of its answers but
+ * the 401 (a request not counted) carries the RateLimit fields. Applied once to the generated paths, shared responses
+ * included, so no operation can miss them.
+ */
+export function withRateLimit(paths: Record<string, Json>, responses: Record<string, Json>): void {
+  const fields = { 'RateLimit-Policy': ref('headers', 'RateLimit-Policy'), RateLimit: ref('headers', 'RateLimit') };
+  const addFields = (response: Json) => {
+    response.headers = { ...(response.headers ?? {}), ...fields };
+  };
+  for (const [name, response] of Object.entries(responses)) if (name !== 'unauthorized') addFields(response);
+  for (const path of Object.values(paths)) {
+    // a path item also holds its shared `parameters`: only operations have responses
+    for (const operation of Object.values(path) as { responses?: Record<string, Json> }[]) {
+      if (!operation.responses) continue;
+      operation.responses[429] = ref('responses', 'rate_limited');
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status !== '401' && !response.$ref) addFields(response);
+      }
+    }
+  }
 }
 
 /** The 403 codes an operation can answer: writes add read-only keys, user-only fields add user_token_required. */

@@ -12,7 +12,7 @@ import { takesIdempotencyKey, type DomainOperation } from '../operations/domain.
 import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
 import { CONFIG_PREFIX } from './config-api.ts';
-import { errorResponse, forbiddenCodes, KEY_RUNNING, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas } from './openapi-responses.ts';
+import { errorResponse, forbiddenCodes, KEY_RUNNING, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas, withRateLimit } from './openapi-responses.ts';
 import { copy, familySchemas, type Json } from './openapi-schemas.ts';
 
 export const OPENAPI_VERSION = '1.0.0';
@@ -294,6 +294,8 @@ export function openApiDocument(registry: Registry, domainOperations: readonly D
     if (!tags.some((tag) => tag.name === operation.rest!.path)) tags.push({ name: operation.rest.path, description: operation.description });
     Object.assign(paths, domainPath(operation));
   }
+  const responses = sharedResponses();
+  withRateLimit(paths, responses);
   Object.assign(paths, documentationPaths());
   return {
     openapi: '3.1.0',
@@ -312,7 +314,7 @@ export function openApiDocument(registry: Registry, domainOperations: readonly D
         },
       },
       schemas,
-      responses: sharedResponses(),
+      responses,
       parameters: sharedParameters(),
       headers: sharedHeaders(),
     },

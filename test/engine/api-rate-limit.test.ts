@@ -47,6 +47,32 @@ t.test('REST: the fields on every answer, remaining counting down, then 429 with
   t.equal((await api.post(`${CONFIG}/alert_mutes`, { pattern: 'not written' })).status, 429, 'a write is refused too');
 });
 
+t.test('OpenAPI: every authenticated operation documents the 429 and the fields on its answers but the 401', async (t) => {
+  const vigil = await startVigil({ apiRateLimit: LIMIT });
+  t.teardown(() => vigil.close());
+  const doc = (await client(vigil.url).get(`${CONFIG}/openapi.json`)).body;
+  const { headers, responses } = doc.components;
+  for (const name of ['RateLimit', 'RateLimit-Policy', 'Retry-After']) t.ok(headers[name]?.description, `${name} is described`);
+  t.same(Object.keys(responses.rate_limited.headers).sort(), ['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+  t.same(responses.rate_limited.content['application/json'].schema.properties.error.enum, ['rate_limited']);
+  t.notOk(responses.unauthorized.headers.RateLimit, 'a 401 is not counted and carries no fields');
+  const resolve = (r: any) => (r.$ref ? responses[r.$ref.split('/').pop()] : r);
+  let operations = 0;
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, operation] of Object.entries<any>(item)) {
+      if (!operation.responses || operation.security?.length === 0) continue;
+      operations++;
+      t.same(operation.responses[429], { $ref: '#/components/responses/rate_limited' }, `${method} ${path}: 429`);
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        if (status === '401') continue;
+        const fields = resolve(response).headers ?? {};
+        if (!fields.RateLimit || !fields['RateLimit-Policy']) t.fail(`${method} ${path} ${status} lacks the RateLimit fields`);
+      }
+    }
+  }
+  t.ok(operations > 50, `${operations} operations checked`);
+});
+
 t.test('credentials are counted apart; an unauthenticated request counts against no one', async (t) => {
   const vigil = await startVigil({ apiRateLimit: LIMIT });
   t.teardown(() => vigil.close());
@@ -120,16 +146,15 @@ t.test('the postgres store shares one count between two services of one database
   t.equal((await listMutes(onB)).status, 429, 'the other service sees the same count');
 });
 
-t.test('the redis store counts in Redis, by the credential id, never the secret', async (t) => {
-  const redis = await testRedis();
-  if (!redis) return t.skip('no Redis answers');
-  t.teardown(() => redis.quit());
+const redis = await testRedis();
+t.test('the redis store counts in Redis, by the credential id, never the secret', { skip: !redis && 'no Redis answers' }, async (t) => {
+  t.teardown(() => redis!.quit());
   const vigil = await startVigil({ webhooks: { rateLimitStore: 'redis', redisUrl: TEST_REDIS_URL }, apiRateLimit: LIMIT });
   t.teardown(() => vigil.close());
   const key = await (await vigil.organization()).key();
   for (let i = 0; i < 3; i++) t.equal((await listMutes(key)).status, 200);
   t.equal((await listMutes(key)).status, 429);
-  t.equal(await redis.get(`vigil_api:api_key:${key.keyId}`), '4', 'every request counted under the key id');
-  const names = await redis.keys('vigil_api:*');
+  t.equal(await redis!.get(`vigil_api:api_key:${key.keyId}`), '4', 'every request counted under the key id');
+  const names = await redis!.keys('vigil_api:*');
   t.notOk(names.some((name) => name.includes(key.token)), 'no Redis key holds the secret');
 });
