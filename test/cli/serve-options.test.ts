@@ -1,6 +1,7 @@
 /** `vigil serve`'s environment: every deployment setting is read as documented, and bad values refused by name. */
 import t, { type Test } from 'tap';
 import { serviceOptions } from '../../bin/serve.ts';
+import type { Services } from '../../engine/operations/types.ts';
 
 /** Each environment is refused with its message, and the refusal never repeats `secret` (a password in a URL). */
 function refusedWithout(t: Test, refusals: [Record<string, string>, RegExp][], secret: string): void {
@@ -25,6 +26,24 @@ t.test('VIGIL_WEBHOOK_RATE_LIMIT and VIGIL_WEBHOOK_RATE_LIMIT_STORE', async (t) 
   }
   t.throws(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'mongo' }), /VIGIL_WEBHOOK_RATE_LIMIT_STORE must be memory, postgres or redis \(got mongo\)/);
   t.throws(() => serviceOptions({ VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'postgres' }), /needs DATABASE_URL/, 'the shared store needs PostgreSQL');
+});
+
+t.test('VIGIL_API_RATE_LIMIT: requests per minute per credential, 600 by default, 0 off', async (t) => {
+  const closes: (() => Promise<void>)[] = [];
+  const policy = (env: Record<string, string>) => {
+    const make = serviceOptions(env).rateLimit;
+    if (!make) return 'off';
+    const limiter = make({ log: undefined, onClose: (hook: () => Promise<void>) => void closes.push(hook) } as unknown as Services);
+    return `${limiter.points}/${limiter.windowSeconds}s`;
+  };
+  t.teardown(() => Promise.all(closes.map((close) => close())));
+  t.equal(policy({}), '600/60s');
+  t.equal(policy({ VIGIL_API_RATE_LIMIT: '' }), '600/60s');
+  t.equal(policy({ VIGIL_API_RATE_LIMIT: '1200' }), '1200/60s');
+  t.equal(policy({ VIGIL_API_RATE_LIMIT: '0' }), 'off');
+  for (const value of ['-1', '1.5', 'ten', '1e400']) {
+    t.throws(() => serviceOptions({ VIGIL_API_RATE_LIMIT: value }), /VIGIL_API_RATE_LIMIT must be a whole number of requests per minute, or 0/, `limit ${value} refused`);
+  }
 });
 
 t.test('VIGIL_WEBHOOK_RATE_LIMIT_STORE=redis and VIGIL_REDIS_URL', async (t) => {
