@@ -39,12 +39,13 @@ export function redisLimiter(url: string, options: LimiterOptions, log?: Logger)
     if (down) return;
     down = true;
     const message = hidden.reduce((text, secret) => text.replaceAll(secret, '[redacted]'), error.message);
-    log?.warn({ code: error.code, message }, 'The rate-limit Redis does not answer: each instance counts webhook requests in memory until it is back.');
+    // one line per limiter (webhooks, API), each naming its key prefix
+    log?.warn({ code: error.code, message, limiter: options.keyPrefix }, 'The rate-limit Redis does not answer: each instance counts requests in memory until it is back.');
   });
   client.on('ready', () => {
     if (!down) return;
     down = false;
-    log?.info('The rate-limit Redis answers again: webhook requests are counted there.');
+    log?.info({ limiter: options.keyPrefix }, 'The rate-limit Redis answers again: requests are counted there.');
   });
   const limiter = new RateLimiterRedis({
     ...options,
