@@ -46,8 +46,8 @@ function apiRateLimit(value: string | undefined): RateLimit | null {
 }
 
 /**
- * `VIGIL_WEBHOOK_RATE_LIMIT_STORE` (despite its name, also where `VIGIL_API_RATE_LIMIT` counts): memory (default), postgres (shared by the instances of one database) or redis
- * (shared by the instances pointed at `VIGIL_REDIS_URL`). The URL may hold a password: no message repeats it.
+ * `VIGIL_WEBHOOK_RATE_LIMIT_STORE` (despite its name, also where `VIGIL_API_RATE_LIMIT` counts): memory (default),
+ * postgres (shared by the instances of one database) or redis (shared by the instances pointed at `VIGIL_REDIS_URL`). The URL may hold a password: no message repeats it.
  */
 function rateLimitStore(env: NodeJS.ProcessEnv): Pick<WebhookOptions, 'rateLimitStore' | 'redisUrl'> {
   const value = env.VIGIL_WEBHOOK_RATE_LIMIT_STORE;

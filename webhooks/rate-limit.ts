@@ -1,9 +1,9 @@
 /**
  * The rate limits, from rate-limiter-flexible: the webhooks' per organization and source, and the configuration
- * API's and agent-tool endpoint's per credential (engine/http/rate-limit.ts), each under its own key prefix in one of
- * three stores (`VIGIL_WEBHOOK_RATE_LIMIT_STORE`, which despite its name sets both): memory, counted by each instance alone; postgres, a table shared by every
- * instance serving that database (`RateLimiterPostgres` on its own small pg.Pool); redis, keys shared by every
- * instance pointed at that Redis (./rate-limit-redis.ts). The shared stores keep an in-memory limiter as insurance
+ * API's and agent-tool endpoint's per credential (engine/http/rate-limit.ts), each under its own key prefix in one
+ * of three stores (`VIGIL_WEBHOOK_RATE_LIMIT_STORE`, which despite its name sets both): memory, counted by each
+ * instance alone; postgres, a table shared by every instance serving that database (`RateLimiterPostgres` on its own
+ * small pg.Pool); redis, keys shared by every instance pointed at that Redis (./rate-limit-redis.ts). The shared stores keep an in-memory limiter as insurance
  * should their server not answer. The PostgreSQL table is one of the service's own (created by the migrations, in
  * the library's layout), so nothing outside the migrations creates tables; the limiter still reports ready before
  * the first request counts.
@@ -30,7 +30,7 @@ export const WebhookRateLimitEntity = new EntitySchema<any>({
   },
 });
 
-export interface WebhookLimiter extends CredentialLimiter {
+export interface StoreLimiter extends CredentialLimiter {
   /** null when allowed; otherwise the seconds to wait */
   consume(key: string): Promise<number | null>;
   close(): Promise<void>;
@@ -65,7 +65,7 @@ export function credentialLimiter(limit: RateLimit, settings: StoreSettings, key
 }
 
 /** `keyPrefix` keeps counts of different purposes (or test runs) apart in a shared store; `log` hears of outages. */
-export function createLimiter(limit: RateLimit, store: LimiterStore = { kind: 'memory' }, extra: { keyPrefix?: string; log?: Logger } = {}): WebhookLimiter {
+export function createLimiter(limit: RateLimit, store: LimiterStore = { kind: 'memory' }, extra: { keyPrefix?: string; log?: Logger } = {}): StoreLimiter {
   const options = { keyPrefix: extra.keyPrefix ?? 'vigil_webhooks', points: limit.points, duration: limit.durationSeconds };
   let ready: Promise<RateLimiterAbstract> = Promise.resolve(new RateLimiterMemory(options));
   let release = async () => {};

@@ -6,8 +6,9 @@
  * `CredentialLimiter`.
  *
  * Every answer to a counted request carries the fields of "RateLimit header fields for HTTP"
- * (draft-ietf-httpapi-ratelimit-headers-11, §3 and §4): each a Structured Field List of one Item, the policy's
- * name as a String with Integer parameters —
+ * (draft-ietf-httpapi-ratelimit-headers; the current revision is -11, May 2026, and the syntax is that of -08
+ * onwards): each a Structured Field (RFC 9651) List of one Item, the policy's name as a String with Integer
+ * parameters (`q` quota, `w` window; `r` remaining, `t` seconds to reset) —
  *   RateLimit-Policy: "default";q=<requests per window>;w=<window in seconds>
  *   RateLimit: "default";r=<remaining>;t=<seconds until the window resets>
  * Over the limit: 429 `rate_limited` with `Retry-After` (seconds) and `retry_after` in the body.

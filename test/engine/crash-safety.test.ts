@@ -15,7 +15,7 @@ import { serveProcess } from '../helpers/serve-process.ts';
 const OPERATOR = 'crash-test-operator-token';
 
 const start = (storage: Storage) => serveProcess({
-  VIGIL_ADMIN_TOKEN: OPERATOR, VIGIL_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), VIGIL_WEBHOOK_RATE_LIMIT: '100000',
+  VIGIL_ADMIN_TOKEN: OPERATOR, VIGIL_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), VIGIL_WEBHOOK_RATE_LIMIT: '100000', VIGIL_API_RATE_LIMIT: '100000',
   VIGIL_WORKERS: 'off', DATABASE_URL: storage.databaseUrl ?? '', DATA_DIR: storage.dataDir,
 });
 
