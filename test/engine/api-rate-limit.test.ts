@@ -96,7 +96,8 @@ t.test('credentials are counted apart; an unauthenticated request counts against
 t.test('MCP: the fields on the answer; a tool call over the limit is a tool error, anything else a 429 at the door', async (t) => {
   const vigil = await startVigil({ apiRateLimit: LIMIT });
   t.teardown(() => vigil.close());
-  const agent = await (await vigil.organization()).key(['mcp:admin']);
+  const org = await vigil.organization();
+  const agent = await org.key(['mcp:admin']);
   const list = await agent.post('/api/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, MCP_ACCEPT);
   t.equal(list.status, 200);
   const calls = [list, await toolCall(agent), await toolCall(agent)];
@@ -119,6 +120,13 @@ t.test('MCP: the fields on the answer; a tool call over the limit is a tool erro
   t.equal(door.body.error, 'rate_limited');
   t.ok(Number(door.headers.get('retry-after')) >= 1);
   t.equal(door.headers.get('ratelimit-policy'), POLICY);
+  // a personal token of a member of the same organization has its own count, by the token's id
+  const user = await vigil.operator.post('/api/admin/v1/users', { email: 'rate@example.com' });
+  await vigil.operator.put(`/api/admin/v1/organizations/${org.id}/members/${user.body.id}`, { role: 'member' });
+  const made = await vigil.operator.post(`/api/admin/v1/users/${user.body.id}/tokens`, { name: 't', organizations: [org.id], max_role: 'unlimited' });
+  const person = client(vigil.url, made.body.token);
+  const personal = [await toolCall(person), await toolCall(person)];
+  t.same(personal.map((a) => [a.status, a.body.result.isError, parseRateLimit(a.headers.get('ratelimit'))?.r]), [[200, undefined, 2], [200, undefined, 1]]);
 });
 
 t.test('VIGIL_API_RATE_LIMIT=0: no limit and no fields', async (t) => {
