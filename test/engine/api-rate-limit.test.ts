@@ -141,7 +141,7 @@ t.test('VIGIL_API_RATE_LIMIT=0: no limit and no fields', async (t) => {
   }
 });
 
-t.test('the postgres store shares one count between two services of one database', { skip: !process.env.DATABASE_URL && 'PostgreSQL only (DATABASE_URL)' }, async (t) => {
+t.test('the postgres store shares one count between two services of one database', { skip: !process.env.DATABASE_URL && 'PostgreSQL only (set DATABASE_URL)' }, async (t) => {
   const storage = await scratchStorage();
   t.teardown(() => storage.drop());
   const a = await startVigil({ storage, apiRateLimit: LIMIT });
