@@ -56,7 +56,7 @@ export function targetHost(policy: Exclude<TargetPolicy, 'link'>, options: TSche
 type Json = Record<string, unknown>;
 
 /** The target a schema declares, if any. */
-export function targetOf(schema: TSchema): Target | undefined {
+function targetOf(schema: TSchema): Target | undefined {
   const s = schema as unknown as Json;
   const policy = s['x-target'];
   if (typeof policy !== 'string') return undefined;

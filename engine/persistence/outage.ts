@@ -10,9 +10,9 @@ import type { Logger } from '../logger.ts';
 import { isDatabaseUnreachable } from './unreachable.ts';
 
 /** Seconds a client is asked to wait before retrying (`Retry-After`, and `retry_after` in the body). */
-export const UNAVAILABLE_RETRY_AFTER = 5;
+const UNAVAILABLE_RETRY_AFTER = 5;
 
-export function unavailableError(): ApiError {
+function unavailableError(): ApiError {
   return new ApiError('unavailable', `The service cannot reach its database right now. Retry in ${UNAVAILABLE_RETRY_AFTER} seconds.`, {
     extra: { retry_after: UNAVAILABLE_RETRY_AFTER },
     headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) },

@@ -109,7 +109,9 @@ t.test('the database cut away under load and brought back', { skip }, async (t) 
 
   t.same(sent.filter((s) => s.status >= 500 && s.status !== 503).map((s) => `${s.kind} ${s.status}`), [], 'no 500 at all');
   t.same(sent.filter((s) => !succeeded(s) && !refused(s)).map((s) => `${s.kind} ${s.status}`), [], 'every answer succeeded or said unavailable');
-  t.ok(sent.filter((s) => s.status === 503).every((s) => s.retryAfter === '5'), 'every 503 carries Retry-After');
+  const unavailable = sent.filter((s) => s.status === 503);
+  t.ok(unavailable.length > 0, 'the outage was answered 503');
+  t.same(unavailable.filter((s) => s.retryAfter !== '5').map((s) => s.kind), [], 'every 503 carries Retry-After');
   t.equal(lines.filter((l) => l.msg === 'database unreachable').length, 1, 'the outage is logged once when it starts');
   t.equal(lines.filter((l) => l.msg === 'database reachable again').length, 1, 'and once when it ends');
   const noisy = lines.filter((l) => l.level >= 40 && l.msg !== 'database unreachable');
