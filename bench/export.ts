@@ -20,8 +20,8 @@ import { serve } from '../engine/server.ts';
 import { exportHcl, exportOperation } from '../export/export.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
-import { addressPolicy } from '../webhooks/outbound/addresses.ts';
-import { targetRefusal } from '../webhooks/outbound/url-rules.ts';
+import { addressPolicy } from '../outbound/net/addresses.ts';
+import { targetRefusal } from '../outbound/net/url-rules.ts';
 import { scratchDatabase, type Scratch } from './lib.ts';
 import { grow } from './scenarios/export.ts';
 

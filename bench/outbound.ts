@@ -26,7 +26,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { CONCURRENCY, DESTINATION_CONCURRENCY } from '../webhooks/outbound/deliver.ts';
+import { CONCURRENCY, DESTINATION_CONCURRENCY } from '../outbound/deliveries/deliver.ts';
 import { runMain, startChild, withRun, writeResults, type Scratch } from './lib.ts';
 
 const GOAL = 500;

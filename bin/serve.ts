@@ -6,8 +6,8 @@ import { envFlag, envNumber } from '../engine/config.ts';
 import { createLogger } from '../engine/logger.ts';
 import { DataDirInUse } from '../engine/persistence/data-dir-lock.ts';
 import { openApiRoutes } from '../engine/http/openapi-routes.ts';
-import { statusPageRoutes } from '../webhooks/status-page/routes.ts';
-import { deployGateRoutes } from '../webhooks/slo/routes.ts';
+import { statusPageRoutes } from '../web/status-page/routes.ts';
+import { deployGateRoutes } from '../domain/slo/routes.ts';
 import { domainOperations, families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
 import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
@@ -15,11 +15,11 @@ import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRoute
 import { exportOperation } from '../export/export.ts';
 import { DEFAULT_API_RATE_LIMIT, type RateLimit } from '../webhooks/limits.ts';
 import { credentialLimiter } from '../webhooks/rate-limit.ts';
-import { parsePrices } from '../webhooks/ai/prices.ts';
-import { codeHostFromEnv } from '../webhooks/codehost/app.ts';
-import { checkOptionsFromEnv, checkWidening, resolveCheckOptions } from '../webhooks/checks/options.ts';
-import { addressPolicy, networksFromSetting } from '../webhooks/outbound/addresses.ts';
-import { targetRefusal } from '../webhooks/outbound/url-rules.ts';
+import { parsePrices } from '../domain/ai/prices.ts';
+import { codeHostFromEnv } from '../outbound/net/code-host-app.ts';
+import { checkOptionsFromEnv, checkWidening, resolveCheckOptions } from '../domain/checks/options.ts';
+import { addressPolicy, networksFromSetting } from '../outbound/net/addresses.ts';
+import { targetRefusal } from '../outbound/net/url-rules.ts';
 
 /** `VIGIL_AI_BASE_URL`, `VIGIL_AI_API_KEY`, `VIGIL_AI_MODEL`: the deployment's own (platform) AI provider, when a base URL is set. */
 function platformAi(env: NodeJS.ProcessEnv): { baseUrl: string; apiKey?: string; model?: string } | undefined {

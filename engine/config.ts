@@ -21,7 +21,7 @@ export interface ServiceConfig {
    */
   codeHost?: { apiUrl: string; appId?: string; privateKey?: string; timeoutMs?: number };
   /**
-   * outbound requests to addresses users configure (webhooks/outbound): `allowLoopback`
+   * outbound requests to addresses users configure (outbound/net): `allowLoopback`
    * (`VIGIL_OUTBOUND_ALLOW_LOOPBACK=on`) lets them reach 127.0.0.0/8 and ::1, and `allowedNetworks`
    * (`VIGIL_OUTBOUND_ALLOWED_NETWORKS`, CIDRs) the networks listed, refused otherwise like every private address;
    * `resolve` replaces the system resolver and `retryDelaysSeconds` the delivery retry schedule (tests)
@@ -34,13 +34,13 @@ export interface ServiceConfig {
   };
   /**
    * the chat product's Web API (`VIGIL_CHAT_API_URL`, default https://slack.com/api): where chat posts, thread
-   * replies and message updates go with the organization's bot token (webhooks/chat); tests point it at a fake;
+   * replies and message updates go with the organization's bot token (outbound/chat); tests point it at a fake;
    * `retryDelaysSeconds` replaces the retry schedule of a failed chat call (tests)
    */
   chat?: { apiUrl: string; retryDelaysSeconds?: readonly number[] };
   /**
    * outgoing mail (`VIGIL_SMTP_URL` such as smtp://user:pass@mail.example.com:587, `VIGIL_EMAIL_FROM`): how email
-   * notifications are sent (webhooks/notify/email.ts); absent, the email channel sends nothing
+   * notifications are sent (outbound/email/notices.ts); absent, the email channel sends nothing
    */
   email?: { smtpUrl: string; from: string };
 }

@@ -15,7 +15,7 @@ import Type from 'typebox';
 import type { DomainOperation } from '../engine/operations/domain.ts';
 import type { Services } from '../engine/operations/types.ts';
 import { WEBHOOK_SOURCES } from './sources.ts';
-import { LIST_LIMIT } from './tool-schemas.ts';
+import { LIST_LIMIT } from '../engine/operations/tool-schemas.ts';
 
 export const PAYLOAD_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const ROW_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

@@ -9,7 +9,7 @@
 import type { Organization } from '../engine/auth/caller.ts';
 import type { Services } from '../engine/operations/types.ts';
 import type { WebhookAnswer, WebhookRequest } from './handlers.ts';
-import { outboundHttp } from './outbound/http.ts';
+import { outboundHttp } from '../outbound/net/http.ts';
 import { confirmSubscription, createSnsVerifier, isSnsUrl, type SnsHttp, type SnsVerifier } from './sns-trust.ts';
 import { isRecord } from './sources/common.ts';
 

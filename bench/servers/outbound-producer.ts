@@ -10,8 +10,8 @@ import { serviceOptions } from '../../bin/serve.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
 import { serve } from '../../engine/server.ts';
-import { alertEvent } from '../../webhooks/outbound/events.ts';
-import { OutboundBatch } from '../../webhooks/outbound/publish.ts';
+import { alertEvent } from '../../outbound/events.ts';
+import { OutboundBatch } from '../../outbound/publish.ts';
 
 const env = (name: string) => {
   const value = process.env[name];

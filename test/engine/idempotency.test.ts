@@ -8,7 +8,7 @@ import t from 'tap';
 import Type from 'typebox';
 import { defineFamily } from '../../engine/descriptor.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { runHousekeeping } from '../../webhooks/notify/tick.ts';
+import { runHousekeeping } from '../../outbound/tick.ts';
 import { CONFIG, startVigil, type Client } from '../helpers/harness.ts';
 import { connectAgent } from '../helpers/mcp.ts';
 

@@ -1,8 +1,8 @@
 /**
  * Issue 19: every request the service makes to an address an organization or a payload chose leaves through the
- * guarded client (webhooks/outbound/http.ts). This reads the source of every module the service runs (engine/,
- * webhooks/, resources/, export/, bin/; not test/ or bench/) with the TypeScript parser, so comments and strings
- * do not count, and fails naming the file and line of any other way out:
+ * guarded client (outbound/net/http.ts). This reads the source of every module the service runs (engine/,
+ * webhooks/, domain/, outbound/, web/, resources/, export/, bin/; not test/ or bench/) with the TypeScript
+ * parser, so comments and strings do not count, and fails naming the file and line of any other way out:
  * - the global `fetch`, `WebSocket`, `EventSource` or `XMLHttpRequest` (called, or passed on as a value);
  * - `request`, `get`, `connect` or `createConnection` of node:http, node:https, node:tls or node:net (through
  *   the module's default or namespace import, or imported by name);
@@ -16,11 +16,11 @@ import t from 'tap';
 import ts from 'typescript';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const SCANNED = ['engine', 'webhooks', 'resources', 'export', 'bin'];
+const SCANNED = ['engine', 'webhooks', 'domain', 'outbound', 'web', 'resources', 'export', 'bin'];
 
 const ALLOWED: Record<string, string> = {
-  'webhooks/outbound/http.ts': 'the guarded client itself: the address policy, pinned lookups, deadlines and size caps live here',
-  'webhooks/notify/email-transport.ts': 'SMTP through nodemailer to the operator\'s own VIGIL_SMTP_URL: not HTTP, and no organization or payload chooses the address (recipients are addresses on that server, not hosts)',
+  'outbound/net/http.ts': 'the guarded client itself: the address policy, pinned lookups, deadlines and size caps live here',
+  'outbound/email/transport.ts': 'SMTP through nodemailer to the operator\'s own VIGIL_SMTP_URL: not HTTP, and no organization or payload chooses the address (recipients are addresses on that server, not hosts)',
   'bin/cli/client.ts': 'the operator CLI, run by a person on their own machine against the Vigil URL they typed: not the service making a request',
   'export/remote.ts': 'the plan/apply CLI, run by a person on their own machine against the Vigil URL they typed (--url): not the service making a request',
 };
@@ -110,6 +110,6 @@ t.test('no module but the guarded client makes an outbound request', async (t) =
       for (const way of waysOut(readFileSync(path, 'utf8'), name)) offenders.push(`${name}:${way}`);
     }
   }
-  t.same(offenders, [], 'each of these must go through webhooks/outbound/http.ts (OutboundHttp) instead');
+  t.same(offenders, [], 'each of these must go through outbound/net/http.ts (OutboundHttp) instead');
   for (const name of Object.keys(ALLOWED)) t.ok(statSync(join(ROOT, name)).isFile(), `the exception ${name} still exists`);
 });

@@ -18,7 +18,7 @@ export const ALERT_SOURCES = [
 ] as const;
 export type AlertSource = (typeof ALERT_SOURCES)[number];
 
-/** Sources inside Vigil with no webhook URL: the check scheduler (webhooks/checks). */
+/** Sources inside Vigil with no webhook URL: the check scheduler (domain/checks). */
 export const INTERNAL_ALERT_SOURCES = ['synthetic', 'certificate'] as const;
 /** Every source an alert can have. */
 export const ALL_ALERT_SOURCES = [...ALERT_SOURCES, ...INTERNAL_ALERT_SOURCES] as const;

@@ -1,0 +1,143 @@
+/**
+ * The ops board for agents: `list_cards` (also REST `GET /api/v1/config/cards`), `get_card` (with comments and
+ * effects; also `GET /api/v1/config/cards/{card}`), `update_card` and `add_card_comment` — through cards.ts, the same operations as the tickets webhook,
+ * so the same rules hold (statuses and synonyms, priorities, assignee matching, 404 for another organization's
+ * card). Writes need the member role and are audit-logged (family `cards`).
+ */
+import Type from 'typebox';
+import type { DomainOperation } from '../../engine/operations/domain.ts';
+import { addComment, CARD_PRIORITIES, CARD_STATUSES, checkKey, getCard, LIMITS, listCards, updateCard } from './cards.ts';
+import { LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+
+const CARD_REF = Type.String({ minLength: 1, maxLength: 100, description: 'the card id (uuid) or its key such as OPS-12 (any case)' });
+const STATUS_WORDS =
+  `${CARD_STATUSES.join(', ')}, or a usual synonym (open/new → triage, to do → todo, in progress/doing → in_progress, on hold → blocked, ` +
+  'closed/resolved/complete → done); won\'t do, wontfix, cancelled or canceled archive the card (not counted as done)';
+const nullable = (schema: ReturnType<typeof Type.String>) => Type.Union([schema, Type.Null()]);
+
+const CARD = Type.Object({
+  id: Type.String(),
+  key: Type.String({ description: '<PREFIX>-<number>' }),
+  number: Type.Integer(),
+  url: Type.String(),
+  title: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  priority: Type.String({ description: CARD_PRIORITIES.join(', ') }),
+  labels: Type.Array(Type.String()),
+  service: Type.Union([Type.String(), Type.Null()]),
+  assignee_email: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String({ description: `${CARD_STATUSES.join(', ')} or archived (won't do; distinct from done)` }),
+  archived_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  dedup_key: Type.Union([Type.String(), Type.Null()], { description: 'the idempotency key it was created with' }),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const listCardsOperation: DomainOperation = {
+  name: 'list_cards',
+  description:
+    'Cards on the ops board, newest first. Archived (won\'t-do) cards are left out unless status is archived. ' +
+    'Filters: status (a status or synonym), label (cards carrying it), service (exact).',
+  input: Type.Object(
+    {
+      status: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: `only cards in this state: ${STATUS_WORDS}; or archived` })),
+      label: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.label, description: 'only cards carrying this label' })),
+      service: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.service, description: 'only cards of this service (exact)' })),
+      limit: LIST_LIMIT,
+    },
+    { additionalProperties: false },
+  ),
+  role: 'viewer',
+  kind: 'read',
+  feature: 'ops_board',
+  rest: { method: 'GET', path: 'cards' },
+  answer: { schema: Type.Object({ data: Type.Array(CARD), truncated: Type.Boolean() }) },
+  async run(services, caller, input) {
+    return { json: await listCards(services, caller.organization, input as { status?: string; label?: string; service?: string; limit?: number }) };
+  },
+};
+
+export const getCardOperation: DomainOperation = {
+  name: 'get_card',
+  description: 'One card by id or key (any case), with its comments in order and its effects (notification, chat_post, assignment_skipped, updated).',
+  input: Type.Object({ card: CARD_REF }, { additionalProperties: false }),
+  role: 'viewer',
+  kind: 'read',
+  feature: 'ops_board',
+  rest: { method: 'GET', path: 'cards', param: 'card' },
+  answer: {
+    schema: Type.Object({
+      data: Type.Intersect([
+        CARD,
+        Type.Object({
+          comments: Type.Array(Type.Object({ id: Type.String(), body: Type.String(), author: Type.Union([Type.String(), Type.Null()]), comment_id: Type.Union([Type.String(), Type.Null()]), created_at: Type.String() })),
+          effects: Type.Array(Type.Object({ kind: Type.String(), at: Type.String(), detail: Type.Record(Type.String(), Type.Unknown()) })),
+        }),
+      ]),
+    }),
+  },
+  async run(services, caller, input) {
+    return { json: { data: await getCard(services, caller.organization, String(input.card)) } };
+  },
+};
+
+export const updateCardOperation: DomainOperation = {
+  name: 'update_card',
+  description:
+    'Changes a card (by id or key): only the fields given. ' +
+    `status: ${STATUS_WORDS}; a status on an archived card brings it back. priority: ${CARD_PRIORITIES.join(', ')} (anything else is refused). ` +
+    'labels replaces the list. assignee_email must be a member of the organization (never invites; null unassigns). ' +
+    'null clears description and service. Answers { id, key, status, url }.',
+  input: Type.Object(
+    {
+      card: CARD_REF,
+      title: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.title })),
+      description: Type.Optional(nullable(Type.String({ maxLength: LIMITS.description }))),
+      priority: Type.Optional(Type.String({ maxLength: 40, description: CARD_PRIORITIES.join(', ') })),
+      labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.label }), { maxItems: LIMITS.labels })),
+      service: Type.Optional(nullable(Type.String({ maxLength: LIMITS.service }))),
+      assignee_email: Type.Optional(nullable(Type.String({ maxLength: 254 }))),
+      status: Type.Optional(Type.String({ maxLength: 40, description: STATUS_WORDS })),
+    },
+    { additionalProperties: false },
+  ),
+  role: 'member',
+  kind: 'write',
+  idempotent: true,
+  feature: 'ops_board',
+  answer: { schema: Type.Object({ data: Type.Object({ id: Type.String(), key: Type.String(), status: Type.String(), url: Type.String() }) }) },
+  async run(services, caller, input) {
+    const { card, ...fields } = input as Record<string, unknown>;
+    const result = await updateCard(services, caller.organization, String(card), fields, services.clock.now(), caller);
+    return { json: { data: result.body } };
+  },
+};
+
+export const addCardCommentOperation: DomainOperation = {
+  name: 'add_card_comment',
+  additive: true,
+  description:
+    'Adds a comment to a card (by id or key; done and archived cards take comments too). author is a display name, not matched against members. ' +
+    'comment_id makes a repeat a duplicate: the same id, no second comment.',
+  input: Type.Object(
+    {
+      card: CARD_REF,
+      body: Type.String({ minLength: 1, maxLength: LIMITS.comment }),
+      author: Type.Optional(Type.String({ maxLength: LIMITS.author })),
+      comment_id: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.key, description: 'letters, digits and . _ - : / + = @' })),
+    },
+    { additionalProperties: false },
+  ),
+  role: 'member',
+  kind: 'write',
+  feature: 'ops_board',
+  answer: { schema: Type.Object({ data: Type.Object({ id: Type.String(), duplicate: Type.Boolean() }) }) },
+  async run(services, caller, input) {
+    const { card, comment_id, ...fields } = input as Record<string, unknown>;
+    const key = comment_id === undefined ? null : checkKey(comment_id, 'comment_id');
+    const result = await addComment(services, caller.organization, String(card), fields, key, services.clock.now(), caller);
+    return { json: { data: { id: result.body.id, duplicate: result.duplicate } } };
+  },
+};
+
+export const BOARD_OPERATIONS: DomainOperation[] = [listCardsOperation, getCardOperation, updateCardOperation, addCardCommentOperation];

@@ -1,0 +1,102 @@
+/**
+ * What the alert pipeline asks of routing and outbound delivery, for one delivery of alert events (the routes
+ * and rules are read once for it: rules.ts). The pipeline decides *whether* an alert pages (mutes, re-fire
+ * cooldown, storms); this decides *whom* and *what goes out*:
+ *
+ * - each fire (new, or back from resolved) is routed (routing.ts) when the organization has enabled routes: a
+ *   `routed` effect per matched route (`route_id`, `route`, `team_id`, `team`, `pages`, `severity_override`), or one
+ *   with `route_id: null` when none matched; the first matched `severity_override` becomes the alert's severity
+ *   (kept through repeats and acknowledgements until the next fire is routed);
+ * - a page names the teams it pages (`team_ids`); with routes configured, an alert that no route pages records
+ *   `page_skipped` (`no_route`, or `route_does_not_page` when its routes only record it) instead of `page`. An
+ *   organization without routes pages as before, naming no team;
+ * - events: `alert.fired` when the pipeline raises the alert loudly (it pages, or forms a storm: one event for the
+ *   whole storm) — whatever the routes decided about the team, since outbound rules have filters of their own;
+ *   `alert.acknowledged` and `alert.resolved` for an alert that was announced (one with a chat thread: it fired
+ *   loudly once), so muted alerts, alerts that only joined a storm, and quiet re-fires send nothing to outbound rules
+ *   (a quiet re-fire or an un-acknowledgement of an announced alert goes to chat alone: `chatOnly`, a reply in its thread);
+ *   `incident.opened` and `incident.closed` with the incident.
+ */
+import type { Services } from '../engine/operations/types.ts';
+import type { SqlExecutor as Sql } from '../engine/persistence/store.ts';
+import type { AlertEvent, AlertSeverity } from '../webhooks/sources/types.ts';
+import { alertEvent, incidentEvent, type AlertKind, type AlertSummary, type IncidentSummary } from './events.ts';
+import { OutboundBatch } from './publish.ts';
+import type { OrganizationOutbound } from './rules.ts';
+import { routeAlert, type Routing } from './routing.ts';
+
+type Detail = Record<string, unknown>;
+
+/** The alert as the pipeline holds it while an event is worked. */
+export interface AlertState {
+  id: string;
+  status: string;
+  severity: AlertSeverity;
+}
+
+export class AlertAnnouncer {
+  readonly #outbound: OrganizationOutbound;
+  readonly #batch: OutboundBatch;
+  readonly #now: Date;
+
+  constructor(organizationId: string, outbound: OrganizationOutbound, now: Date) {
+    this.#outbound = outbound;
+    this.#batch = new OutboundBatch(organizationId, outbound.rules);
+    this.#now = now;
+  }
+
+  /** The routing of a fire, or null when the organization has no enabled route. */
+  route(event: AlertEvent): Routing | null {
+    return this.#outbound.routes.length === 0 ? null : routeAlert(this.#outbound.routes, event);
+  }
+
+  /** The `routed` effects of a fire's routing. */
+  routedEffects(routing: Routing | null): Detail[] {
+    if (!routing) return [];
+    if (routing.matched.length === 0) return [{ route_id: null, route: null, team_id: null, pages: false }];
+    return routing.matched.map((r) => ({ route_id: r.id, route: r.name, team_id: r.team_id, team: r.team, pages: r.pages && r.team_id !== null, severity_override: r.severity_override }));
+  }
+
+  /** The page the pipeline decided on, as the routes shape it: `page` naming the teams, or `page_skipped`. */
+  page(detail: Detail, routing: Routing | null): { kind: 'page' | 'page_skipped'; detail: Detail } {
+    if (!routing) return { kind: 'page', detail };
+    if (routing.paged.length > 0) return { kind: 'page', detail: { ...detail, team_ids: routing.paged.map((t) => t.id) } };
+    const { reason: _decided, ...rest } = detail;
+    return { kind: 'page_skipped', detail: { reason: routing.matched.length ? 'route_does_not_page' : 'no_route', ...rest } };
+  }
+
+  #summary(alert: AlertState, event: AlertEvent): AlertSummary {
+    return {
+      id: alert.id, fingerprint: event.fingerprint, source: event.source, title: event.title, service: event.service ?? null, severity: alert.severity,
+      status: alert.status, summary: event.summary ?? null, labels: event.labels, url: event.url ?? null, started_at: event.started_at ?? null,
+    };
+  }
+
+  /** alert.fired for a loud raise (`storm`: the storm this page stands for). */
+  fired(alert: AlertState, event: AlertEvent, routing: Routing | null, storm: { id: string; alerts: number } | null): void {
+    this.#batch.add(alertEvent('alert.fired', { ...this.#summary(alert, event), status: 'firing' }, this.#now, { teams: routing?.paged ?? [], storm }));
+  }
+
+  /** alert.acknowledged or alert.resolved, for an alert that was announced. */
+  changed(type: Exclude<AlertKind, 'alert.fired'>, alert: AlertState & { chat_thread: boolean }, event: AlertEvent): void {
+    if (alert.chat_thread) this.#batch.add(alertEvent(type, this.#summary(alert, event), this.#now));
+  }
+
+  /**
+   * A change only the alert's chat thread hears of, for an alert that was announced: a quiet re-fire inside the
+   * cooldown, or an un-acknowledgement (back to firing without paging). An alert.fired event marked with the
+   * reason, posted to chat alone: no outbound rule and no email ever sees it.
+   */
+  chatOnly(reason: 'quiet_refire' | 'unacknowledged', alert: AlertState & { chat_thread: boolean }, event: AlertEvent): void {
+    if (alert.chat_thread) this.#batch.addChatOnly(alertEvent('alert.fired', { ...this.#summary(alert, event), status: 'firing' }, this.#now, { [reason]: true }));
+  }
+
+  incident(type: 'incident.opened' | 'incident.closed', incident: IncidentSummary, alert: AlertState, event: AlertEvent): void {
+    this.#batch.add(incidentEvent(type, incident, this.#summary(alert, event), this.#now));
+  }
+
+  /** Enqueues the deliveries in the pipeline's transaction. */
+  enqueue(services: Services, store: { execute: Sql }): Promise<void> {
+    return this.#batch.enqueue(services, store, this.#now);
+  }
+}

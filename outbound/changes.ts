@@ -1,0 +1,107 @@
+/**
+ * Change notifications: every audited change of a configuration family (a family served under /api/v1/config;
+ * cards and deliveries are not configuration) is announced by the organization's enabled `change_notifications`
+ * rows whose `families` hold it (or `*`) and whose `actions` hold its action (`action` stands for every named
+ * action), either as a chat post or as a `config.changed` event to an outbound config. Runs as an audit listener
+ * inside the change's transaction, so an announcement is queued exactly when the change commits. Secrets appear
+ * exactly as in the audit entry: (set), (changed), (cleared).
+ */
+import type { AuditEntry, AuditListener } from '../engine/operations/audit.ts';
+import type { Services } from '../engine/operations/types.ts';
+import { tableName } from '../engine/persistence/entities.ts';
+import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
+import { enqueueChatPost } from './chat/notices.ts';
+import { configChangedEvent, type ConfigChange } from './events.ts';
+import { OutboundBatch } from './publish.ts';
+
+interface Announcement {
+  id: string;
+  families: string[];
+  actions: string[];
+  destination_kind: 'chat' | 'outbound';
+  chat_channel: string | null;
+  outbound_config_id: string | null;
+  config_kind: string | null;
+}
+
+const MAX_FIELDS = 20;
+const MAX_VALUE = 120;
+
+/** The enabled rows that announce this change; none when the service serves no change_notifications. */
+async function announcements(services: Services, sql: Sql, entry: AuditEntry): Promise<Announcement[]> {
+  const family = services.registry.get('change_notifications');
+  if (!family) return [];
+  const configs = services.registry.get('outbound_configs');
+  const rows = await sql(
+    `select n.id, n.families, n.actions, n.destination_kind, n.chat_channel, n.outbound_config_id, ${configs ? 'c.kind' : 'null'} as config_kind
+       from "${tableName(family)}" n
+       ${configs ? `left join "${tableName(configs)}" c on c.organization_id = n.organization_id and c.id = n.outbound_config_id` : ''}
+      where n.organization_id = ? and coalesce(n.enabled, true)`,
+    [entry.organizationId],
+  );
+  const action = entry.action.startsWith('action:') ? 'action' : entry.action;
+  return rows
+    .map((r) => ({ ...r, families: jsonValue(r.families) ?? ['*'], actions: jsonValue(r.actions) ?? [] }) as Announcement)
+    .filter((n) => (n.families.includes('*') || n.families.includes(entry.family)) && n.actions.includes(action));
+}
+
+/** The row's natural key as people name it (its current value, or its last one for a delete). */
+async function rowName(services: Services, sql: Sql, entry: AuditEntry): Promise<string | null> {
+  const d = services.registry.get(entry.family);
+  const key = d?.naturalKey;
+  if (!d || !key || key.length === 0 || !entry.rowId) return null;
+  const [row] = await sql(`select ${key.map((k) => `"${k}"`).join(', ')} from "${tableName(d)}" where organization_id = ? and id = ?`, [entry.organizationId, entry.rowId]);
+  const value = (field: string) => {
+    if (row) return row[field];
+    const change = entry.changes[field];
+    return typeof change === 'object' && change !== null ? change.before : null;
+  };
+  const parts = key.map(value).filter((v) => v !== null && v !== undefined);
+  return parts.length ? parts.map(String).join(' / ') : null;
+}
+
+const shown = (v: unknown) => {
+  const text = v === null || v === undefined ? '∅' : typeof v === 'string' ? v : JSON.stringify(v);
+  return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
+};
+
+/** The one message a person reads: what changed, by whom, through which transport. */
+export function changeText(change: ConfigChange): string {
+  const subject = `${change.family}${change.row_name ? ` "${change.row_name}"` : change.row_id ? ` ${change.row_id}` : ''}`;
+  const fields = Object.entries(change.changes);
+  const lines = fields.slice(0, MAX_FIELDS).map(([field, c]) => (typeof c === 'string' ? `• ${field}: ${c}` : `• ${field}: ${shown((c as { before: unknown }).before)} → ${shown((c as { after: unknown }).after)}`));
+  if (fields.length > MAX_FIELDS) lines.push(`• … and ${fields.length - MAX_FIELDS} more fields`);
+  return [`Configuration change: ${subject} ${change.action} by ${change.actor.kind} ${change.actor.id} via ${change.transport}`, ...lines].join('\n');
+}
+
+export const announceChange: AuditListener = async (services, store, entry) => {
+  if (!services.registry.get(entry.family)) return;
+  const matched = await announcements(services, store.execute, entry);
+  if (matched.length === 0) return;
+  const change: ConfigChange = {
+    family: entry.family,
+    row_id: entry.rowId,
+    row_name: await rowName(services, store.execute, entry),
+    action: entry.action,
+    actor: entry.actor,
+    transport: entry.transport,
+    at: entry.at.toISOString(),
+    changes: entry.changes,
+  };
+  const now = services.clock.now();
+  const outbound = new OutboundBatch(entry.organizationId, { rules: [], outboundKinds: new Set() });
+  const sentTo = new Set<string>();
+  for (const n of matched) {
+    if (n.destination_kind === 'chat' && n.chat_channel) {
+      if (sentTo.has(n.chat_channel)) continue;
+      sentTo.add(n.chat_channel);
+      await enqueueChatPost(services, store, entry.organizationId, { channel: n.chat_channel, text: changeText(change) }, now);
+    } else if (n.destination_kind === 'outbound' && n.outbound_config_id && n.config_kind !== null && n.config_kind !== 'pager') {
+      // a pager takes alerts and incidents only; a config deleted since is absent from the join
+      if (sentTo.has(n.outbound_config_id)) continue;
+      sentTo.add(n.outbound_config_id);
+      outbound.addTo(configChangedEvent(change, now), n.outbound_config_id);
+    }
+  }
+  await outbound.enqueue(services, store, now);
+};

@@ -1,0 +1,74 @@
+/** `list_chat_messages` (viewer; also `GET /api/v1/config/chat_messages`): what was posted to chat, where, and why a post failed. */
+import Type from 'typebox';
+import { readStore } from '../../engine/operations/context.ts';
+import type { DomainOperation } from '../../engine/operations/domain.ts';
+import { iso } from '../../engine/persistence/store.ts';
+import { literals, nullable, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+
+const STATUSES = ['held', 'pending', 'sending', 'waiting', 'retrying', 'sent', 'failed', 'not_posted', 'cancelled'] as const;
+
+const MESSAGE = Type.Object({
+  id: Type.String(),
+  event_type: Type.String({ description: 'the event kind that caused it; alert.refired: a quiet re-fire inside the cooldown; alert.unacknowledged: back to firing without a page; config.changed: a change notification' }),
+  subject_id: nullable(Type.String(), 'what it is about: an alert, incident, card, deployment or fix request id'),
+  method: literals(['post', 'update'], 'post: chat.postMessage (a reply when thread_of is set); update: chat.update of the thread\'s first post'),
+  channel: nullable(Type.String(), 'the channel it is posted to; null for a reply or update, which go to their thread\'s channel'),
+  fallback_channel: nullable(Type.String(), 'where the post goes when channel does not exist (default_channel)'),
+  thread_of: nullable(Type.String(), 'the first post of the thread this message replies in or updates'),
+  status: literals(STATUSES, 'held (quiet hours, until send_after), pending, sending, waiting (for the message before it in its thread), retrying, sent, failed, not_posted, cancelled (the workspace was disconnected)'),
+  attempts: Type.Integer(),
+  posted_channel: nullable(Type.String(), 'the channel id the chat API answered'),
+  ts: nullable(Type.String(), 'the message ts the chat API answered'),
+  last_error_code: nullable(Type.String(), 'the chat API\'s error (channel_not_found, invalid_auth, ratelimited, …), http_<status>, timeout or network'),
+  last_error: nullable(Type.String(), 'why it failed or was not posted, in a sentence'),
+  text: Type.String(),
+  send_after: time('held until then by quiet hours'),
+  next_attempt_at: time('when the next try is due, after a failed attempt'),
+  created_at: Type.String({ format: 'date-time' }),
+  sent_at: time('when the chat API accepted it'),
+});
+
+export const listChatMessages: DomainOperation = {
+  name: 'list_chat_messages',
+  description:
+    'What Vigil posted (or tried to post) to the organization\'s chat workspace, newest first: alert threads (the first post, replies, and updates of the ' +
+    'first post), incidents, cards and change notifications, each with its channel, status, attempts and the chat API\'s error when it failed. ' +
+    'A failed call is tried 6 times over about 9 minutes when the failure is transient (HTTP 5xx, 429, timeout, connection); ' +
+    'a refusal such as invalid_auth fails at once.',
+  input: Type.Object(
+    {
+      status: Type.Optional(literals(STATUSES, 'only messages in this state')),
+      subject_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only messages about this alert, incident, card, deployment or fix request' })),
+      event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only messages of this event kind' })),
+      limit: LIST_LIMIT,
+    },
+    { additionalProperties: false },
+  ),
+  role: 'viewer',
+  kind: 'read',
+  rest: { method: 'GET', path: 'chat_messages' },
+  answer: { schema: Type.Object({ data: Type.Array(MESSAGE), truncated: Type.Boolean() }) },
+  async run(services, caller, input) {
+    const limit = Number(input.limit ?? 50);
+    const where = ['organization_id = ?'];
+    const params: unknown[] = [caller.organization.id];
+    for (const field of ['status', 'subject_id', 'event_type'] as const) {
+      if (typeof input[field] === 'string') (where.push(`${field} = ?`), params.push(input[field]));
+    }
+    const rows = await readStore(services).execute(
+      `select id, event_type, subject_id, method, channel, fallback_channel, thread_of, status, attempts, posted_channel, ts, last_error_code, last_error, text,
+              send_after, next_attempt_at, created_at, sent_at
+         from chat_messages where ${where.join(' and ')} order by seq desc limit ${limit + 1}`,
+      params,
+    );
+    const data = rows.slice(0, limit).map((r) => ({
+      id: String(r.id), event_type: String(r.event_type), subject_id: r.subject_id ?? null, method: r.method, channel: r.channel ?? null,
+      fallback_channel: r.fallback_channel ?? null, thread_of: r.thread_of ?? null, status: r.status, attempts: Number(r.attempts),
+      posted_channel: r.posted_channel ?? null, ts: r.ts ?? null, last_error_code: r.last_error_code ?? null, last_error: r.last_error ?? null, text: String(r.text),
+      send_after: iso(r.send_after), next_attempt_at: iso(r.next_attempt_at), created_at: iso(r.created_at), sent_at: iso(r.sent_at),
+    }));
+    return { json: { data, truncated: rows.length > limit } };
+  },
+};
+
+export const CHAT_OPERATIONS: DomainOperation[] = [listChatMessages];

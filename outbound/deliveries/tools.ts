@@ -1,0 +1,140 @@
+/**
+ * `list_outbound_deliveries` (viewer; also `GET /api/v1/config/outbound_deliveries`) and `redeliver` (member): what
+ * was sent to the organization's outbound configs, each attempt with its answer, and one more try on demand.
+ */
+import { randomUUID } from 'node:crypto';
+import Type from 'typebox';
+import { ApiError } from '../../engine/errors.ts';
+import { recordAudit } from '../../engine/operations/audit.ts';
+import { inTransaction, readStore } from '../../engine/operations/context.ts';
+import type { DomainOperation } from '../../engine/operations/domain.ts';
+import { iso, jsonValue } from '../../engine/persistence/store.ts';
+import { isUuid } from '../../engine/validation.ts';
+import { EVENT_KINDS } from '../../resources/outbound_rules.ts';
+import { destinationGroup, OUTBOUND_QUEUE } from '../publish.ts';
+import { literals, nullable, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+
+const STATUSES = ['pending', 'sending', 'retrying', 'delivered', 'dead', 'cancelled'] as const;
+
+const ATTEMPT = Type.Object({
+  attempt: Type.Integer({ description: '1 for the first try; a redelivery continues the count' }),
+  started_at: Type.String({ format: 'date-time' }),
+  status_code: nullable(Type.Integer(), 'the receiver\'s HTTP status; null when no answer came'),
+  latency_ms: nullable(Type.Integer(), 'how long the attempt took'),
+  error: nullable(Type.String(), 'why it failed: the status answered, a timeout, a connection failure, or a refusal (a private address, a redirect to another host)'),
+  response: nullable(Type.String(), 'the start of the receiver\'s answer to a failed attempt (at most 500 characters)'),
+  outcome: literals(['delivered', 'failed', 'dead', 'cancelled'], 'delivered; failed (tried again at next_attempt_at); dead (the last try); cancelled (config disabled or deleted)'),
+  next_attempt_at: time('when the next try is due, after a failed attempt'),
+});
+
+const DELIVERY = Type.Object({
+  id: Type.String({ description: 'the delivery id, sent as the webhook-id header: the same on every attempt, so receivers de-duplicate by it' }),
+  event_id: Type.String({ description: 'the event\'s id (the envelope\'s id), shared by its deliveries to several configs' }),
+  event_type: literals([...EVENT_KINDS, 'config.changed'], 'the event kind (config.changed: a change notification)'),
+  subject_id: nullable(Type.String(), 'what the event is about: an alert, incident, card, deployment or fix request id'),
+  outbound_config_id: Type.String(),
+  rule_ids: Type.Array(Type.String(), { description: 'the outbound rules that chose this config for the event' }),
+  status: literals(STATUSES, 'pending (queued), sending, retrying (waiting for next_attempt_at), delivered, dead (every attempt failed) or cancelled'),
+  attempts: Type.Integer(),
+  next_attempt_at: time('when the next attempt is due'),
+  last_status_code: nullable(Type.Integer(), 'the last attempt\'s HTTP status'),
+  last_error: nullable(Type.String(), 'the last attempt\'s error'),
+  last_latency_ms: nullable(Type.Integer(), 'the last attempt\'s duration'),
+  created_at: Type.String({ format: 'date-time' }),
+  delivered_at: time('when a receiver accepted it'),
+  payload: Type.Unknown({ description: 'the event envelope { type, version, id, occurred_at, organization_id, data }' }),
+  attempt_log: Type.Array(ATTEMPT, { description: 'every attempt, first first' }),
+});
+
+const int = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+const COLUMNS = `id, event_id, event_type, subject_id, config_id, rule_ids, status, attempts, next_attempt_at, last_status_code, last_error,
+  last_latency_ms, created_at, delivered_at, payload`;
+
+export const listOutboundDeliveries: DomainOperation = {
+  name: 'list_outbound_deliveries',
+  description:
+    'What Vigil sent to the organization\'s outbound configs, newest first: one delivery per event and config, its status (pending, sending, ' +
+    'retrying, delivered, dead, cancelled), the envelope sent, and every attempt with its HTTP status, latency, error and when the next try is due. ' +
+    'A failed delivery is tried 8 times over about an hour (waits of 30 s, 1, 2, 4, 8, 16, 32 min, ±20 % jitter), then it is dead; redeliver tries again.',
+  input: Type.Object(
+    {
+      status: Type.Optional(literals(STATUSES, 'only deliveries in this state')),
+      outbound_config_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only deliveries to this outbound config' })),
+      event_type: Type.Optional(literals([...EVENT_KINDS, 'config.changed'], 'only events of this kind')),
+      subject_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only events about this alert, incident, card, deployment or fix request' })),
+      limit: LIST_LIMIT,
+    },
+    { additionalProperties: false },
+  ),
+  role: 'viewer',
+  kind: 'read',
+  rest: { method: 'GET', path: 'outbound_deliveries' },
+  answer: { schema: Type.Object({ data: Type.Array(DELIVERY), truncated: Type.Boolean() }) },
+  async run(services, caller, input) {
+    const limit = Number(input.limit ?? 50);
+    const where = ['organization_id = ?'];
+    const params: unknown[] = [caller.organization.id];
+    const filters = { status: 'status', outbound_config_id: 'config_id', event_type: 'event_type', subject_id: 'subject_id' } as const;
+    for (const [field, column] of Object.entries(filters)) {
+      if (typeof input[field] === 'string') (where.push(`${column} = ?`), params.push(input[field]));
+    }
+    const store = readStore(services);
+    const rows = await store.execute(`select ${COLUMNS} from outbound_deliveries where ${where.join(' and ')} order by seq desc limit ${limit + 1}`, params);
+    const shown = rows.slice(0, limit);
+    const attempts = shown.length
+      ? await store.execute(
+        `select delivery_id, attempt, started_at, status_code, latency_ms, error, response, outcome, next_attempt_at from outbound_delivery_attempts
+          where organization_id = ? and delivery_id in (${shown.map(() => '?').join(', ')}) order by seq`,
+        [caller.organization.id, ...shown.map((r) => r.id)],
+      )
+      : [];
+    const log = new Map<string, unknown[]>();
+    for (const a of attempts) {
+      log.set(String(a.delivery_id), [...(log.get(String(a.delivery_id)) ?? []), {
+        attempt: Number(a.attempt), started_at: iso(a.started_at), status_code: int(a.status_code), latency_ms: int(a.latency_ms),
+        error: a.error ?? null, response: a.response ?? null, outcome: a.outcome, next_attempt_at: iso(a.next_attempt_at),
+      }]);
+    }
+    const data = shown.map((r) => ({
+      id: String(r.id), event_id: String(r.event_id), event_type: r.event_type, subject_id: r.subject_id ?? null, outbound_config_id: String(r.config_id),
+      rule_ids: jsonValue(r.rule_ids) ?? [], status: r.status, attempts: Number(r.attempts), next_attempt_at: iso(r.next_attempt_at),
+      last_status_code: int(r.last_status_code), last_error: r.last_error ?? null, last_latency_ms: int(r.last_latency_ms),
+      created_at: iso(r.created_at), delivered_at: iso(r.delivered_at), payload: JSON.parse(String(r.payload)), attempt_log: log.get(String(r.id)) ?? [],
+    }));
+    return { json: { data, truncated: rows.length > limit } };
+  },
+};
+
+export const redeliver: DomainOperation = {
+  name: 'redeliver',
+  description:
+    'Sends an outbound delivery again now, whatever its state (delivered, dead, cancelled, retrying or pending), with the same webhook-id, so a ' +
+    'receiver that already has it can recognise the repeat. It starts a new round of the retry schedule (8 attempts over about an hour). ' +
+    'Refused with 409 while an attempt is in flight. Answers the delivery\'s id and its new status (pending).',
+  input: Type.Object({ delivery_id: Type.String({ minLength: 1, maxLength: 100, description: 'the delivery to send again (list_outbound_deliveries)' }) }, { additionalProperties: false }),
+  role: 'member',
+  kind: 'write',
+  async run(services, caller, input) {
+    const id = String(input.delivery_id);
+    const missing = new ApiError('not_found', 'No outbound delivery with that id exists in this organization.');
+    if (!isUuid(id)) throw missing;
+    const now = services.clock.now();
+    return inTransaction(services, async (store) => {
+      const [row] = await store.execute('select status, attempts, config_id from outbound_deliveries where id = ? and organization_id = ? for update', [id, caller.organization.id]);
+      if (!row) throw missing;
+      if (row.status === 'sending') throw new ApiError('conflict', 'An attempt of this delivery is in flight; redeliver it once it has finished (list_outbound_deliveries shows when).');
+      const jobId = randomUUID();
+      // the old job (if one is queued) no longer matches job_id and does nothing
+      await store.execute(
+        `update outbound_deliveries set status = 'pending', job_id = ?, round_offset = attempts, next_attempt_at = ?, updated_at = ? where id = ?`,
+        [jobId, now, now, id],
+      );
+      await services.jobs.send(OUTBOUND_QUEUE, { delivery_id: id }, { store, id: jobId, group: destinationGroup(caller.organization.id, String(row.config_id)) });
+      await recordAudit(services, store, { caller, family: 'outbound_deliveries', rowId: id, action: 'action:redeliver', changes: { status: { before: row.status, after: 'pending' } }, at: now });
+      return { json: { data: { id, status: 'pending', previous_status: row.status, attempts: Number(row.attempts) } } };
+    });
+  },
+};
+
+export const OUTBOUND_OPERATIONS: DomainOperation[] = [listOutboundDeliveries, redeliver];

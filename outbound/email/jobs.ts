@@ -1,0 +1,5 @@
+/** The email notifier's background job handlers (webhooks/index.ts hands them to serve). */
+import type { JobHandler } from '../../engine/jobs/types.ts';
+import { emailSendJob } from './send.ts';
+
+export const EMAIL_JOBS: JobHandler[] = [emailSendJob];

@@ -1,0 +1,129 @@
+/**
+ * What an organization's outbound rules send where, read once per batch of events (one round trip, which
+ * also brings the alert routes when asked: routing.ts). An event reaches the configs of the rules that:
+ * are enabled, name its kind, point at an enabled config, and whose filters it passes (each given list must
+ * hold the event's attribute; an event without that attribute fails the filter) — unless the organization's
+ * `notification_settings.channels` leave `outbound` out for the kind. Several rules naming one config make one
+ * delivery. A `pager` config takes alert and incident events only (it has no way to say anything else).
+ */
+import { defaultRow } from '../engine/operations/project.ts';
+import type { Services } from '../engine/operations/types.ts';
+import { tableName } from '../engine/persistence/entities.ts';
+import { selectRow, type RowQuery } from '../engine/persistence/sql.ts';
+import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
+import type { OutboundEvent } from './events.ts';
+import { parseRoutes, type Route } from './routing.ts';
+
+export interface OutboundRule {
+  id: string;
+  events: string[];
+  config_id: string;
+  config_kind: string;
+  filters: { services?: string[]; severities?: string[]; sources?: string[] };
+}
+
+export interface OutboundRules {
+  rules: OutboundRule[];
+  /** event kinds whose notification channels include `outbound` */
+  outboundKinds: ReadonlySet<string>;
+  /** event kinds posted to chat: their channels include `chat` and the chat workspace is connected */
+  chatKinds?: ReadonlySet<string>;
+  /** event kinds mailed: their channels include `email` and there is a recipient */
+  emailKinds?: ReadonlySet<string>;
+}
+
+export interface Target {
+  configId: string;
+  ruleIds: string[];
+}
+
+const PAGER_KINDS = /^(alert|incident)\./;
+
+function table(services: Services, family: string): string | null {
+  const d = services.registry.get(family);
+  return d ? `"${tableName(d)}"` : null;
+}
+
+/** The rules' statement (and the routes', when asked); null when this service serves no outbound rules. */
+function statement(services: Services, withRoutes: boolean): string | null {
+  const [rules, configs, settings, chat] = [table(services, 'outbound_rules'), table(services, 'outbound_configs'), table(services, 'notification_settings'), table(services, 'chat')];
+  if (!rules || !configs) return null;
+  const routes = withRoutes ? table(services, 'alert_routes') : null;
+  const teams = table(services, 'teams');
+  return `select
+    (select coalesce(json_agg(json_build_object('id', r.id, 'events', r.events, 'config_id', r.outbound_config_id, 'config_kind', c.kind, 'filters', r.filters)), '[]'::json)
+       from ${rules} r join ${configs} c on c.organization_id = r.organization_id and c.id = r.outbound_config_id and coalesce(c.enabled, true)
+      where r.organization_id = ? and coalesce(r.enabled, true)) as rules,
+    ${settings ? `(select s.channels from ${settings} s where s.organization_id = ? and s.id = ?)` : 'null::jsonb'} as channels,
+    ${settings ? `(select coalesce(jsonb_array_length(s.email_recipients), 0) > 0 from ${settings} s where s.organization_id = ? and s.id = ?)` : 'false'} as mails,
+    ${chat ? `(select c.workspace_id is not null and c.bot_token is not null from ${chat} c where c.organization_id = ? and c.id = ?)` : 'false'} as chat_connected,
+    ${routes
+      ? `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'matchers', a.matchers, 'team_id', ${teams ? 't.id' : 'null'}, 'team', ${teams ? 't.name' : 'null'},
+                 'pages', coalesce(a.pages, true), 'severity_override', a.severity_override, 'continue', coalesce(a."continue", false)) order by a.position, a.created_at), '[]'::json)
+           from ${routes} a ${teams ? `left join ${teams} t on t.organization_id = a.organization_id and t.id = a.team_id` : ''}
+          where a.organization_id = ? and coalesce(a.enabled, true))`
+      : `'[]'::json`} as routes`;
+}
+
+export interface OrganizationOutbound {
+  rules: OutboundRules;
+  routes: Route[];
+}
+
+const NONE: OrganizationOutbound = { rules: { rules: [], outboundKinds: new Set() }, routes: [] };
+
+/** The organization's outbound rules (and, with `withRoutes`, its enabled alert routes in order), in one round trip. */
+export function readOutbound(services: Services, sql: Sql, organizationId: string, withRoutes = false): Promise<OrganizationOutbound> {
+  return selectRow(sql, outboundQuery(services, organizationId, withRoutes));
+}
+
+/** readOutbound's select, to be read alone or together with another (selectRows). */
+export function outboundQuery(services: Services, organizationId: string, withRoutes = false): RowQuery<OrganizationOutbound> {
+  const text = statement(services, withRoutes);
+  if (!text) return { sql: 'select true as no_outbound', params: [], read: () => NONE };
+  const params: unknown[] = [organizationId];
+  if (services.registry.get('notification_settings')) params.push(organizationId, organizationId, organizationId, organizationId);
+  if (services.registry.get('chat')) params.push(organizationId, organizationId);
+  if (withRoutes && services.registry.get('alert_routes')) params.push(organizationId);
+  const settings = services.registry.get('notification_settings');
+  return {
+    sql: text,
+    params,
+    read(row) {
+      const rules = (jsonValue(row?.rules) ?? []) as OutboundRule[];
+      const defaults = (settings ? defaultRow(settings).channels : {}) as Record<string, string[]>;
+      const channels = { ...defaults, ...((jsonValue(row?.channels) ?? {}) as Record<string, string[]>) };
+      const kindsUsing = (channel: string) => new Set(Object.entries(channels).filter(([, list]) => Array.isArray(list) && list.includes(channel)).map(([kind]) => kind));
+      const none = new Set<string>();
+      return {
+        rules: {
+          rules,
+          outboundKinds: kindsUsing('outbound'),
+          chatKinds: row?.chat_connected === true ? kindsUsing('chat') : none,
+          emailKinds: row?.mails === true ? kindsUsing('email') : none,
+        },
+        routes: parseRoutes(jsonValue(row?.routes)),
+      };
+    },
+  };
+}
+
+function passes(list: string[] | undefined, value: string | null): boolean {
+  if (!list || list.length === 0) return true;
+  return value !== null && list.includes(value);
+}
+
+/** The configs an event goes to, each once, with the rules that chose it. */
+export function targetsOf(outbound: OutboundRules, event: OutboundEvent): Target[] {
+  if (outbound.rules.length === 0 || !outbound.outboundKinds.has(event.type)) return [];
+  const byConfig = new Map<string, string[]>();
+  const { service, severity, source } = event.attributes;
+  for (const rule of outbound.rules) {
+    if (!rule.events.includes(event.type)) continue;
+    if (rule.config_kind === 'pager' && !PAGER_KINDS.test(event.type)) continue;
+    const f = rule.filters ?? {};
+    if (!passes(f.services, service) || !passes(f.severities, severity) || !passes(f.sources, source)) continue;
+    byConfig.set(rule.config_id, [...(byConfig.get(rule.config_id) ?? []), rule.id]);
+  }
+  return [...byConfig].map(([configId, ruleIds]) => ({ configId, ruleIds }));
+}
