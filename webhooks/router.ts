@@ -32,6 +32,7 @@ import { DEFAULT_RATE_LIMIT, type RateLimit } from './limits.ts';
 import { createLimiter, limiterStore, type StoreLimiter } from './rate-limit.ts';
 import { closeAfterAnswer, jsonOf, readBounded, type RawBody } from './raw-body.ts';
 import { checkSignature, secretQuery, type HeaderGetter } from './signing.ts';
+import { snsTopic } from './sns-topic.ts';
 import { SOURCES, sourceAt } from './sources/index.ts';
 import type { SourceOptions, WebhookSource } from './sources/source.ts';
 
@@ -220,10 +221,11 @@ async function serve(endpoint: Endpoint, ctx: Context): Promise<void> {
 export function webhookRoutes(services: Services, options: WebhookOptions = {}): Router {
   const limiter = createLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, limiterStore(options), { log: services.log });
   services.onClose(() => limiter.close());
+  const sourceOptions: SourceOptions = { ...options, snsTopic: snsTopic(options.snsHttp) };
   const endpoint: Endpoint = {
     services,
     limiter,
-    handlers: new Map(SOURCES.map((source) => [source.segment, source.handler(options)])),
+    handlers: new Map(SOURCES.map((source) => [source.segment, source.handler(sourceOptions)])),
     refusalLogged: new Map(),
     deliveries: deliveryLog(services),
   };

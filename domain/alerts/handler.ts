@@ -9,13 +9,15 @@
  */
 import type { WebhookAnswer, WebhookHandler } from '../../webhooks/handlers.ts';
 import type { SnsHttp } from '../../webhooks/sns-trust.ts';
-import { snsTopic } from '../../webhooks/sns-topic.ts';
+import { snsTopic, type SnsTopic } from '../../webhooks/sns-topic.ts';
 import type { Parser } from '../../webhooks/sources/types.ts';
 import { ingestAlerts, type EventResult } from './pipeline.ts';
 
 export interface AlertHandlerOptions {
   /** how SNS subscription addresses and signing certificates are fetched (tests inject one) */
   snsHttp?: SnsHttp;
+  /** the SNS machinery shared by the sources a topic delivers to, so a signing certificate is fetched once for all */
+  snsTopic?: SnsTopic;
 }
 
 /** What the handler needs of its source. */
@@ -38,7 +40,7 @@ function summarize(results: EventResult[]): string {
 }
 
 export function alertHandler(source: AlertSourceFacts, options: AlertHandlerOptions = {}): WebhookHandler {
-  const topic = snsTopic(options.snsHttp);
+  const topic = options.snsTopic ?? snsTopic(options.snsHttp);
 
   return async (request) => {
     if (source.topic) {

@@ -5,6 +5,7 @@
  */
 import type { WebhookHandler } from '../handlers.ts';
 import type { Signing } from '../signing.ts';
+import type { SnsTopic } from '../sns-topic.ts';
 import type { SnsHttp } from '../sns-trust.ts';
 import type { Parser } from './types.ts';
 
@@ -12,6 +13,8 @@ import type { Parser } from './types.ts';
 export interface SourceOptions {
   /** how SNS subscription addresses and signing certificates are fetched */
   snsHttp?: SnsHttp;
+  /** built once by the router: the alert sources a topic delivers to share it, and so its certificate cache */
+  snsTopic?: SnsTopic;
 }
 
 export interface WebhookSource {
