@@ -27,7 +27,7 @@ import { hashToken } from '../engine/crypto.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Services } from '../engine/operations/types.ts';
 import { deliveryLog, keptHeaders, keptPayload, type DeliveryLog } from './deliveries.ts';
-import type { WebhookAnswer, WebhookHandler } from './handlers.ts';
+import type { WebhookAnswer, WebhookHandler, WebhookRequest } from './handlers.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './limits.ts';
 import { createLimiter, limiterStore, type StoreLimiter } from './rate-limit.ts';
 import { closeAfterAnswer, jsonOf, readBounded, type RawBody } from './raw-body.ts';
@@ -173,7 +173,7 @@ async function rateLimited(endpoint: Endpoint, organization: Organization, sourc
  * database being away is 503 with Retry-After (senders retry) and nothing to log; anything else is logged as an
  * error and rethrown.
  */
-async function handle(handler: WebhookHandler, request: Parameters<WebhookHandler>[0], log: LogDelivery): Promise<WebhookAnswer> {
+async function handle(handler: WebhookHandler, request: WebhookRequest, log: LogDelivery): Promise<WebhookAnswer> {
   try {
     return await handler(request);
   } catch (error) {

@@ -138,14 +138,14 @@ export function secretQuery(services: Services, segment: string, signing: Signin
   };
 }
 
-export interface SignatureCheck {
+export interface SignatureOutcome {
   /** the 401 to answer, or null when the request may go on */
   refusal: { status: 401; body: { error: 'unauthorized'; message: string } } | null;
   /** whether the request carried a valid signature */
   signed: boolean;
 }
 
-const unauthorized = (message: string): SignatureCheck => ({ refusal: { status: 401, body: { error: 'unauthorized', message } }, signed: false });
+const unauthorized = (message: string): SignatureOutcome => ({ refusal: { status: 401, body: { error: 'unauthorized', message } }, signed: false });
 
 /**
  * One request against its source's signing: with a saved secret it must carry a valid signature; without one, the
@@ -153,7 +153,7 @@ const unauthorized = (message: string): SignatureCheck => ({ refusal: { status: 
  */
 export function checkSignature(
   services: Services, organization: Organization, segment: string, signing: Signing | null, sealedSecret: unknown, raw: Buffer, header: HeaderGetter,
-): SignatureCheck {
+): SignatureOutcome {
   if (!signing) return { refusal: null, signed: false };
   const secret = typeof sealedSecret === 'string' ? services.secrets.open(sealedSecret) : null;
   const headers = signing.headers.join(' or ');

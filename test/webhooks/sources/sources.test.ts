@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import t from 'tap';
+import type { Organization } from '../../../engine/auth/caller.ts';
 import { checkSignature } from '../../../webhooks/signing.ts';
 import { ALERT_SOURCES, SEGMENTS, SOURCES, sourceAt, WEBHOOK_SOURCES } from '../../../webhooks/sources/index.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
@@ -85,7 +86,8 @@ t.test('every source refuses a body over its limit with 413 naming it, before re
 t.test('every signed source: with a saved secret, an unsigned or wrongly signed request is refused naming its scheme and headers', async (t) => {
   const { services } = vigil.running;
   const org = await vigil.organization();
-  const organization = { id: org.id, name: 'o', plan: 'business', disabled: false, features: {}, flags: {} } as unknown as Parameters<typeof checkSignature>[1];
+  const organization: Organization = { id: org.id, name: 'o', plan: 'business', disabled: false, features: {}, flags: {} };
+  const runbook: Organization = { ...organization, flags: { automatic_runbook_approved: true } };
   const sealed = services.secrets.seal('a-saved-signing-secret-0001');
   const signed = SOURCES.filter((s) => s.signing);
   t.ok(signed.length >= SIGNABLE.length + 2, 'the signable sources and the trackers');
@@ -100,7 +102,11 @@ t.test('every signed source: with a saved secret, an unsigned or wrongly signed 
     t.equal(wrong.refusal?.status, 401, `${source.segment}: wrongly signed`);
     const without = checkSignature(services, organization, source.segment, signing, null, Buffer.from('{}'), () => undefined);
     t.same(without, { refusal: null, signed: false }, `${source.segment}: without a secret the token alone is enough`);
+    const underRunbook = checkSignature(services, runbook, source.segment, signing, null, Buffer.from('{}'), () => undefined);
+    if (signing.runbookSigned) t.match(underRunbook.refusal, { status: 401, body: { message: /approved runbook/ } }, `${source.segment}: must be signed under an automatic runbook`);
+    else t.same(underRunbook, { refusal: null, signed: false }, `${source.segment}: the runbook does not require it`);
   }
+  t.same(signed.filter((s) => s.signing!.runbookSigned).map((s) => s.segment), ['metric-dashboard', 'incident-pager', 'monitoring-a', 'monitoring-b'], 'the spec\'s dashboard, pager and monitoring sources');
   t.same(SOURCES.filter((s) => !s.signing).map((s) => checkSignature(services, organization, s.segment, null, sealed, Buffer.from('{}'), () => undefined)),
     SOURCES.filter((s) => !s.signing).map(() => ({ refusal: null, signed: false })), 'a source without signing takes the token alone');
 });
