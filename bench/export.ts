@@ -19,7 +19,7 @@ import { createRegistry } from '../engine/registry.ts';
 import { serve } from '../engine/server.ts';
 import { exportHcl, exportOperation } from '../export/export.ts';
 import { families } from '../resources/index.ts';
-import { WEBHOOK_SOURCES } from '../webhooks/sources.ts';
+import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
 import { addressPolicy } from '../outbound/net/addresses.ts';
 import { targetRefusal } from '../outbound/net/url-rules.ts';
 import { scratchDatabase, type Scratch } from './lib.ts';

@@ -1,11 +1,30 @@
+/** What the engine is told of one inbound webhook source (the webhook side's list, handed over by bin/). */
+export interface WebhookSourceFacts {
+  /** the URL segment: `POST /webhooks/<segment>/<token>` */
+  segment: string;
+  /**
+   * present when the organization saves the source's signing secret as configuration: the family holding those
+   * secrets reads this to accept the source, answer its scheme and header, and list the signable sources in refusals
+   */
+  signing?: {
+    scheme: string;
+    /** the header the sender puts the signature (or the secret) in */
+    header: string;
+    /** how the sender signs, in words */
+    notes: string;
+    /** a secret is refused until the operator switched signing on for the organization */
+    operatorSwitch: boolean;
+  };
+}
+
 /** Deployment settings the engine reads (from the environment, via bin/vigil.ts). */
 export interface ServiceConfig {
   /** the address users reach the service at: Location headers and ready-made URLs are built from it */
   publicUrl: string;
   /** the platform principal a customer's cloud role must trust */
   trustPrincipalId: string;
-  /** webhook source segments, for the ready-made URLs in the organization answer */
-  webhookSources: readonly string[];
+  /** the inbound webhook sources: ready-made URLs in the organization answer, metrics, signable sources */
+  webhookSources: readonly WebhookSourceFacts[];
   /**
    * the deployment's own ("platform") AI provider (`VIGIL_AI_*`): an OpenAI-compatible endpoint, used when an
    * organization's own providers do not answer (never under `own_providers_only`); its `model` is also the

@@ -156,7 +156,7 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, 
 
   const routeNames = {
     configPaths: new Set([...options.registry.families.map((f) => f.name), ...services.domain.flatMap((op) => (op.rest ? [op.rest.path] : []))]),
-    webhookSources: new Set(config.webhookSources),
+    webhookSources: new Set(config.webhookSources.map((s) => s.segment)),
   };
   const app = new Koa();
   app.on('error', afterAnswerErrors(options.log));

@@ -1,7 +1,7 @@
 import Type from 'typebox';
+import type { ServiceConfig, WebhookSourceFacts } from '../engine/config.ts';
 import { defineFamily, type HookContext, type Row } from '../engine/descriptor.ts';
 import { validationFailed, type FieldError } from '../engine/errors.ts';
-import { OPERATOR_SWITCHED_SOURCES, SIGNABLE_SOURCES, SIGNING_SCHEMES, type SignableSource } from '../webhooks/signing.ts';
 
 /**
  * The organization flag the operator sets (the spec's "contacting support") to allow signing secrets for the
@@ -14,30 +14,46 @@ function switchedOn(ctx: HookContext, source: string): boolean {
   return flag === true || (Array.isArray(flag) && flag.includes(source));
 }
 
-/** Refuses a new secret for a source the operator has not switched on; disabling or deleting one stays possible. */
-function operatorSwitch(row: Row, input: Row, op: 'create' | 'update', ctx: HookContext): Row {
+type Signing = NonNullable<WebhookSourceFacts['signing']>;
+
+/**
+ * Which sources can be signed, and how, is the webhook side's to say (each source's `signing`): the engine hands it
+ * over as data in the deployment's config, so this family names no source.
+ */
+function signingOf(config: ServiceConfig, source: unknown): Signing | undefined {
+  return config.webhookSources.find((s) => s.segment === source)?.signing;
+}
+
+/** For the refusal of any other source: every signable source with its scheme and how its sender signs. */
+function signableSources(config: ServiceConfig): string {
+  return config.webhookSources.flatMap((s) => (s.signing ? [`${s.segment} (${s.signing.scheme}: ${s.signing.notes})`] : [])).join('; ');
+}
+
+/**
+ * On create, the source must be one that can be signed; a new secret for a source the operator has not switched on
+ * is refused, while disabling or deleting one stays possible.
+ */
+function checkSource(row: Row, input: Row, op: 'create' | 'update', ctx: HookContext): Row {
+  const signing = signingOf(ctx.config, row.source);
+  if (!signing) {
+    // the refusal names the field and the accepted values, never the value sent
+    if (op === 'create') throw validationFailed([{ field: 'source', message: `must be a webhook source that can be signed: ${signableSources(ctx.config)}` }]);
+    return row;
+  }
   const source = String(row.source);
-  if (!(OPERATOR_SWITCHED_SOURCES as string[]).includes(source) || switchedOn(ctx, source)) return row;
+  if (!signing.operatorSwitch || switchedOn(ctx, source)) return row;
   if (op === 'update' && !('secret' in input)) return row;
   const refusal: FieldError = { field: 'source', message: `signing for ${source} is switched on by the operator (contact support); until then no secret can be saved for it` };
   throw validationFailed([refusal]);
 }
-
-const SCHEME_NOTES: Record<SignableSource, string> = {
-  'metric-dashboard': 'hex HMAC-SHA256 of the body in X-Grafana-Alerting-Signature (Grafana contact point "HMAC Signature"; optional Timestamp Header X-Grafana-Alerting-Timestamp, then "<timestamp>:<body>" is signed)',
-  'incident-pager': 'X-PagerDuty-Signature: v1=<hex HMAC-SHA256 of the body>, possibly several comma-separated (PagerDuty v3 webhook subscription secret)',
-  'monitoring-a': 'the secret itself as Authorization: Bearer <secret> or X-Vigil-Signature-Secret: <secret> (custom headers of the Datadog webhook)',
-  'monitoring-b': 'the secret itself as Authorization: Bearer <secret> or X-Vigil-Signature-Secret: <secret> (New Relic webhook destination auth or custom header)',
-  'code-host': 'X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body> (GitHub webhook secret)',
-};
 
 export default defineFamily({
   name: 'request_signing',
   singular: 'request_signing_secret',
   description:
     'The signing secrets of the inbound webhooks (the Webhooks tab): one row per source, whose path id is the source. ' +
-    'Sources that can be signed, each in its product\'s own scheme (`scheme`): ' +
-    SIGNABLE_SOURCES.map((s) => `\`${s}\` (${SIGNING_SCHEMES[s].scheme}: ${SCHEME_NOTES[s]})`).join('; ') + '. ' +
+    'Sources that can be signed, each in its product\'s own scheme: the dashboard (`metric-dashboard`), pager, monitoring and code-host sources; ' +
+    'a row answers its `scheme` and `signature_header`, and a create for any other source is refused with 422 naming `source` and listing every signable source with how its sender signs. ' +
     'The cloud sources are not here: they rely on the notification topic\'s own message signature; the other sources take the token alone. ' +
     'Once a secret is saved and `enabled`, every request to that source must carry a matching signature or is answered 401; ' +
     '`enabled: false` keeps the secret and stops checking it. ' +
@@ -57,7 +73,7 @@ export default defineFamily({
   createOnly: ['source'],
   fields: {
     id: Type.String({ readOnly: true, description: 'the source' }),
-    source: Type.Union(SIGNABLE_SOURCES.map((s) => Type.Literal(s)), { description: 'the webhook source; one row each; set on create only' }),
+    source: Type.String({ minLength: 1, maxLength: 64, description: 'the webhook source (its URL segment), one that can be signed; one row each; set on create only' }),
     secret: Type.String({ minLength: 16, maxLength: 512, writeOnly: true, format: 'password', description: 'write-only, 16..512 characters; never returned; an omitted secret keeps the stored one' }),
     secret_set: Type.Boolean({ readOnly: true, description: 'whether a secret is stored' }),
     enabled: Type.Boolean({ default: true, description: 'when false the secret is kept and requests are not checked against it' }),
@@ -68,11 +84,11 @@ export default defineFamily({
   presence: { secret_set: 'secret' },
   authenticates: true,
   computed: {
-    scheme: (row) => SIGNING_SCHEMES[row.source as SignableSource]?.scheme ?? null,
-    signature_header: (row) => SIGNING_SCHEMES[row.source as SignableSource]?.header ?? null,
+    scheme: (row, ctx) => signingOf(ctx.config, row.source)?.scheme ?? null,
+    signature_header: (row, ctx) => signingOf(ctx.config, row.source)?.header ?? null,
   },
   hooks: {
-    prepare: (row, input, stage) => operatorSwitch(row, input, stage.op, stage.ctx),
+    prepare: (row, input, stage) => checkSource(row, input, stage.op, stage.ctx),
   },
   examples: {
     valid: [

@@ -14,7 +14,7 @@ import { prepared, sqlExecutor } from '../engine/persistence/sql.ts';
 import Type from 'typebox';
 import type { DomainOperation } from '../engine/operations/domain.ts';
 import type { Services } from '../engine/operations/types.ts';
-import { WEBHOOK_SOURCES } from './sources.ts';
+import { SEGMENTS } from './sources/index.ts';
 import { LIST_LIMIT } from '../engine/operations/tool-schemas.ts';
 
 export const PAYLOAD_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -191,7 +191,7 @@ export const listWebhookDeliveries: DomainOperation = {
     'so you can see why an alert did or did not page. Payloads are kept 7 days with credentials removed; rows 30 days.',
   input: Type.Object(
     {
-      source: Type.Optional(Type.Union(WEBHOOK_SOURCES.map((s) => Type.Literal(s)), { description: 'only this source' })),
+      source: Type.Optional(Type.Union(SEGMENTS.map((s) => Type.Literal(s)), { description: 'only this source' })),
       outcome: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only this outcome (exact)' })),
       limit: LIST_LIMIT,
     },

@@ -1,17 +1,16 @@
 /**
  * What a source's handler receives and answers. The router does the shared work (User-Agent, body limit,
  * token, rate limit, signature, delivery log); a handler only turns an accepted request into an answer and an
- * outcome. Handlers are handed to `webhookRoutes` as a map, source by source; a source without one answers
- * 200 `{ status: "ok", processed: 0, total: 0 }` and is logged as `no handler yet`.
+ * outcome. Each source names its handler (sources/<segment>.ts).
  */
 import type { Organization } from '../engine/auth/caller.ts';
 import type { Services } from '../engine/operations/types.ts';
-import type { WebhookSource } from './limits.ts';
 
 export interface WebhookRequest {
   services: Services;
   organization: Organization;
-  source: WebhookSource;
+  /** the source's URL segment */
+  source: string;
   /** the bytes as sent */
   raw: Buffer;
   /** the body parsed as JSON, or undefined when it is empty or not JSON */
@@ -37,24 +36,3 @@ export interface WebhookAnswer {
 }
 
 export type WebhookHandler = (request: WebhookRequest) => Promise<WebhookAnswer>;
-
-/**
- * How the router checks a source whose signing secret is kept elsewhere than request_signing (a tracker's secret
- * on its ticket_integrations row): the sealed secret is read in the token lookup's round trip, and while one is
- * saved every request must pass `verify` or is answered 401. Without a saved secret the token alone is enough.
- */
-export interface SignatureCheck {
-  /** a scalar subquery answering the sealed secret or null; it names the organization `o` */
-  secretQuery(services: Services): { sql: string; params: unknown[] } | undefined;
-  /** one request against the opened secret: `stale` is a valid signature over a delivery too old to accept */
-  verify(raw: Buffer, secret: string, header: (name: string) => string | undefined, now: Date): 'valid' | 'missing' | 'mismatch' | 'stale';
-  /** for refusals: the scheme, the headers that carry the signature, where the secret is saved, why stale */
-  scheme: string;
-  headers: string[];
-  savedIn: string;
-  staleMessage?: string;
-}
-
-export type SignatureChecks = Partial<Record<WebhookSource, SignatureCheck>>;
-
-export type WebhookHandlers = Partial<Record<WebhookSource, WebhookHandler>>;

@@ -5,9 +5,7 @@ import type { JobHandler } from '../engine/jobs/types.ts';
 import type { Services } from '../engine/operations/types.ts';
 import { investigationsJob } from '../domain/ai/investigations.ts';
 import { AI_OPERATIONS } from '../domain/ai/tools.ts';
-import { alertHandlers, type AlertHandlerOptions } from '../domain/alerts/handler.ts';
 import { ALERT_OPERATIONS } from '../domain/alerts/tools.ts';
-import { boardHandler } from '../domain/board/handler.ts';
 import type { CheckOptions } from '../domain/checks/options.ts';
 import { checkScheduler, checkTickJob } from '../domain/checks/scheduler.ts';
 import { CHAT_JOBS } from '../outbound/chat/jobs.ts';
@@ -20,15 +18,11 @@ import { listWebhookDeliveries } from './deliveries.ts';
 import type { AuditListener } from '../engine/operations/audit.ts';
 import { announceChange } from '../outbound/changes.ts';
 import { fixRequestJob } from '../domain/fixes/analysis.ts';
-import { fixRequestHandler } from '../domain/fixes/handler.ts';
 import { FIX_OPERATIONS } from '../domain/fixes/tools.ts';
 import { outboundDeliveryJob } from '../outbound/deliveries/deliver.ts';
 import { OUTBOUND_OPERATIONS } from '../outbound/deliveries/tools.ts';
 import { SLO_OPERATIONS } from '../domain/slo/tools.ts';
-import { timelineHandlers } from '../domain/timeline/handler.ts';
 import { TIMELINE_OPERATIONS } from '../domain/timeline/tools.ts';
-import { trackerHandlers } from '../domain/trackers/handler.ts';
-import { trackerSignatures } from '../domain/trackers/signatures.ts';
 import { TRACKER_OPERATIONS } from '../domain/trackers/tools.ts';
 import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts';
 
@@ -40,16 +34,14 @@ export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, out
 /** Told of every audit entry inside its write's transaction, handed to `serve({ auditListeners })`. */
 export const WEBHOOK_AUDIT_LISTENERS: AuditListener[] = [announceChange];
 
-export type WebhookOptions = RouterOptions & AlertHandlerOptions & { checks?: CheckOptions; notify?: NotifyOptions };
+export type WebhookOptions = RouterOptions & { checks?: CheckOptions; notify?: NotifyOptions };
 
 /**
  * The routers for `serve`'s `rawRouters`: mounted before the JSON body parser, as signatures need the raw bytes.
- * Every source's handler is wired here; `options.handlers` replaces some (tests).
+ * Each source names its handler (webhooks/sources/).
  */
 export function webhookRouters(options: WebhookOptions = {}): ((services: Services) => Router)[] {
-  const handlers = { ...alertHandlers(options), ...timelineHandlers(), tickets: boardHandler(options), 'fix-requests': fixRequestHandler, ...trackerHandlers(), ...options.handlers };
-  const signatures = { ...trackerSignatures(), ...options.signatures };
-  return [(services) => webhookRoutes(services, { ...options, handlers, signatures })];
+  return [(services) => webhookRoutes(services, options)];
 }
 
 /** What the webhook side runs once an instance serves, handed to `serve({ onStart })`. */

@@ -1,50 +1,56 @@
 /**
- * Request signing of the inbound webhooks: which sources can be signed, each product's own scheme, and the
- * verifiers. Every check runs over the raw request bytes and compares in constant time.
+ * Request signing of the inbound webhooks: the generic verifiers, keyed by scheme, and the check the router runs.
+ * Which source signs how is a fact of the source (`signing` on its WebhookSource, sources/<segment>.ts); a source
+ * whose secret is saved in request_signing names one of the schemes below, a source whose secret is kept elsewhere
+ * (the trackers' on ticket_integrations) brings its own verifier and the query that reads its secret. Every check
+ * runs over the raw request bytes and compares in constant time.
  *
- * - `incident-pager` — PagerDuty v3 webhooks: `X-PagerDuty-Signature: v1=<hex HMAC-SHA256 of the body>`; during a
- *   secret rotation PagerDuty sends several comma-separated signatures, and any one matching is enough.
- * - `metric-dashboard` — Grafana alerting's webhook contact point "HMAC Signature": the hex HMAC-SHA256 of the body
- *   in `X-Grafana-Alerting-Signature` (Grafana's default header name). When the contact point's "Timestamp Header"
- *   is set to `X-Grafana-Alerting-Timestamp`, Grafana signs `<timestamp>:<body>` instead; such a timestamp must be
- *   within five minutes of the service's clock (replays are refused).
- * - `code-host` — GitHub's `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`.
- * - `monitoring-a` / `monitoring-b` — Datadog's webhook integration and New Relic's workflow webhook cannot compute
- *   a per-request signature; they send fixed custom headers. The secret itself travels as
- *   `Authorization: Bearer <secret>` or `X-Vigil-Signature-Secret: <secret>`.
- *
- * The cloud sources (`cloud-alarms`, `cloud-audit`) are not here: they rely on the notification topic's own
- * message signature (SNS), checked by their handler. The other sources (deployments, tickets, trackers, fix
- * requests) take the token alone.
+ * - `pagerduty-v3`: `X-PagerDuty-Signature: v1=<hex HMAC-SHA256 of the body>`; during a secret rotation PagerDuty
+ *   sends several comma-separated signatures, and any one matching is enough.
+ * - `grafana-hmac`: the hex HMAC-SHA256 of the body in `X-Grafana-Alerting-Signature`; with the timestamp header
+ *   `X-Grafana-Alerting-Timestamp`, `<timestamp>:<body>` is signed and the timestamp must be within five minutes of
+ *   the service's clock (replays are refused).
+ * - `github-sha256`: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`.
+ * - `shared-secret-header`: for senders that cannot compute a per-request signature and send fixed headers: the
+ *   secret itself as `Authorization: Bearer <secret>` or `X-Vigil-Signature-Secret: <secret>`.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Organization } from '../engine/auth/caller.ts';
+import type { Services } from '../engine/operations/types.ts';
+import { tableName } from '../engine/persistence/entities.ts';
+import requestSigning from '../resources/request_signing.ts';
 
-export const SIGNING_SCHEMES = {
-  'metric-dashboard': { scheme: 'grafana-hmac', header: 'X-Grafana-Alerting-Signature', operatorSwitch: true },
-  'incident-pager': { scheme: 'pagerduty-v3', header: 'X-PagerDuty-Signature', operatorSwitch: false },
-  'monitoring-a': { scheme: 'shared-secret-header', header: 'Authorization', operatorSwitch: true },
-  'monitoring-b': { scheme: 'shared-secret-header', header: 'Authorization', operatorSwitch: true },
-  'code-host': { scheme: 'github-sha256', header: 'X-Hub-Signature-256', operatorSwitch: false },
-} as const;
+/** `stale`: a valid signature over a delivery too old to accept. */
+export type Verdict = 'valid' | 'missing' | 'mismatch' | 'stale';
 
-export type SignableSource = keyof typeof SIGNING_SCHEMES;
-export type SigningScheme = (typeof SIGNING_SCHEMES)[SignableSource]['scheme'];
-export const SIGNABLE_SOURCES = Object.keys(SIGNING_SCHEMES) as SignableSource[];
+export type HeaderGetter = (name: string) => string | undefined;
 
-/** Sources whose requests must be signed once the organization has an approved runbook that runs automatically. */
-export const RUNBOOK_SIGNED_SOURCES: readonly string[] = ['metric-dashboard', 'incident-pager', 'monitoring-a', 'monitoring-b'];
+export type Verifier = (raw: Buffer, secret: string, header: HeaderGetter, now: Date) => Verdict;
 
-/** Sources whose secret the operator must switch on first (the spec's "contacting support"). */
-export const OPERATOR_SWITCHED_SOURCES = SIGNABLE_SOURCES.filter((s) => SIGNING_SCHEMES[s].operatorSwitch);
+/** A scalar subquery answering the source's sealed secret or null; it names the organization `o`. */
+export type SecretQuery = (services: Services) => { sql: string; params: unknown[] } | undefined;
 
-export const isSignable = (source: string): source is SignableSource => Object.hasOwn(SIGNING_SCHEMES, source);
+/** How one source's requests are signed: every fact the router, request_signing and the refusals need. */
+export interface Signing {
+  /** the scheme's name, named in refusals (and answered as request_signing's `scheme`) */
+  scheme: string;
+  /** the headers that carry the signature, named in refusals; the first is answered as `signature_header` */
+  headers: readonly string[];
+  /** how the sender signs, in words (request_signing's refusals list it) */
+  notes: string;
+  verify: Verifier;
+  /** where the secret is saved when not in request_signing, and how it is read */
+  savedElsewhere?: { savedIn: string; secretQuery: SecretQuery };
+  /** request_signing refuses a secret until the operator switched signing on for the organization ("contact support") */
+  operatorSwitch?: boolean;
+  /** requests must be signed once the organization has an approved runbook that runs automatically */
+  runbookSigned?: boolean;
+  /** the refusal of a `stale` verdict */
+  staleMessage?: string;
+}
 
 /** How far a signed Grafana timestamp may be from the service's clock. */
 export const TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
-
-export type Verdict = 'valid' | 'missing' | 'mismatch';
-
-export type HeaderGetter = (name: string) => string | undefined;
 
 const hmacHex = (secret: string, ...parts: (string | Buffer)[]) => {
   const mac = createHmac('sha256', secret);
@@ -53,7 +59,7 @@ const hmacHex = (secret: string, ...parts: (string | Buffer)[]) => {
 };
 
 /** A hex signature against the expected digest, in constant time (malformed hex never matches). */
-function hexMatches(candidate: string, expected: Buffer): boolean {
+export function hexMatches(candidate: string, expected: Buffer): boolean {
   const trimmed = candidate.trim();
   if (!/^[0-9a-fA-F]+$/.test(trimmed) || trimmed.length !== expected.length * 2) return false;
   return timingSafeEqual(Buffer.from(trimmed, 'hex'), expected);
@@ -66,7 +72,7 @@ function secretMatches(candidate: string, secret: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-function pagerduty(raw: Buffer, secret: string, header: HeaderGetter): Verdict {
+const pagerduty: Verifier = (raw, secret, header) => {
   const value = header('x-pagerduty-signature');
   if (!value) return 'missing';
   const expected = hmacHex(secret, raw);
@@ -77,9 +83,9 @@ function pagerduty(raw: Buffer, secret: string, header: HeaderGetter): Verdict {
     if (version === 'v1' && signature !== undefined && hexMatches(signature, expected)) matched = true;
   }
   return matched ? 'valid' : 'mismatch';
-}
+};
 
-function grafana(raw: Buffer, secret: string, header: HeaderGetter, now: Date): Verdict {
+const grafana: Verifier = (raw, secret, header, now) => {
   const value = header('x-grafana-alerting-signature');
   if (!value) return 'missing';
   const timestamp = header('x-grafana-alerting-timestamp');
@@ -89,47 +95,83 @@ function grafana(raw: Buffer, secret: string, header: HeaderGetter, now: Date): 
     return hexMatches(value, hmacHex(secret, `${timestamp.trim()}:`, raw)) ? 'valid' : 'mismatch';
   }
   return hexMatches(value, hmacHex(secret, raw)) ? 'valid' : 'mismatch';
-}
+};
 
-function github(raw: Buffer, secret: string, header: HeaderGetter): Verdict {
+const github: Verifier = (raw, secret, header) => {
   const value = header('x-hub-signature-256');
   if (!value) return 'missing';
   const match = /^sha256=(.*)$/.exec(value.trim());
   return match && hexMatches(match[1]!, hmacHex(secret, raw)) ? 'valid' : 'mismatch';
-}
+};
 
-function sharedSecret(secret: string, header: HeaderGetter): Verdict {
+const sharedSecret: Verifier = (_raw, secret, header) => {
   const custom = header('x-vigil-signature-secret');
   const bearer = /^Bearer\s+(.+)$/i.exec(header('authorization') ?? '')?.[1];
   const candidate = custom ?? bearer;
   if (candidate === undefined || candidate.trim() === '') return 'missing';
   return secretMatches(candidate.trim(), secret) ? 'valid' : 'mismatch';
+};
+
+/** The schemes a secret saved in request_signing is checked in, with the headers each reads. */
+const SCHEMES = {
+  'pagerduty-v3': { verify: pagerduty, headers: ['X-PagerDuty-Signature'] },
+  'grafana-hmac': { verify: grafana, headers: ['X-Grafana-Alerting-Signature'] },
+  'github-sha256': { verify: github, headers: ['X-Hub-Signature-256'] },
+  'shared-secret-header': { verify: sharedSecret, headers: ['Authorization', 'X-Vigil-Signature-Secret'] },
+} as const satisfies Record<string, { verify: Verifier; headers: readonly string[] }>;
+
+export type SigningScheme = keyof typeof SCHEMES;
+
+/** A source signed in one of the schemes above, with its secret saved in request_signing. */
+export function signedWith(scheme: SigningScheme, facts: { notes: string; operatorSwitch?: boolean; runbookSigned?: boolean }): Signing {
+  return { scheme, headers: SCHEMES[scheme].headers, verify: SCHEMES[scheme].verify, ...facts };
 }
 
-/** Checks one request against the source's scheme with the saved secret. */
-export function verifySignature(source: SignableSource, raw: Buffer, secret: string, header: HeaderGetter, now: Date): Verdict {
-  switch (SIGNING_SCHEMES[source].scheme) {
-    case 'pagerduty-v3':
-      return pagerduty(raw, secret, header);
-    case 'grafana-hmac':
-      return grafana(raw, secret, header, now);
-    case 'github-sha256':
-      return github(raw, secret, header);
-    case 'shared-secret-header':
-      return sharedSecret(secret, header);
-  }
+/** The query reading a source's sealed secret: its own, or its request_signing row's while saved and enabled. */
+export function secretQuery(services: Services, segment: string, signing: Signing): { sql: string; params: unknown[] } | undefined {
+  if (signing.savedElsewhere) return signing.savedElsewhere.secretQuery(services);
+  const family = services.registry.get(requestSigning.name);
+  if (!family) return undefined;
+  return {
+    sql: `select s.secret from "${tableName(family)}" s where s.organization_id = o.id and s.source = ? and s.enabled is not false`,
+    params: [segment],
+  };
 }
 
-/** The headers that carry the signature of a source (named in refusals). */
-export function signatureHeaders(source: SignableSource): string[] {
-  switch (SIGNING_SCHEMES[source].scheme) {
-    case 'pagerduty-v3':
-      return ['X-PagerDuty-Signature'];
-    case 'grafana-hmac':
-      return ['X-Grafana-Alerting-Signature'];
-    case 'github-sha256':
-      return ['X-Hub-Signature-256'];
-    case 'shared-secret-header':
-      return ['Authorization', 'X-Vigil-Signature-Secret'];
+export interface SignatureOutcome {
+  /** the 401 to answer, or null when the request may go on */
+  refusal: { status: 401; body: { error: 'unauthorized'; message: string } } | null;
+  /** whether the request carried a valid signature */
+  signed: boolean;
+}
+
+const unauthorized = (message: string): SignatureOutcome => ({ refusal: { status: 401, body: { error: 'unauthorized', message } }, signed: false });
+
+/**
+ * One request against its source's signing: with a saved secret it must carry a valid signature; without one, the
+ * token alone is enough unless the source must be signed under an approved automatic runbook.
+ */
+export function checkSignature(
+  services: Services, organization: Organization, segment: string, signing: Signing | null, sealedSecret: unknown, raw: Buffer, header: HeaderGetter,
+): SignatureOutcome {
+  if (!signing) return { refusal: null, signed: false };
+  const secret = typeof sealedSecret === 'string' ? services.secrets.open(sealedSecret) : null;
+  const headers = signing.headers.join(' or ');
+  const where = signing.savedElsewhere ? ` (${signing.savedElsewhere.savedIn})` : '';
+  if (secret !== null) {
+    const verdict = signing.verify(raw, secret, header, services.clock.now());
+    if (verdict === 'valid') return { refusal: null, signed: true };
+    if (verdict === 'missing') {
+      return unauthorized(`A signing secret is saved for ${segment}${where}, so every request must be signed (${signing.scheme}, in ${headers}); this one is not.`);
+    }
+    if (verdict === 'stale') return unauthorized(signing.staleMessage ?? `The ${segment} delivery is too old to accept; replays are refused.`);
+    return unauthorized(`The signature in ${headers} does not match this request and the signing secret saved for ${segment}${where}.`);
   }
+  if (signing.runbookSigned && organization.flags.automatic_runbook_approved === true) {
+    return unauthorized(
+      `This organization has an approved runbook that runs automatically, so ${segment} requests must be signed: ` +
+        `save a signing secret in request_signing for ${segment} and configure the sender to sign (${headers}).`,
+    );
+  }
+  return { refusal: null, signed: false };
 }

@@ -1,33 +1,33 @@
 /**
- * The handlers of the six alert sources: parse (webhooks/sources/), then the pipeline; answers
- * 200 `{ status: "ok", processed, total }` (`total` events in the request, `processed` those recorded: a resolve
- * of an alert never seen is not), 400 `unreadable_alert` for a payload that cannot be read as an alert.
+ * The handler of an alert source (each source names it: webhooks/sources/<segment>.ts): parse with the source's
+ * parser, then the pipeline; answers 200 `{ status: "ok", processed, total }` (`total` events in the request,
+ * `processed` those recorded: a resolve of an alert never seen is not), 400 `unreadable_alert` for a payload that
+ * cannot be read as an alert.
  *
- * The cloud sources come through an SNS topic: subscriptions are confirmed and, when the operator switched it on,
- * signatures checked, as webhooks/sns-topic.ts describes.
+ * A source delivered through an SNS topic (the cloud sources) has its subscriptions confirmed and, when the operator
+ * switched it on, signatures checked, as webhooks/sns-topic.ts describes.
  */
-import type { WebhookAnswer, WebhookHandler, WebhookHandlers } from '../../webhooks/handlers.ts';
+import type { WebhookAnswer, WebhookHandler } from '../../webhooks/handlers.ts';
 import type { SnsHttp } from '../../webhooks/sns-trust.ts';
-import { snsTopic } from '../../webhooks/sns-topic.ts';
-import { ALERT_PARSERS } from '../../webhooks/sources/index.ts';
-import { ALERT_SOURCES, type AlertSource } from '../../webhooks/sources/types.ts';
+import { snsTopic, type SnsTopic } from '../../webhooks/sns-topic.ts';
+import type { Parser } from '../../webhooks/sources/types.ts';
 import { ingestAlerts, type EventResult } from './pipeline.ts';
 
 export interface AlertHandlerOptions {
   /** how SNS subscription addresses and signing certificates are fetched (tests inject one) */
   snsHttp?: SnsHttp;
+  /** the SNS machinery shared by the sources a topic delivers to, so a signing certificate is fetched once for all */
+  snsTopic?: SnsTopic;
 }
 
-const TOPIC_SOURCES: readonly AlertSource[] = ['cloud-alarms', 'cloud-audit'];
-
-const PRODUCTS: Record<AlertSource, string> = {
-  'metric-dashboard': 'Grafana or Alertmanager',
-  'incident-pager': 'PagerDuty v3 webhook',
-  'monitoring-a': 'Datadog webhook',
-  'monitoring-b': 'New Relic webhook',
-  'cloud-alarms': 'CloudWatch alarm (SNS)',
-  'cloud-audit': 'CloudTrail event (EventBridge/SNS)',
-};
+/** What the handler needs of its source. */
+export interface AlertSourceFacts {
+  /** named in refusals: "expected a <product> payload" */
+  product: string;
+  parser: Parser;
+  /** delivered through an SNS topic */
+  topic?: boolean;
+}
 
 const refuse = (status: number, error: string, message: string, outcome: string): WebhookAnswer => ({ status, body: { error, message }, outcome, detail: message });
 
@@ -39,17 +39,17 @@ function summarize(results: EventResult[]): string {
   return [...counts].map(([outcome, n]) => (n > 1 ? `${outcome} ×${n}` : outcome)).join(', ');
 }
 
-export function alertHandlers(options: AlertHandlerOptions = {}): WebhookHandlers {
-  const topic = snsTopic(options.snsHttp);
+export function alertHandler(source: AlertSourceFacts, options: AlertHandlerOptions = {}): WebhookHandler {
+  const topic = options.snsTopic ?? snsTopic(options.snsHttp);
 
-  const handler = (source: AlertSource): WebhookHandler => async (request) => {
-    if (TOPIC_SOURCES.includes(source)) {
-      const refusal = await topic.check(request, source);
+  return async (request) => {
+    if (source.topic) {
+      const refusal = await topic.check(request, request.source);
       if (refusal) return refusal;
     }
-    if (request.body === undefined) return refuse(400, 'unreadable_alert', `The body is not JSON; expected a ${PRODUCTS[source]} payload.`, 'refused: unreadable');
-    const parsed = ALERT_PARSERS[source](request.body);
-    if (parsed.kind === 'unreadable') return refuse(400, 'unreadable_alert', `The payload cannot be read as a ${PRODUCTS[source]} alert: ${parsed.reason}.`, 'refused: unreadable');
+    if (request.body === undefined) return refuse(400, 'unreadable_alert', `The body is not JSON; expected a ${source.product} payload.`, 'refused: unreadable');
+    const parsed = source.parser(request.body);
+    if (parsed.kind === 'unreadable') return refuse(400, 'unreadable_alert', `The payload cannot be read as a ${source.product} alert: ${parsed.reason}.`, 'refused: unreadable');
     if (parsed.kind === 'subscription') {
       if (parsed.type === 'UnsubscribeConfirmation') return { status: 200, body: { status: 'ok', processed: 0, total: 0 }, outcome: 'unsubscribed' };
       return topic.confirm(request.services, parsed.subscribeUrl, { status: 'ok', processed: 0, total: 0 });
@@ -58,6 +58,4 @@ export function alertHandlers(options: AlertHandlerOptions = {}): WebhookHandler
     const processed = results.filter((r) => r.outcome !== 'unknown alert').length;
     return { status: 200, body: { status: 'ok', processed, total: results.length }, outcome: summarize(results) };
   };
-
-  return Object.fromEntries(ALERT_SOURCES.map((source) => [source, handler(source)]));
 }

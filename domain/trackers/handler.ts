@@ -21,7 +21,7 @@
 import { loggedError } from '../../engine/logger.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
-import type { WebhookAnswer, WebhookHandler, WebhookHandlers, WebhookRequest } from '../../webhooks/handlers.ts';
+import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../../webhooks/handlers.ts';
 import { readGitHubIssues } from './github-issues.ts';
 import type { ReadResult } from './item.ts';
 import { readJira } from './jira.ts';
@@ -123,8 +123,4 @@ export async function codeHostIssues(request: WebhookRequest, payload: unknown):
     const message = 'The issue could not be synced; redeliver it from the hook\'s Recent Deliveries.';
     return { status: 200, body: { status: 'error', ...extra, message }, outcome: 'error', detail: message };
   }
-}
-
-export function trackerHandlers(): WebhookHandlers {
-  return { 'issue-tracker': issueTrackerHandler, 'sprint-tracker': sprintTrackerHandler };
 }

@@ -1,5 +1,6 @@
 /**
- * The trackers' webhook signatures, checked by the router (`SignatureCheck`) with the secret saved on the
+ * The trackers' webhook signatures (the `signing` of webhooks/sources/issue-tracker.ts and sprint-tracker.ts), checked
+ * by the router with the secret saved on the
  * tracker's `ticket_integrations` row (`signing_secret`, its one home). While a secret is saved every delivery
  * must be signed (401 otherwise); without one the token alone is enough. The secret is checked whether or not the
  * row is `enabled` (that flag is about using the credentials): to stop checking, clear `signing_secret`.
@@ -14,7 +15,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
-import type { SignatureCheck, SignatureChecks } from '../../webhooks/handlers.ts';
+import type { Signing } from '../../webhooks/signing.ts';
 
 export const INTEGRATIONS_FAMILY = 'ticket_integrations';
 
@@ -48,8 +49,7 @@ function linearTimestamp(raw: Buffer): number | undefined {
   }
 }
 
-export const linearSignature: SignatureCheck = {
-  secretQuery: secretOf('issue_tracker'),
+export const linearSignature: Signing = {
   verify(raw, secret, header: Header, now) {
     const value = header('linear-signature');
     if (!value) return 'missing';
@@ -59,12 +59,12 @@ export const linearSignature: SignatureCheck = {
   },
   scheme: 'hex HMAC-SHA256 of the body (Linear webhook signing secret)',
   headers: ['Linear-Signature'],
-  savedIn: 'ticket_integrations issue_tracker signing_secret',
+  notes: 'Linear-Signature: <hex HMAC-SHA256 of the body>, with webhookTimestamp in the body within 5 minutes',
+  savedElsewhere: { savedIn: 'ticket_integrations issue_tracker signing_secret', secretQuery: secretOf('issue_tracker') },
   staleMessage: 'The delivery\'s webhookTimestamp is missing or more than 5 minutes from the service\'s clock; Linear deliveries are accepted only when fresh (replays are refused).',
 };
 
-export const jiraSignature: SignatureCheck = {
-  secretQuery: secretOf('sprint_tracker'),
+export const jiraSignature: Signing = {
   verify(raw, secret, header: Header) {
     const value = header('x-hub-signature');
     if (!value) return 'missing';
@@ -73,9 +73,6 @@ export const jiraSignature: SignatureCheck = {
   },
   scheme: 'sha256=<hex HMAC-SHA256 of the body> (Jira admin webhook secret)',
   headers: ['X-Hub-Signature'],
-  savedIn: 'ticket_integrations sprint_tracker signing_secret',
+  notes: 'X-Hub-Signature: sha256=<hex HMAC-SHA256 of the body>',
+  savedElsewhere: { savedIn: 'ticket_integrations sprint_tracker signing_secret', secretQuery: secretOf('sprint_tracker') },
 };
-
-export function trackerSignatures(): SignatureChecks {
-  return { 'issue-tracker': linearSignature, 'sprint-tracker': jiraSignature };
-}

@@ -27,7 +27,7 @@ function requireString(body: Body, field: string, errors: FieldError[], max = 20
 }
 
 export function webhookUrls(services: Services, token: string): Record<string, string> {
-  return Object.fromEntries(services.config.webhookSources.map((s) => [s, `${services.config.publicUrl}/webhooks/${s}/${token}`]));
+  return Object.fromEntries(services.config.webhookSources.map(({ segment }) => [segment, `${services.config.publicUrl}/webhooks/${segment}/${token}`]));
 }
 
 export async function organizationView(services: Services, id: string): Promise<Body> {

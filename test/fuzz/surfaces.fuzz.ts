@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import type { Test } from 'tap';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { sqlExecutor } from '../../engine/persistence/sql.ts';
-import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
+import { SEGMENTS } from '../../webhooks/sources/index.ts';
 import { CONFIG, type Vigil } from '../helpers/harness.ts';
 
 type Json = Record<string, any>;
@@ -265,7 +265,7 @@ export async function fuzzWebhooks(t: Test, target: FuzzTarget): Promise<void> {
     fc.constantFrom('x-github-event', 'x-github-delivery', 'x-hub-signature-256', 'idempotency-key', 'x-amz-sns-message-type', 'linear-signature', 'x-hub-signature', 'webhook-signature', 'x-grafana-alerting-signature', 'x-pagerduty-signature'),
     fc.oneof(fc.constantFrom('push', 'issues', 'ping', 'sha256=00', 'Notification', 'SubscriptionConfirmation', ''), fc.string({ maxLength: 80 }).map((s) => s.replace(/[^\x20-\x7e]/g, ''))),
   );
-  for (const source of WEBHOOK_SOURCES) {
+  for (const source of SEGMENTS) {
     await fc.assert(
       fc.asyncProperty(bodies, contentTypes, oddHeaders, source === 'tickets' ? suffixes : fc.constant(''), encodings, async (body, type, extra, suffix, encoding) => {
         const headers = { 'user-agent': 'vigil-fuzz/1.0', ...(type ? { 'content-type': type } : {}), ...extra, ...(encoding !== null ? { 'content-encoding': encoding } : {}) };

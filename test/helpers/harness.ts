@@ -21,7 +21,7 @@ import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
 import { statusPageRoutes } from '../../web/status-page/routes.ts';
 import { deployGateRoutes } from '../../domain/slo/routes.ts';
 import { domainOperations, families as allFamilies } from '../../resources/index.ts';
-import { WEBHOOK_SOURCES } from '../../webhooks/sources.ts';
+import { WEBHOOK_SOURCES } from '../../webhooks/sources/index.ts';
 import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
 import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, webhookStartup, type WebhookOptions } from '../../webhooks/index.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';

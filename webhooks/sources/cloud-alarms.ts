@@ -44,6 +44,8 @@ import {
 } from './common.ts';
 import { throughSns } from './sns.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
+import { alertHandler } from '../../domain/alerts/handler.ts';
+import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'cloud-alarms' as const;
 
@@ -124,3 +126,16 @@ function readAlarm(message: Json): ParseResult {
 }
 
 export const parse = safe(SOURCE, throughSns(readAlarm));
+
+const product = 'CloudWatch alarm (SNS)';
+
+export const cloudAlarms: WebhookSource = {
+  segment: SOURCE,
+  product,
+  // SNS messages are at most 256 KiB; the envelope adds little
+  bodyLimit: MiB,
+  // the notification topic's own signature, checked by the handler when the operator switched it on
+  signing: null,
+  parser: parse,
+  handler: (options) => alertHandler({ product, parser: parse, topic: true }, options),
+};

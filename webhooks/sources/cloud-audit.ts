@@ -50,6 +50,8 @@ import {
 } from './common.ts';
 import { throughSns } from './sns.ts';
 import type { AlertSeverity, ParseResult } from './types.ts';
+import { alertHandler } from '../../domain/alerts/handler.ts';
+import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'cloud-audit' as const;
 
@@ -184,3 +186,16 @@ function readEvent(message: Json): ParseResult {
 }
 
 export const parse = safe(SOURCE, throughSns(readEvent));
+
+const product = 'CloudTrail event (EventBridge/SNS)';
+
+export const cloudAudit: WebhookSource = {
+  segment: SOURCE,
+  product,
+  // SNS messages are at most 256 KiB; the envelope adds little
+  bodyLimit: MiB,
+  // the notification topic's own signature, checked by the handler when the operator switched it on
+  signing: null,
+  parser: parse,
+  handler: (options) => alertHandler({ product, parser: parse, topic: true }, options),
+};

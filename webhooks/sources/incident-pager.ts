@@ -45,6 +45,9 @@ import {
   unreadable,
 } from './common.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
+import { alertHandler } from '../../domain/alerts/handler.ts';
+import { signedWith } from '../signing.ts';
+import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'incident-pager' as const;
 
@@ -135,3 +138,18 @@ function parseBody(body: unknown): ParseResult {
 }
 
 export const parse = safe(SOURCE, parseBody);
+
+const product = 'PagerDuty v3 webhook';
+
+export const incidentPager: WebhookSource = {
+  segment: SOURCE,
+  product,
+  // one incident per delivery; 1 MiB leaves room for long descriptions and custom details
+  bodyLimit: MiB,
+  signing: signedWith('pagerduty-v3', {
+    notes: 'X-PagerDuty-Signature: v1=<hex HMAC-SHA256 of the body>, possibly several comma-separated (PagerDuty v3 webhook subscription secret)',
+    runbookSigned: true,
+  }),
+  parser: parse,
+  handler: (options) => alertHandler({ product, parser: parse }, options),
+};

@@ -44,6 +44,9 @@ import {
   type Json,
 } from './common.ts';
 import type { AlertEvent, AlertSeverity, ParseResult } from './types.ts';
+import { alertHandler } from '../../domain/alerts/handler.ts';
+import { signedWith } from '../signing.ts';
+import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'metric-dashboard' as const;
 const DEFAULT_SEVERITY: AlertSeverity = 'warning';
@@ -111,3 +114,19 @@ function parseBody(body: unknown): ParseResult {
 }
 
 export const parse = safe(SOURCE, parseBody);
+
+const product = 'Grafana or Alertmanager';
+
+export const metricDashboard: WebhookSource = {
+  segment: SOURCE,
+  product,
+  // a grouped Grafana or Alertmanager notification with many alerts stays well below 1 MiB
+  bodyLimit: MiB,
+  signing: signedWith('grafana-hmac', {
+    notes: 'hex HMAC-SHA256 of the body in X-Grafana-Alerting-Signature (Grafana contact point "HMAC Signature"; optional Timestamp Header X-Grafana-Alerting-Timestamp, then "<timestamp>:<body>" is signed)',
+    operatorSwitch: true,
+    runbookSigned: true,
+  }),
+  parser: parse,
+  handler: (options) => alertHandler({ product, parser: parse }, options),
+};

@@ -62,6 +62,9 @@ import {
   type Json,
 } from './common.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
+import { alertHandler } from '../../domain/alerts/handler.ts';
+import { signedWith } from '../signing.ts';
+import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'monitoring-a' as const;
 
@@ -182,3 +185,19 @@ function parseBody(body: unknown): ParseResult {
 }
 
 export const parse = safe(SOURCE, parseBody);
+
+const product = 'Datadog webhook';
+
+export const monitoringA: WebhookSource = {
+  segment: SOURCE,
+  product,
+  // one monitor event per delivery, with its tags and message: far below 1 MiB
+  bodyLimit: MiB,
+  signing: signedWith('shared-secret-header', {
+    notes: 'the secret itself as Authorization: Bearer <secret> or X-Vigil-Signature-Secret: <secret> (custom headers of the Datadog webhook)',
+    operatorSwitch: true,
+    runbookSigned: true,
+  }),
+  parser: parse,
+  handler: (options) => alertHandler({ product, parser: parse }, options),
+};

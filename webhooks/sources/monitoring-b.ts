@@ -41,6 +41,9 @@ import {
   type Json,
 } from './common.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
+import { alertHandler } from '../../domain/alerts/handler.ts';
+import { signedWith } from '../signing.ts';
+import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'monitoring-b' as const;
 
@@ -164,3 +167,19 @@ function parseBody(body: unknown): ParseResult {
 }
 
 export const parse = safe(SOURCE, parseBody);
+
+const product = 'New Relic webhook';
+
+export const monitoringB: WebhookSource = {
+  segment: SOURCE,
+  product,
+  // one issue per delivery, with its accumulated fields: far below 1 MiB
+  bodyLimit: MiB,
+  signing: signedWith('shared-secret-header', {
+    notes: 'the secret itself as Authorization: Bearer <secret> or X-Vigil-Signature-Secret: <secret> (New Relic webhook destination auth or custom header)',
+    operatorSwitch: true,
+    runbookSigned: true,
+  }),
+  parser: parse,
+  handler: (options) => alertHandler({ product, parser: parse }, options),
+};

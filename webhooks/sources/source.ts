@@ -1,0 +1,41 @@
+/**
+ * One inbound webhook source: every fact of `POST /webhooks/<segment>/<token>` in one object, one file per source
+ * (sources/<segment>.ts) and one entry in the list (sources/index.ts). The router, the ready-made URLs, the body
+ * limits, request_signing's signable sources and the refusals all read these objects; nothing else names a source.
+ */
+import type { WebhookHandler } from '../handlers.ts';
+import type { Signing } from '../signing.ts';
+import type { SnsTopic } from '../sns-topic.ts';
+import type { SnsHttp } from '../sns-trust.ts';
+import type { Parser } from './types.ts';
+
+/** What the handlers may be given when the routes are built (tests inject SNS's HTTP). */
+export interface SourceOptions {
+  /** how SNS subscription addresses and signing certificates are fetched */
+  snsHttp?: SnsHttp;
+  /** built once by the router: the alert sources a topic delivers to share it, and so its certificate cache */
+  snsTopic?: SnsTopic;
+}
+
+export interface WebhookSource {
+  /** the URL segment, `POST /webhooks/<segment>/<token>` */
+  segment: string;
+  /** the product (or kind of sender) the source reads, as named in answers and the delivery log */
+  product: string;
+  /**
+   * the largest body accepted, in bytes: checked from `Content-Length` before reading and again while reading;
+   * over it, 413 without reading further
+   */
+  bodyLimit: number;
+  /** the source also takes `/<token>/<card>` and `/<token>/<card>/comments` */
+  cardPaths?: boolean;
+  /** how requests are signed, or null: the token alone (or, for topic sources, the topic's own signature, checked by the handler) */
+  signing: Signing | null;
+  /** alert sources: reads the product's payload as alert events (pure, never throws) */
+  parser?: Parser;
+  /** the domain's handler of an accepted request, built once when the routes are */
+  handler(options: SourceOptions): WebhookHandler;
+}
+
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
