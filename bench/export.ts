@@ -17,7 +17,8 @@ import { systemClock } from '../engine/clock.ts';
 import { createLogger } from '../engine/logger.ts';
 import { createRegistry } from '../engine/registry.ts';
 import { serve } from '../engine/server.ts';
-import { exportHcl, exportOperation } from '../export/export.ts';
+import { exportHcl } from '../export/export.ts';
+import { exportModule } from '../export/module.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
 import { addressPolicy } from '../outbound/net/addresses.ts';
@@ -135,7 +136,7 @@ try {
     operatorToken: OPERATOR,
     secretKey: randomBytes(32).toString('base64'),
     bootstrap: false,
-    operations: [exportOperation],
+    modules: [exportModule],
   });
   close = running.close;
   const base = running.url;

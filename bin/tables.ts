@@ -1,6 +1,6 @@
-/** Every table the service has: the engine's, each family's, and the webhook side's. One list for the server, migrations and tests. */
+/** Every table the service has: the engine's, each family's, and each module's. One list for the server, migrations and tests. */
 import { allEntities } from '../engine/persistence/entities.ts';
 import { families } from '../resources/index.ts';
-import { WEBHOOK_ENTITIES } from '../webhooks/entities.ts';
+import { modules } from './modules.ts';
 
-export const appEntities = () => allEntities(families, WEBHOOK_ENTITIES);
+export const appEntities = () => allEntities(families, modules().flatMap((m) => m.entities ?? []));

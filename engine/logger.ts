@@ -29,7 +29,7 @@ function censor(value: unknown, path: string[]): unknown {
  * codes and routes (never raw paths, which can hold a webhook token) are logged; the redaction paths are a second
  * guard for fields that would hold one.
  */
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destination?: pino.DestinationStream): Logger {
+export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
     base: undefined,

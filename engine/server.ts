@@ -1,8 +1,6 @@
 /** Builds the Koa app from a registry and serves it. The engine knows no family: it receives them. */
 import http from 'node:http';
 import Koa from 'koa';
-import type { EntitySchema } from '@mikro-orm/core';
-import type Router from '@koa/router';
 import type { Clock } from './clock.ts';
 import type { ServiceConfig } from './config.ts';
 import { SecretBox } from './crypto.ts';
@@ -16,14 +14,14 @@ import { DatabaseOutage } from './persistence/outage.ts';
 import type { Registry } from './registry.ts';
 import type { TargetCheck } from './targets.ts';
 import type { Services } from './operations/types.ts';
-import type { AuditListener } from './operations/audit.ts';
 import { BossJobQueue } from './jobs/queue.ts';
-import type { JobHandler } from './jobs/types.ts';
 import { afterAnswerErrors, errorMiddleware, requireJson } from './http/errors.ts';
 import { jsonBodyParser } from './http/body.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
 import type { DomainOperation } from './operations/domain.ts';
 import { configApi } from './http/config-api.ts';
+import { openApiRoutes } from './http/openapi-routes.ts';
+import { checkModules, type Module } from './module.ts';
 import type { CredentialLimiter } from './http/rate-limit.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { operatorApi, requireOperator } from './http/operator-api.ts';
@@ -46,17 +44,8 @@ export interface ServeOptions {
   operatorToken?: string;
   secretKey?: string;
   bootstrap?: boolean;
-  /** routes of other parts (webhooks, documentation), mounted before the configuration API */
-  routers?: ((services: Services) => Router)[];
-  /**
-   * routes that read their own request bodies as raw bytes (webhooks: signatures are computed over the bytes
-   * sent, and some senders post text/plain), mounted before the JSON-only check and the JSON body parser
-   */
-  rawRouters?: ((services: Services) => Router)[];
-  /** tables of other parts (webhook deliveries, alerts, …), created by the same migrations */
-  entities?: EntitySchema[];
-  /** operations of other parts (the export, …), served under /api/v1/config and as agent tools */
-  operations?: DomainOperation[];
+  /** the parts of the service (bin/modules.ts): their tables, operations, jobs, routes, audit listeners and start/close hooks */
+  modules?: readonly Module[];
   /** `entities` creates tables straight from the descriptors (tests of families not yet in a migration) */
   schema?: 'migrations' | 'entities';
   /** how long an API-key lookup is reused in this process (ms; 0 turns it off) */
@@ -65,21 +54,15 @@ export interface ServeOptions {
   preparedStatements?: boolean;
   /** largest JSON body accepted by the API */
   jsonLimit?: string;
-  /** the background job handlers of other parts, one per queue (engine/jobs) */
-  jobs?: JobHandler[];
   /** whether this instance works jobs (default true); false serves HTTP only and still enqueues */
   runWorkers?: boolean;
   /** seconds between polls of an idle job queue (default 2; at least 0.5) */
   jobPollSeconds?: number;
-  /** told of every audit entry inside its write's transaction (engine/operations/audit.ts) */
-  auditListeners?: AuditListener[];
   /**
    * the per-credential request limit of the configuration API and the agent-tool endpoint (engine/http/rate-limit.ts),
    * built once the services exist (its store may log and close with them); absent, requests are not limited
    */
   rateLimit?: (services: Services) => CredentialLimiter;
-  /** run once the instance serves and works jobs (seeding recurring jobs, per-instance settings of other parts) */
-  onStart?: ((services: Services) => Promise<void>)[];
 }
 
 export interface RunningService {
@@ -93,18 +76,20 @@ export interface RunningService {
 }
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
+  const modules = options.modules ?? [];
+  checkModules(modules);
   // the embedded database serves one process: refuse a second one before it opens the files (data-dir-lock.ts)
   const dirLock = lockDataDir(options.databaseUrl ? 'memory://' : (options.dataDir ?? DEFAULT_DATA_DIR));
   try {
     const outage = new DatabaseOutage(options.log, options.clock);
     const db = await openDatabase({
-      databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, options.entities),
+      databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, modules.flatMap((m) => m.entities ?? [])),
       onConnect: () => outage.reachable(),
     });
     // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
     const startup = await startupLock(options.databaseUrl);
     try {
-      return await start(options, db, dirLock, outage);
+      return await start(options, modules, db, dirLock, outage);
     } finally {
       await startup.release();
     }
@@ -114,10 +99,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   }
 }
 
-async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, outage: DatabaseOutage): Promise<RunningService> {
+async function start(options: ServeOptions, modules: readonly Module[], db: Database, dirLock: DataDirLock, outage: DatabaseOutage): Promise<RunningService> {
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
-  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: options.jobs ?? [], log: options.log, outage });
+  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: modules.flatMap((m) => m.jobs ?? []), log: options.log, outage });
   const host = options.host ?? '127.0.0.1';
   // Node's 5 s keep-alive races clients that reuse an idle connection: a request sent as the server drops it is
   // reset (ECONNRESET), seen in the suite under load. Idle connections stay 65 s, past the usual proxy's 60 s, so
@@ -135,10 +120,10 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, 
     secrets: new SecretBox(await secretKey(db, options.secretKey)),
     log: options.log,
     credentials: new CredentialCache(options.authCacheMs ?? 2000),
-    domain: checkDomainOperations(options.registry, [auditLogOperation, ...(options.operations ?? [])]),
+    domain: checkDomainOperations(options.registry, [auditLogOperation, ...modules.flatMap((m) => m.operations ?? [])]),
     jobs,
     outage,
-    auditListeners: options.auditListeners ?? [],
+    auditListeners: modules.flatMap((m) => m.auditListeners ?? []),
     targets: options.targets,
     metrics: new Metrics(async () =>
       (await sqlExecutor(db)('select name as queue, state, count(*)::int as count from pgboss.job group by name, state', [])).map((r) => ({
@@ -177,10 +162,11 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, 
     }
     await next();
   });
-  for (const make of options.rawRouters ?? []) app.use(make(services).routes());
+  for (const make of modules.flatMap((m) => m.rawRoutes ?? [])) app.use(make(services).routes());
   app.use(requireJson);
   app.use(jsonBodyParser({ limit: options.jsonLimit ?? '1mb' }));
-  for (const make of options.routers ?? []) app.use(make(services).routes());
+  // the engine's own OpenAPI document and reference page first, then the modules' routes
+  for (const make of [openApiRoutes, ...modules.flatMap((m) => m.routes ?? [])]) app.use(make(services).routes());
   app.use(configApi(services));
   app.use(mcpEndpoint(services));
   app.use(operatorApi(services, operator.hash).routes());
@@ -193,7 +179,7 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, 
     return handle(req, res);
   });
   if (options.runWorkers !== false) await jobs.work(services, { pollSeconds: options.jobPollSeconds ?? 2 });
-  for (const hook of options.onStart ?? []) await hook(services);
+  for (const m of modules) await m.onStart?.(services);
 
   return {
     url: `http://${host}:${port}`,
@@ -208,7 +194,7 @@ async function start(options: ServeOptions, db: Database, dirLock: DataDirLock, 
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(cut);
-      await Promise.allSettled(closeHooks.map((hook) => hook()));
+      await Promise.allSettled([...closeHooks.map((hook) => hook()), ...modules.flatMap((m) => (m.onClose ? [m.onClose(services)] : []))]);
       // running jobs finish first: they need the database
       await jobs.stop();
       await db.close();

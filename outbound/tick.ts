@@ -51,7 +51,7 @@ const releaser = periodicPass(NOTIFY_TICK_QUEUE, DEFAULT_TICK_SECONDS, async (se
 /** The tick's job handler (webhooks/index.ts hands it to serve). */
 export const notifyTickJob: JobHandler = releaser.job;
 
-/** The start-up hook (`serve({ onStart })`): records this instance's cadence and seeds the tick chain. */
+/** The outbound module's start-up hook (`onStart`): records this instance's cadence and seeds the tick chain. */
 export function noticeReleaser(options: NotifyOptions = {}): (services: Services) => Promise<void> {
   return (services) => releaser.seed(services, options.tickSeconds ?? DEFAULT_TICK_SECONDS);
 }

@@ -1,50 +1,11 @@
-/** What the webhook side hands to the engine: its routes (read raw bodies), its agent tools. Tables: entities.ts. */
+/** What the webhook side hands to its module: the routes that read raw bodies. Each source names its handler (webhooks/sources/). */
 import type Router from '@koa/router';
-import type { DomainOperation } from '../engine/operations/domain.ts';
-import type { JobHandler } from '../engine/jobs/types.ts';
 import type { Services } from '../engine/operations/types.ts';
-import { investigationsJob } from '../domain/ai/investigations.ts';
-import { AI_OPERATIONS } from '../domain/ai/tools.ts';
-import { ALERT_OPERATIONS } from '../domain/alerts/tools.ts';
-import type { CheckOptions } from '../domain/checks/options.ts';
-import { checkScheduler, checkTickJob } from '../domain/checks/scheduler.ts';
-import { CHAT_JOBS } from '../outbound/chat/jobs.ts';
-import { CHAT_OPERATIONS } from '../outbound/chat/tools.ts';
-import { EMAIL_JOBS } from '../outbound/email/jobs.ts';
-import { EMAIL_OPERATIONS } from '../outbound/email/tools.ts';
-import { noticeReleaser, notifyTickJob, type NotifyOptions } from '../outbound/tick.ts';
-import { BOARD_OPERATIONS } from '../domain/board/tools.ts';
-import { listWebhookDeliveries } from './deliveries.ts';
-import type { AuditListener } from '../engine/operations/audit.ts';
-import { announceChange } from '../outbound/changes.ts';
-import { fixRequestJob } from '../domain/fixes/analysis.ts';
-import { FIX_OPERATIONS } from '../domain/fixes/tools.ts';
-import { outboundDeliveryJob } from '../outbound/deliveries/deliver.ts';
-import { OUTBOUND_OPERATIONS } from '../outbound/deliveries/tools.ts';
-import { SLO_OPERATIONS } from '../domain/slo/tools.ts';
-import { TIMELINE_OPERATIONS } from '../domain/timeline/tools.ts';
-import { TRACKER_OPERATIONS } from '../domain/trackers/tools.ts';
-import { webhookRoutes, type WebhookOptions as RouterOptions } from './router.ts';
+import { webhookRoutes, type WebhookOptions } from './router.ts';
 
-export const WEBHOOK_OPERATIONS: DomainOperation[] = [listWebhookDeliveries, ...ALERT_OPERATIONS, ...TIMELINE_OPERATIONS, ...BOARD_OPERATIONS, ...TRACKER_OPERATIONS, ...FIX_OPERATIONS, ...AI_OPERATIONS, ...OUTBOUND_OPERATIONS, ...SLO_OPERATIONS, ...CHAT_OPERATIONS, ...EMAIL_OPERATIONS];
+export type { WebhookOptions };
 
-/** The background job handlers of the webhook side (one per queue), handed to `serve({ jobs })`: add yours here. */
-export const WEBHOOK_JOBS: JobHandler[] = [fixRequestJob, investigationsJob, outboundDeliveryJob, checkTickJob, notifyTickJob, ...CHAT_JOBS, ...EMAIL_JOBS];
-
-/** Told of every audit entry inside its write's transaction, handed to `serve({ auditListeners })`. */
-export const WEBHOOK_AUDIT_LISTENERS: AuditListener[] = [announceChange];
-
-export type WebhookOptions = RouterOptions & { checks?: CheckOptions; notify?: NotifyOptions };
-
-/**
- * The routers for `serve`'s `rawRouters`: mounted before the JSON body parser, as signatures need the raw bytes.
- * Each source names its handler (webhooks/sources/).
- */
+/** The routers for the webhooks module's `rawRoutes`: mounted before the JSON body parser, as signatures need the raw bytes. */
 export function webhookRouters(options: WebhookOptions = {}): ((services: Services) => Router)[] {
   return [(services) => webhookRoutes(services, options)];
-}
-
-/** What the webhook side runs once an instance serves, handed to `serve({ onStart })`. */
-export function webhookStartup(options: WebhookOptions = {}): ((services: Services) => Promise<void>)[] {
-  return [checkScheduler(options.checks), noticeReleaser(options.notify)];
 }

@@ -6,6 +6,7 @@
  * and exits; the worker (outbound-worker.ts) then sends them.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readSettings } from '../../bin/env.ts';
 import { serviceOptions } from '../../bin/serve.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
@@ -24,12 +25,12 @@ const destinations = Number(process.env.BENCH_DESTINATIONS ?? 1);
 const label = process.env.BENCH_LABEL ?? 'vigil';
 const CHUNK = 500;
 
-const options = serviceOptions({
+const options = serviceOptions(readSettings({
   DATABASE_URL: databaseUrl, VIGIL_ADMIN_TOKEN: operatorToken, VIGIL_SECRET_KEY: secretKey, VIGIL_BOOTSTRAP: 'off', VIGIL_WORKERS: 'off',
   VIGIL_OUTBOUND_ALLOW_LOOPBACK: 'on', PORT: '0',
   // the per-key API limit is off: BENCH_DESTINATIONS configs are made with one key, possibly more than 600 a minute
   VIGIL_API_RATE_LIMIT: '0',
-});
+}));
 const running = await serve({ ...options, log: createLogger(process.env.LOG_LEVEL ?? 'error') });
 const call = async (path: string, token: string, body: unknown) => {
   const res = await fetch(`${running.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import pg from 'pg';
+import { readSettings } from '../../bin/env.ts';
 import { serviceOptions } from '../../bin/serve.ts';
 import { createLogger } from '../../engine/logger.ts';
 import { serve } from '../../engine/server.ts';
@@ -27,7 +28,7 @@ if (!databaseUrl || !operatorToken) throw new Error('BENCH_DATABASE_URL and BENC
 const sqlStats = process.env.BENCH_SQL_STATS;
 if (sqlStats) countQueries(sqlStats);
 
-const options = serviceOptions({
+const options = serviceOptions(readSettings({
   DATABASE_URL: databaseUrl,
   VIGIL_ADMIN_TOKEN: operatorToken,
   VIGIL_SECRET_KEY: randomBytes(32).toString('base64'),
@@ -38,7 +39,7 @@ const options = serviceOptions({
   // the per-key API limit is off: a benchmark's one key sends far more than 600 requests a minute
   VIGIL_API_RATE_LIMIT: '0',
   PORT: '0',
-});
+}));
 const running = await serve({ ...options, log: createLogger(process.env.LOG_LEVEL ?? 'error') });
 const memory = http.createServer((req, res) => {
   if (req.url?.includes('gc=1')) (globalThis as { gc?: () => void }).gc?.();

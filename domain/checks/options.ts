@@ -1,7 +1,6 @@
-import { envFlag, envNumber } from '../../engine/config.ts';
 import type { Widening } from '../../outbound/net/addresses.ts';
 
-/** How the check scheduler behaves in one deployment (bin/serve.ts reads them from the environment). */
+/** How the check scheduler behaves in one deployment (bin/env.ts reads them from the environment). */
 export interface CheckOptions {
   /**
    * seconds between scheduling passes (wall time: a poll cadence, like the job queue's own; whether a check is
@@ -24,18 +23,6 @@ export interface CheckOptions {
 export type ResolvedCheckOptions = Required<CheckOptions>;
 
 export const CHECK_DEFAULTS: ResolvedCheckOptions = { tickSeconds: 5, failuresToAlert: 2, allowLoopback: false, allowPrivate: true, tlsTimeoutMs: 10_000 };
-
-/** `VIGIL_CHECK_TICK_SECONDS`, `VIGIL_CHECK_FAILURES_TO_ALERT`, `VIGIL_CHECK_ALLOW_LOOPBACK`, `VIGIL_CHECK_ALLOW_PRIVATE`. */
-export function checkOptionsFromEnv(env: NodeJS.ProcessEnv): CheckOptions {
-  const options: CheckOptions = {
-    tickSeconds: envNumber(env.VIGIL_CHECK_TICK_SECONDS, 'VIGIL_CHECK_TICK_SECONDS', 0),
-    failuresToAlert: envNumber(env.VIGIL_CHECK_FAILURES_TO_ALERT, 'VIGIL_CHECK_FAILURES_TO_ALERT', 1),
-    allowLoopback: envFlag(env.VIGIL_CHECK_ALLOW_LOOPBACK, 'VIGIL_CHECK_ALLOW_LOOPBACK'),
-    allowPrivate: envFlag(env.VIGIL_CHECK_ALLOW_PRIVATE, 'VIGIL_CHECK_ALLOW_PRIVATE'),
-  };
-  if (options.failuresToAlert !== undefined && !Number.isInteger(options.failuresToAlert)) throw new Error('VIGIL_CHECK_FAILURES_TO_ALERT must be a whole number');
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-}
 
 /**
  * What checks may reach beyond the deployment's outbound policy (`VIGIL_OUTBOUND_*`, which applies to them too):

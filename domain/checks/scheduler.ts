@@ -100,7 +100,7 @@ const scheduler = periodicPass(CHECK_TICK_QUEUE, CHECK_DEFAULTS.tickSeconds, (se
 /** The tick's job handler (webhooks/index.ts hands it to serve). */
 export const checkTickJob: JobHandler = scheduler.job;
 
-/** The start-up hook (`serve({ onStart })`): records this instance's options and seeds the tick chain. */
+/** The checks module's start-up hook (`onStart`): records this instance's options and seeds the tick chain. */
 export function checkScheduler(options: CheckOptions = {}): (services: Services) => Promise<void> {
   return async (services) => {
     const resolved = resolveCheckOptions(options);

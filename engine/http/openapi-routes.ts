@@ -1,6 +1,6 @@
 /**
  * Serves the OpenAPI document and its readable page under the configuration API's prefix, with no
- * credential: a router for `serve({ routers })`, which mounts it before the authenticated API. Both are
+ * credential: the engine's own router, which `serve` mounts before the modules' routes and the authenticated API. Both are
  * built once, on the first request, from the registry and domain operations the service runs with.
  */
 import Router from '@koa/router';

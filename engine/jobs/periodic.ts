@@ -11,9 +11,9 @@ import type { Services } from '../operations/types.ts';
 import type { JobHandler } from './types.ts';
 
 export interface PeriodicPass {
-  /** the job handler to hand to `serve({ jobs })` */
+  /** the job handler, listed in its module's `jobs` */
   job: JobHandler;
-  /** records this instance's cadence and seeds the chain (from a `serve({ onStart })` hook) */
+  /** records this instance's cadence and seeds the chain (from its module's `onStart`) */
   seed(services: Services, seconds: number): Promise<void>;
 }
 

@@ -75,7 +75,7 @@ export class BossJobQueue implements JobQueue {
   }
 
   async send(queue: string, data: object, options: SendOptions = {}): Promise<string | null> {
-    if (!this.#handlers.has(queue)) throw new Error(`No handler works job queue ${queue}: pass one to serve({ jobs }).`);
+    if (!this.#handlers.has(queue)) throw new Error(`No handler works job queue ${queue}: list one in a module's jobs.`);
     const { store, singletonKey, startAfter, group } = options;
     const id = options.id ?? randomUUID();
     const send: BossSendOptions = { ...retrySettings(options), id, singletonKey: singletonKey ?? id };

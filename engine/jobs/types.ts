@@ -1,6 +1,6 @@
 /**
  * The durable background job queue as other parts see it: `services.jobs.send(…)` to enqueue, and
- * `JobHandler`s handed to `serve({ jobs })` to work a queue. The engine knows no queue name: the
+ * `JobHandler`s listed in a module's `jobs` (engine/module.ts) to work a queue. The engine knows no queue name: the
  * composition root passes the handlers.
  */
 import type { Services } from '../operations/types.ts';

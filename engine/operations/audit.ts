@@ -48,7 +48,7 @@ export interface AuditEntry {
 
 /**
  * Told of every audit entry inside the write's transaction (`store`), after the entry is written: what it
- * enqueues commits or rolls back with the change. Other parts register listeners through `serve({ auditListeners })`.
+ * enqueues commits or rolls back with the change. Other parts register listeners in their module's `auditListeners` (engine/module.ts).
  */
 export type AuditListener = (services: Services, store: FamilyStore, entry: AuditEntry) => Promise<void>;
 

@@ -19,21 +19,10 @@
  * return value other than the token request itself. Errors carry the method, the path and the status, plus at
  * most 200 characters of the code host's own `message`.
  */
-import { createPrivateKey } from 'node:crypto';
 import githubAppJwt from 'universal-github-app-jwt';
 import type { Services } from '../../engine/operations/types.ts';
+import type { CodeHostSettings } from './config.ts';
 import { OutboundError, outboundHttp, type OutboundHttp } from './http.ts';
-
-export interface CodeHostSettings {
-  /** the REST API's base URL, e.g. https://api.github.com or https://ghe.example.com/api/v3 */
-  apiUrl: string;
-  /** the app's id (GitHub's "App ID"; its client id works too) */
-  appId?: string;
-  /** the app's private key, PEM (PKCS#1 as GitHub hands it out, or PKCS#8); `\n` escapes are accepted */
-  privateKey?: string;
-  /** per call, in ms (default 15000) */
-  timeoutMs?: number;
-}
 
 export const DEFAULT_CODE_HOST_API_URL = 'https://api.github.com';
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -200,27 +189,6 @@ export function codeHostClient(services: Services, installationId: string): Code
       throw new CodeHostError('http', `The code host answered ${what} with HTTP ${res.status}${shortMessage(res.body)}.`, res.status);
     },
   };
-}
-
-/**
- * `VIGIL_CODE_HOST_API_URL` (default https://api.github.com; GitHub Enterprise Server: https://<host>/api/v3),
- * `VIGIL_CODE_HOST_APP_ID`, `VIGIL_CODE_HOST_APP_PRIVATE_KEY` (the PEM text; `\n` escapes accepted). The id and
- * key come together or not at all; a key that is not a private key stops the start, naming the variable only.
- */
-export function codeHostFromEnv(env: NodeJS.ProcessEnv): CodeHostSettings {
-  const apiUrl = env.VIGIL_CODE_HOST_API_URL?.trim() || DEFAULT_CODE_HOST_API_URL;
-  if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol)) throw new Error('VIGIL_CODE_HOST_API_URL must be an http(s) URL, such as https://api.github.com');
-  const appId = env.VIGIL_CODE_HOST_APP_ID?.trim() || undefined;
-  const privateKey = env.VIGIL_CODE_HOST_APP_PRIVATE_KEY?.trim() || undefined;
-  if (Boolean(appId) !== Boolean(privateKey)) throw new Error('Set both VIGIL_CODE_HOST_APP_ID and VIGIL_CODE_HOST_APP_PRIVATE_KEY, or neither.');
-  if (privateKey) {
-    try {
-      createPrivateKey(privateKey.replace(/\\n/g, '\n'));
-    } catch {
-      throw new Error('VIGIL_CODE_HOST_APP_PRIVATE_KEY is not a PEM private key (paste the whole .pem file the code host gave for the app).');
-    }
-  }
-  return { apiUrl: apiUrl.replace(/\/+$/, ''), appId, privateKey };
 }
 
 /** Path segments of `owner/name`, encoded. */

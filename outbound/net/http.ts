@@ -29,6 +29,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import tls, { type PeerCertificate } from 'node:tls';
 import type { Logger } from '../../engine/logger.ts';
+import type { OutboundSettings } from './config.ts';
 import { addressPolicy, describeRefusal, refusal, type AddressPolicy, type Widening } from './addresses.ts';
 
 export type { Widening } from './addresses.ts';
@@ -272,15 +273,6 @@ export class OutboundHttp {
       agents.https.destroy();
     }
   }
-}
-
-/** The deployment's outbound settings (ServiceConfig.outbound). */
-export interface OutboundSettings {
-  /** 127.0.0.0/8 and ::1 reachable (`VIGIL_OUTBOUND_ALLOW_LOOPBACK=on`; the test harness turns it on) */
-  allowLoopback?: boolean;
-  /** CIDRs made reachable (`VIGIL_OUTBOUND_ALLOWED_NETWORKS`) */
-  allowedNetworks?: readonly string[];
-  resolve?: (hostname: string) => Promise<LookupAddress[]>;
 }
 
 const clients = new WeakMap<object, OutboundHttp>();

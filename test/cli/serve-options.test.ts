@@ -1,7 +1,10 @@
 /** `vigil serve`'s environment: every deployment setting is read as documented, and bad values refused by name. */
 import t, { type Test } from 'tap';
-import { serviceOptions } from '../../bin/serve.ts';
+import { readSettings } from '../../bin/env.ts';
+import { serviceOptions as fromSettings } from '../../bin/serve.ts';
 import type { Services } from '../../engine/operations/types.ts';
+
+const serviceOptions = (env: NodeJS.ProcessEnv) => fromSettings(readSettings(env));
 
 /** Each environment is refused with its message, and the refusal never repeats `secret` (a password in a URL). */
 function refusedWithout(t: Test, refusals: [Record<string, string>, RegExp][], secret: string): void {

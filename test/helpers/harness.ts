@@ -17,19 +17,17 @@ import type { Logger } from '../../engine/logger.ts';
 import { LogWatch } from './log-watch.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
-import { openApiRoutes } from '../../engine/http/openapi-routes.ts';
-import { statusPageRoutes } from '../../web/status-page/routes.ts';
-import { deployGateRoutes } from '../../domain/slo/routes.ts';
-import { domainOperations, families as allFamilies } from '../../resources/index.ts';
+import { families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources/index.ts';
-import { WEBHOOK_ENTITIES } from '../../webhooks/entities.ts';
-import { WEBHOOK_AUDIT_LISTENERS, WEBHOOK_JOBS, WEBHOOK_OPERATIONS, webhookRouters, webhookStartup, type WebhookOptions } from '../../webhooks/index.ts';
+import type { WebhookOptions } from '../../webhooks/index.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
-import { checkWidening, resolveCheckOptions } from '../../domain/checks/options.ts';
+import type { Module } from '../../engine/module.ts';
+import { checkWidening, resolveCheckOptions, type CheckOptions } from '../../domain/checks/options.ts';
 import { addressPolicy } from '../../outbound/net/addresses.ts';
 import { targetRefusal } from '../../outbound/net/url-rules.ts';
-import { exportOperation } from '../../export/export.ts';
+import type { NotifyOptions } from '../../outbound/tick.ts';
 import type { RateLimit } from '../../webhooks/limits.ts';
+import { modules } from '../../bin/modules.ts';
 import { credentialLimiter } from '../../webhooks/rate-limit.ts';
 
 export interface Answer {
@@ -102,10 +100,11 @@ export async function scratchStorage(): Promise<Storage> {
   return { dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
-/** The webhook side's job handlers, with a test's own replacing any of the same queue. */
-function jobsWith(extra: JobHandler[] = []): JobHandler[] {
+/** The service's modules (bin/modules.ts), with a test's own job handlers replacing any of the same queue. */
+function modulesWith(list: Module[], extra: JobHandler[] = []): Module[] {
+  if (!extra.length) return list;
   const queues = new Set(extra.map((j) => j.queue));
-  return [...WEBHOOK_JOBS.filter((j) => !queues.has(j.queue)), ...extra];
+  return [...list.map((m) => (m.jobs ? { ...m, jobs: m.jobs.filter((j) => !queues.has(j.queue)) } : m)), { name: 'test-jobs', jobs: extra }];
 }
 
 export const OPERATOR_TOKEN = 'test-operator-token';
@@ -138,8 +137,9 @@ export async function startVigil(
     families?: FamilyDescriptor[];
     extraFamilies?: FamilyDescriptor[];
     publicUrl?: string;
-    webhooks?: WebhookOptions;
-    /** job handlers beside (or replacing, by queue) the webhook side's */
+    /** the webhooks module's options (handlers, signatures and rate limits replaced), and the checks' and periodic pass's */
+    webhooks?: WebhookOptions & { checks?: CheckOptions; notify?: NotifyOptions };
+    /** job handlers beside (or replacing, by queue) the modules' */
     jobs?: JobHandler[];
     runWorkers?: boolean;
     /** a database kept after `close` (the caller drops it); tables come from the migrations then, so a restart finds them */
@@ -172,15 +172,14 @@ export async function startVigil(
   // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too;
   // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs;
   // checks, like outbound requests, may reach loopback (local targets) unless a test says otherwise
-  const webhooks: WebhookOptions = {
-    databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...options.webhooks, checks: { tickSeconds: 0, allowLoopback: true, ...options.webhooks?.checks },
-    notify: { tickSeconds: 0, ...options.webhooks?.notify },
-  };
+  const { checks: checkOptions, notify, ...webhookOptions } = options.webhooks ?? {};
+  const webhooks: WebhookOptions = { databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...webhookOptions };
+  const checkSettings: CheckOptions = { tickSeconds: 0, allowLoopback: true, ...checkOptions };
   const outbound = { allowLoopback: true, ...options.outbound };
-  const checks = resolveCheckOptions(webhooks.checks);
+  const checks = resolveCheckOptions(checkSettings);
   const running = await serve({
     registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
-    entities: WEBHOOK_ENTITIES,
+    modules: modulesWith(modules({ webhooks, checks: checkSettings, notify: { tickSeconds: 0, ...notify } }), options.jobs),
     config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost,
       outbound, chat: options.chat, email: options.email },
     targets: targetRefusal({ outbound: addressPolicy(outbound.allowedNetworks, outbound.allowLoopback), check: checkWidening(checks) }),
@@ -193,16 +192,10 @@ export async function startVigil(
     secretKey: options.secretKey ?? randomBytes(32).toString('base64'),
     bootstrap: false,
     schema: options.storage ? 'migrations' : 'entities',
-    operations: [...domainOperations, exportOperation, ...WEBHOOK_OPERATIONS],
-    jobs: jobsWith(options.jobs),
-    auditListeners: WEBHOOK_AUDIT_LISTENERS,
     runWorkers: options.runWorkers,
     // the shortest poll pg-boss allows, so a job sent is picked up within a second
     jobPollSeconds: 0.5,
-    routers: [openApiRoutes, statusPageRoutes, deployGateRoutes],
-    rawRouters: webhookRouters(webhooks),
     rateLimit: options.apiRateLimit === null ? undefined : credentialLimiter(options.apiRateLimit ?? { points: 1_000_000, durationSeconds: 3600 }, webhooks),
-    onStart: webhookStartup(webhooks),
   });
   if (watch) watch.watchSeals(running.services.secrets);
   const operator = client(running.url, OPERATOR_TOKEN);

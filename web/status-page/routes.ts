@@ -1,6 +1,6 @@
 /**
  * The public status page, with no credential: `GET /status/<slug>` (HTML) and `GET /status/<slug>.json`.
- * A router for `serve({ routers })`. Unknown, private, disabled and unlicensed pages answer the same 404.
+ * A route of the status-page module (module.ts). Unknown, private, disabled and unlicensed pages answer the same 404.
  */
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';

@@ -1,14 +1,14 @@
 /**
  * The pure parts of fix requests (which files the provider is shown, how its answer is read) and the code-host
- * client's rules that the end-to-end tests do not reach: same-origin redirects followed, an unreachable host, the
- * deployment settings read from the environment.
+ * client's rules that the end-to-end tests do not reach: same-origin redirects followed, an unreachable host. Its
+ * deployment settings (VIGIL_CODE_HOST_*) are read in bin/env.ts: test/cli/env.test.ts.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import t from 'tap';
 import { ManualClock } from '../../../engine/clock.ts';
 import type { Services } from '../../../engine/operations/types.ts';
-import { codeHostClient, codeHostFromEnv, CodeHostError } from '../../../outbound/net/code-host-app.ts';
+import { codeHostClient, CodeHostError } from '../../../outbound/net/code-host-app.ts';
 import { chooseFiles, readProposal, UnusableAnswer } from '../../../domain/fixes/patch.ts';
 import { startFakeGitHub } from '../../helpers/fake-github.ts';
 
@@ -45,22 +45,6 @@ t.test('readProposal: a decline, a patch, a fenced answer; refusals that never r
     t.throws(() => readProposal(content, shown, existing), UnusableAnswer);
     t.throws(() => readProposal(content, shown, existing), { message }, content);
   }
-});
-
-t.test('codeHostFromEnv: defaults, both id and key or neither, a key that is not a key', async (t) => {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  t.same(codeHostFromEnv({}), { apiUrl: 'https://api.github.com', appId: undefined, privateKey: undefined });
-  t.same(codeHostFromEnv({ VIGIL_CODE_HOST_API_URL: 'https://ghe.example.com/api/v3/', VIGIL_CODE_HOST_APP_ID: '12', VIGIL_CODE_HOST_APP_PRIVATE_KEY: privateKey.replace(/\n/g, '\\n') }).apiUrl, 'https://ghe.example.com/api/v3');
-  t.throws(() => codeHostFromEnv({ VIGIL_CODE_HOST_API_URL: 'ftp://x' }), /VIGIL_CODE_HOST_API_URL/);
-  t.throws(() => codeHostFromEnv({ VIGIL_CODE_HOST_APP_ID: '12' }), /both/);
-  let message = '';
-  try {
-    codeHostFromEnv({ VIGIL_CODE_HOST_APP_ID: '12', VIGIL_CODE_HOST_APP_PRIVATE_KEY: 'not-a-key-secret-value' });
-  } catch (error) {
-    message = (error as Error).message;
-  }
-  t.match(message, /VIGIL_CODE_HOST_APP_PRIVATE_KEY is not a PEM private key/);
-  t.notOk(message.includes('not-a-key-secret-value'), 'the value is never echoed');
 });
 
 t.test('the client: same-origin redirects followed with the token, other hosts refused, timeouts, a bad key', async (t) => {

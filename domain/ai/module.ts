@@ -1,0 +1,7 @@
+/** AI: the spend ledger and investigation tables, the agent tools and the investigations job. Settings: config.ts. */
+import type { Module } from '../../engine/module.ts';
+import { AI_ENTITIES } from './entities.ts';
+import { investigationsJob } from './investigations.ts';
+import { AI_OPERATIONS } from './tools.ts';
+
+export const aiModule: Module = { name: 'ai', entities: AI_ENTITIES, operations: AI_OPERATIONS, jobs: [investigationsJob] };

@@ -1,0 +1,7 @@
+/** Fix requests: their tables, agent tools and the analysis job. Their webhook handler is wired by webhooks/. */
+import type { Module } from '../../engine/module.ts';
+import { fixRequestJob } from './analysis.ts';
+import { FIX_ENTITIES } from './entities.ts';
+import { FIX_OPERATIONS } from './tools.ts';
+
+export const fixesModule: Module = { name: 'fixes', entities: FIX_ENTITIES, operations: FIX_OPERATIONS, jobs: [fixRequestJob] };

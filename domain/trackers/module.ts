@@ -1,0 +1,6 @@
+/** Ticket trackers: their tables and agent tools. Their webhook handlers and signature checks are wired by webhooks/. */
+import type { Module } from '../../engine/module.ts';
+import { TRACKER_ENTITIES } from './entities.ts';
+import { TRACKER_OPERATIONS } from './tools.ts';
+
+export const trackersModule: Module = { name: 'trackers', entities: TRACKER_ENTITIES, operations: TRACKER_OPERATIONS };

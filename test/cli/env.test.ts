@@ -1,0 +1,118 @@
+/**
+ * Issue 20: every environment variable is read and checked once (bin/env.ts). A bad value stops `vigil serve` with
+ * one line naming the variable, exit code 1 and no stack; a value that may hold a secret is never repeated.
+ */
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { readSettings, SettingError } from '../../bin/env.ts';
+
+const VIGIL = fileURLToPath(new URL('../../bin/vigil.ts', import.meta.url));
+const SECRET = 'pw-7c1e9a-never-shown';
+
+/** The refusal `readSettings` throws for `env`, or undefined when it accepts it. */
+function refusal(env: NodeJS.ProcessEnv): SettingError | undefined {
+  try {
+    readSettings(env);
+  } catch (error) {
+    if (error instanceof SettingError) return error;
+    throw error;
+  }
+  return undefined;
+}
+
+/** `vigil serve` with `env` over a quiet default environment, expected to refuse before it serves. */
+function serve(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [VIGIL, 'serve'], {
+    env: { ...process.env, DATABASE_URL: '', DATA_DIR: 'memory://', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+    // a start that serves is a failure of the test: stop it rather than leave it running
+    if (/serving at/.test(stdout)) child.kill('SIGTERM');
+  });
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+t.test('vigil serve with a bad variable: one line naming it, exit 1, no stack, no secret', async (t) => {
+  const cases: [string, Record<string, string>][] = [
+    ['PORT', { PORT: 'abc' }],
+    ['PORT', { PORT: '70000' }],
+    ['HOST', { HOST: '' }],
+    ['DATABASE_URL', { DATABASE_URL: `mysql://vigil:${SECRET}@db.example.com/vigil` }],
+    ['VIGIL_REDIS_URL', { VIGIL_WEBHOOK_RATE_LIMIT_STORE: 'redis', VIGIL_REDIS_URL: `http://:${SECRET}@redis.example.com` }],
+    ['VIGIL_SMTP_URL', { VIGIL_SMTP_URL: `mail://vigil:${SECRET}@mail.example.com` }],
+    ['VIGIL_BOOTSTRAP', { VIGIL_BOOTSTRAP: 'maybe' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ];
+  const runs = await Promise.all(cases.map(([, env]) => serve(env)));
+  cases.forEach(([variable, env], i) => {
+    const { code, stdout, stderr } = runs[i]!;
+    const what = JSON.stringify(env).replaceAll(SECRET, '…');
+    t.equal(code, 1, `${what}: exit 1`);
+    t.notMatch(stdout, /serving at/, `${what}: never serves`);
+    t.match(stderr, variable, `${what}: names ${variable}`);
+    t.equal(stderr.trimEnd().split('\n').length, 1, `${what}: one line`);
+    t.notMatch(stderr, /\n\s+at |Error:/, `${what}: no stack`);
+    t.notOk(stderr.includes(SECRET), `${what}: the secret is not repeated`);
+  });
+});
+
+t.test('defaults when nothing is set', async (t) => {
+  const settings = readSettings({});
+  t.match(settings, {
+    port: 8080, host: '127.0.0.1', dataDir: './data', bootstrap: true, runWorkers: true, preparedStatements: true, logLevel: 'info',
+    trustPrincipalId: 'vigil-platform', apiRateLimit: { points: 600, durationSeconds: 60 }, rateLimits: { rateLimitStore: 'memory' },
+    codeHost: { apiUrl: 'https://api.github.com' }, chat: { apiUrl: 'https://slack.com/api' }, outbound: { allowLoopback: false, allowedNetworks: [] },
+  });
+  for (const key of ['databaseUrl', 'publicUrl', 'operatorToken', 'secretKey', 'ai', 'aiPrices', 'email', 'authCacheMs'] as const) t.equal(settings[key], undefined, `${key} unset`);
+  t.equal(readSettings({ DATABASE_URL: '' }).databaseUrl, undefined, 'an empty DATABASE_URL is the embedded database');
+});
+
+t.test('accepted values', async (t) => {
+  const settings = readSettings({
+    PORT: '0', HOST: '0.0.0.0', PUBLIC_URL: 'https://vigil.example.com', DATABASE_URL: `postgresql://vigil:${SECRET}@db.example.com/vigil`,
+    VIGIL_SECRET_KEY: randomBytes(32).toString('base64'), VIGIL_BOOTSTRAP: 'off', LOG_LEVEL: 'debug', VIGIL_TRUST_PRINCIPAL_ID: 'arn:aws:iam::1:role/x',
+  });
+  t.match(settings, { port: 0, host: '0.0.0.0', publicUrl: 'https://vigil.example.com', bootstrap: false, logLevel: 'debug', trustPrincipalId: 'arn:aws:iam::1:role/x' });
+  t.equal(settings.databaseUrl, `postgresql://vigil:${SECRET}@db.example.com/vigil`);
+  t.equal(readSettings({ PORT: '65535' }).port, 65535);
+});
+
+t.test('refusals name the variable and never repeat a secret', async (t) => {
+  const cases: [string, NodeJS.ProcessEnv][] = [
+    ['PORT', { PORT: '-1' }], ['PORT', { PORT: '80.5' }], ['PORT', { PORT: '1e3' }], ['PORT', { PORT: '0x50' }],
+    ['HOST', { HOST: '   ' }], ['HOST', { HOST: 'my host' }],
+    ['PUBLIC_URL', { PUBLIC_URL: 'vigil.example.com' }], ['PUBLIC_URL', { PUBLIC_URL: `ftp://u:${SECRET}@vigil.example.com` }],
+    ['DATABASE_URL', { DATABASE_URL: `${SECRET}` }], ['DATABASE_URL', { DATABASE_URL: `http://u:${SECRET}@db.example.com/x` }],
+    ['VIGIL_SECRET_KEY', { VIGIL_SECRET_KEY: SECRET }],
+    ['VIGIL_BOOTSTRAP', { VIGIL_BOOTSTRAP: 'no' }], ['VIGIL_WORKERS', { VIGIL_WORKERS: '1' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+    ['VIGIL_AI_BASE_URL', { VIGIL_AI_BASE_URL: `file:///${SECRET}` }],
+    ['VIGIL_CODE_HOST_API_URL', { VIGIL_CODE_HOST_API_URL: 'ftp://x' }],
+    ['VIGIL_CODE_HOST_APP_PRIVATE_KEY', { VIGIL_CODE_HOST_APP_ID: '12' }],
+    ['VIGIL_CODE_HOST_APP_PRIVATE_KEY', { VIGIL_CODE_HOST_APP_ID: '12', VIGIL_CODE_HOST_APP_PRIVATE_KEY: SECRET }],
+    ['VIGIL_OUTBOUND_ALLOWED_NETWORKS', { VIGIL_OUTBOUND_ALLOWED_NETWORKS: '10.0.0.0/33' }],
+    ['VIGIL_AI_PRICES', { VIGIL_AI_PRICES: '{' }],
+  ];
+  for (const [variable, env] of cases) {
+    const what = JSON.stringify(env).replaceAll(SECRET, '…');
+    const error = refusal(env);
+    t.equal(error?.variable, variable, `${what}: refused, naming ${variable}`);
+    t.match(error?.message, variable, `${what}: the message names it`);
+    t.notOk(error?.message.includes(SECRET), `${what}: the value is not repeated`);
+  }
+});
+
+t.test('the code-host app: both id and key or neither, a key that is a key, a trailing / dropped', async (t) => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const settings = readSettings({ VIGIL_CODE_HOST_API_URL: 'https://ghe.example.com/api/v3/', VIGIL_CODE_HOST_APP_ID: '12', VIGIL_CODE_HOST_APP_PRIVATE_KEY: privateKey.replace(/\n/g, '\\n') });
+  t.match(settings.codeHost, { apiUrl: 'https://ghe.example.com/api/v3', appId: '12' });
+  t.match(refusal({ VIGIL_CODE_HOST_APP_ID: '12' })?.message, /Set both VIGIL_CODE_HOST_APP_ID and VIGIL_CODE_HOST_APP_PRIVATE_KEY, or neither/);
+  t.match(refusal({ VIGIL_CODE_HOST_APP_ID: '12', VIGIL_CODE_HOST_APP_PRIVATE_KEY: 'not-a-key' })?.message, /VIGIL_CODE_HOST_APP_PRIVATE_KEY is not a PEM private key/);
+});
