@@ -11,6 +11,7 @@ import { requireFeature, requireRole } from './authorize.ts';
 import { hookContext, inTransaction } from './context.ts';
 import { idempotent } from './idempotency.ts';
 import { etagOf, ifMatchHolds, project } from './project.ts';
+import { preconditionFailed } from './checks.ts';
 import { loadRow } from './read.ts';
 import { changedValues } from './rows.ts';
 import type { OperationResult, Services } from './types.ts';
@@ -56,11 +57,7 @@ async function runAction(services: Services, caller: Caller, d: FamilyDescriptor
     const existing = await loadRow(services, caller, d, store, id === undefined ? undefined : String(id), true);
     if (!existing || existing.created_at === null) throw notFound(d.name);
     if (d.archive && existing[d.archive.field]) throw new ApiError('conflict', `This ${d.name} row is archived; archived rows cannot be changed.`);
-    if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) {
-      throw new ApiError('precondition_failed', 'The row changed since that ETag was read; read it again and retry. Nothing was written.', {
-        data: project(d, existing, { now, config: services.config }),
-      });
-    }
+    if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) throw preconditionFailed(services, d, existing, now);
     const next = { ...existing, ...(await action.run(existing, input, ctx)) };
     const changes = diffRows(d, existing, next);
     if (Object.keys(changes).length === 0) return existing;

@@ -79,3 +79,13 @@ export async function checkUniqueAcrossOrganizations(d: FamilyDescriptor, store:
 export function takenError(d: FamilyDescriptor): ApiError {
   return validationFailed((d.uniqueAcrossOrganizations ?? []).map((field) => ({ field, message: 'is already taken; choose another' })));
 }
+
+/**
+ * The 412 of a stale `If-Match`, the same for every write: the current row, projected like every answer, in `data`
+ * (null when the id had no row yet), and a message that says nothing was changed.
+ */
+export function preconditionFailed(services: Services, d: FamilyDescriptor, current: Row | null, now: Date, nothing: 'written' | 'deleted' = 'written'): ApiError {
+  return new ApiError('precondition_failed', `The row changed since that ETag was read; read it again and retry. Nothing was ${nothing}.`, {
+    data: current === null ? null : project(d, current, { now, config: services.config }),
+  });
+}
