@@ -5,6 +5,7 @@
  * card). Writes need the member role and are audit-logged (family `cards`).
  */
 import Type from 'typebox';
+import { nullable } from '../../engine/descriptor.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { addComment, CARD_PRIORITIES, CARD_STATUSES, checkKey, getCard, LIMITS, listCards, updateCard } from './cards.ts';
 import { LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
@@ -13,7 +14,6 @@ const CARD_REF = Type.String({ minLength: 1, maxLength: 100, description: 'the c
 const STATUS_WORDS =
   `${CARD_STATUSES.join(', ')}, or a usual synonym (open/new → triage, to do → todo, in progress/doing → in_progress, on hold → blocked, ` +
   'closed/resolved/complete → done); won\'t do, wontfix, cancelled or canceled archive the card (not counted as done)';
-const nullable = (schema: ReturnType<typeof Type.String>) => Type.Union([schema, Type.Null()]);
 
 const CARD = Type.Object({
   id: Type.String(),
