@@ -8,7 +8,7 @@ import { CHECK_ENTITIES } from '../domain/checks/entities.ts';
 import { EMAIL_ENTITIES } from '../outbound/email/entities.ts';
 import { FIX_ENTITIES } from '../domain/fixes/entities.ts';
 import { OUTBOUND_ENTITIES } from '../outbound/deliveries/entities.ts';
-import { WebhookDeliveryEntity } from './deliveries.ts';
+import { WebhookDeliveryEntity } from './delivery-log/entity.ts';
 import { WebhookRateLimitEntity } from './rate-limit.ts';
 import { SLO_ENTITIES } from '../domain/slo/entities.ts';
 import { TIMELINE_ENTITIES } from '../domain/timeline/entities.ts';

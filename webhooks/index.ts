@@ -16,7 +16,7 @@ import { EMAIL_JOBS } from '../outbound/email/jobs.ts';
 import { EMAIL_OPERATIONS } from '../outbound/email/tools.ts';
 import { noticeReleaser, notifyTickJob, type NotifyOptions } from '../outbound/tick.ts';
 import { BOARD_OPERATIONS } from '../domain/board/tools.ts';
-import { listWebhookDeliveries } from './deliveries.ts';
+import { listWebhookDeliveries } from './delivery-log/tool.ts';
 import type { AuditListener } from '../engine/operations/audit.ts';
 import { announceChange } from '../outbound/changes.ts';
 import { fixRequestJob } from '../domain/fixes/analysis.ts';
