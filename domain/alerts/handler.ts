@@ -11,7 +11,8 @@ import type { SnsHttp } from '../../webhooks/sns-trust.ts';
 import { snsTopic } from '../../webhooks/sns-topic.ts';
 import { ALERT_PARSERS } from '../../webhooks/sources/index.ts';
 import { ALERT_SOURCES, type AlertSource } from '../../webhooks/sources/types.ts';
-import { ingestAlerts, type EventResult } from './pipeline.ts';
+import { ingestAlerts } from './pipeline.ts';
+import type { EventResult } from './outcomes.ts';
 
 export interface AlertHandlerOptions {
   /** how SNS subscription addresses and signing certificates are fetched (tests inject one) */
