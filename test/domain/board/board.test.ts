@@ -6,7 +6,7 @@
 import t from 'tap';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
 import { connectAgent } from '../../helpers/mcp.ts';
-import { boardPrefix, STATUS_SYNONYMS } from '../../../domain/board/cards.ts';
+import { boardPrefix, STATUS_SYNONYMS } from '../../../domain/board/vocabulary.ts';
 import { board, closeBoards, type Board } from '../../helpers/board.ts';
 
 const vigil = await startVigil({ publicUrl: 'https://vigil.example.com' });
