@@ -102,7 +102,7 @@ async function newCard(services: Services, organization: Organization, input: Js
   const fields = openFields(input);
   let priority = priorityOf(input.priority);
   if (!priority) {
-    if (has(input, 'priority') && input.priority !== null) notices.push(`priority ${JSON.stringify(input.priority)} is not urgent, high, normal or low: set to normal`);
+    if (has(input, 'priority') && input.priority !== null) notices.push('priority is not urgent, high, normal or low: set to normal');
     priority = 'normal';
   }
   const email = fields.assignee_email;

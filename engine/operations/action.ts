@@ -30,12 +30,14 @@ export interface ActionRequest {
 
 export async function executeAction(services: Services, caller: Caller, request: ActionRequest): Promise<OperationResult> {
   const d = services.registry.get(request.family);
-  if (!d) throw new ApiError('not_found', `There is no resource family named ${request.family}.`);
+  if (!d) throw new ApiError('not_found', 'There is no resource family by that name; /api/v1/config/openapi.json lists them (one tag per family).');
   requireFeature(caller, caller.endpointFeature);
   const action = d.actions?.[request.action];
   // an action not served on this transport does not exist there (the REST-only override is never an agent tool)
   if (!action || (caller.transport !== 'system' && !actionTransports(action).includes(caller.transport))) {
-    throw new ApiError('not_found', `${d.name} has no action named ${request.action}.`);
+    // the action as sent is not repeated: name the ones that exist here instead
+    const served = Object.entries(d.actions ?? {}).filter(([, a]) => caller.transport === 'system' || actionTransports(a).includes(caller.transport)).map(([name]) => name);
+    throw new ApiError('not_found', `${d.name} has no action by that name${served.length ? `; it has ${served.join(', ')}` : ''}.`);
   }
   const feature = action.feature ?? d.features?.update;
   if (feature) requireFeature(caller, feature);

@@ -32,7 +32,11 @@ export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Ro
     const missing = ids.filter((id) => !known.has(id));
     if (many) next[field] = ids; // a list of ids names each row once
     if (!missing.length) continue;
-    const message = `${missing.length === 1 ? 'is not an active row' : 'are not active rows'} of ${ref.family} in this organization: ${missing.join(', ')}`;
+    // ids are named by their place in the list, not repeated (a value sent may be huge or hostile)
+    const at = many ? (input[field] as unknown[]).flatMap((id, i) => (known.has(id) ? [] : [`[${i}]`])) : [];
+    const message = many
+      ? `${at.length === 1 ? `the id at ${at[0]} is not an active row` : `the ids at ${at.join(', ')} are not active rows`} of ${ref.family} in this organization`
+      : `is not an active row of ${ref.family} in this organization`;
     if (ref.unknown === 'refuse') {
       errors.push({ field, message });
     } else {
