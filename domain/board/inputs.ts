@@ -6,12 +6,12 @@
  * A sender's text is cleaned before it is checked (a ticket system cannot be asked to fix its payload): NUL
  * dropped, lone surrogates made U+FFFD, spaces around trimmed; a blank optional text is no value.
  */
-import Type, { type TSchema } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { nullable } from '../../engine/descriptor.ts';
 import { ApiError, type FieldError } from '../../engine/errors.ts';
 import { describeSchema, unwrapNullable } from '../../engine/fields.ts';
 import { checkBody, checkValue, isPlainObject } from '../../engine/validation.ts';
-import { CARD_PRIORITIES, CARD_STATUSES, LIMITS, priorityOf, statusOf, type CardPriority, type CardStatus } from './vocabulary.ts';
+import { CARD_PRIORITIES, CARD_STATUSES, LIMITS, priorityOf, statusOf } from './vocabulary.ts';
 
 type Json = Record<string, unknown>;
 
@@ -141,17 +141,12 @@ function present(fields: Json): Json {
 
 // ——— the inputs ———
 
-export interface OpenFields {
-  title: string;
-  description: string | null;
-  labels: string[];
-  service: string | null;
-  assignee_email: string | null;
-}
+/** A card to open, as checked, with what was not sent filled in (null, no labels). */
+export type OpenFields = Required<Static<typeof OpenCardInput>>;
 
 /** The fields of a card to open, cleaned and checked. */
 export function openFields(input: Json): OpenFields {
-  const fields = accepted<Partial<OpenFields> & { title: string }>(OpenCardInput, present({
+  const fields = accepted<Static<typeof OpenCardInput>>(OpenCardInput, present({
     title: text(input.title, 'keep'), description: text(input.description, 'null'), labels: labels(input.labels),
     service: text(input.service, 'null'), assignee_email: text(input.assignee_email, 'null'),
   }));
@@ -161,15 +156,7 @@ export function openFields(input: Json): OpenFields {
   };
 }
 
-export interface UpdateFields {
-  title?: string;
-  description?: string | null;
-  labels?: string[];
-  service?: string | null;
-  assignee_email?: string | null;
-  priority?: CardPriority;
-  status?: CardStatus;
-}
+export type UpdateFields = Static<typeof UpdateCardInput>;
 
 /** The fields an update sets, cleaned and checked; its words read (a status synonym, a priority in any case). */
 export function updateFields(input: unknown): UpdateFields {
