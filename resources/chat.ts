@@ -4,15 +4,19 @@ import { CHANNEL } from './change_notifications.ts';
 
 export const CHANNEL_PLACEHOLDERS = ['service', 'severity', 'environment'] as const;
 
+const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
+
 const knownPlaceholders: Rule = {
   description: `alert_channel_pattern must use only the placeholders ${CHANNEL_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
   fields: ['alert_channel_pattern'],
   check: (row) => {
     const used = [...String(row.alert_channel_pattern ?? '').matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
     const unknown = [...new Set(used.filter((p) => !(CHANNEL_PLACEHOLDERS as readonly string[]).includes(p)))];
-    return unknown.length
-      ? [{ field: 'alert_channel_pattern', message: `uses unknown placeholder ${unknown.map((p) => `{${p}}`).join(', ')}; the placeholders are ${CHANNEL_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}` }]
-      : [];
+    if (!unknown.length) return [];
+    // a {name} is named back so it can be fixed; anything else between braces is not repeated
+    const named = unknown.filter((p) => PLACEHOLDER_NAME.test(p));
+    const what = named.length === unknown.length ? `unknown placeholder ${named.map((p) => `{${p}}`).join(', ')}` : 'a {…} that is not a placeholder';
+    return [{ field: 'alert_channel_pattern', message: `uses ${what}; the placeholders are ${CHANNEL_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}` }];
   },
 };
 

@@ -1,9 +1,10 @@
 /**
- * Inbound webhooks: the router (raw bodies, mounted before the JSON body parser, with every source's handler wired
- * in index.ts), the delivery log (table and agent tool) and the rate-limit table.
+ * Inbound webhooks: the router (raw bodies, mounted before the JSON body parser; each source names its handler in
+ * sources/), the delivery log (table and agent tool) and the rate-limit table.
  */
 import type { Module } from '../engine/module.ts';
-import { listWebhookDeliveries, WebhookDeliveryEntity } from './deliveries.ts';
+import { WebhookDeliveryEntity } from './delivery-log/entity.ts';
+import { listWebhookDeliveries } from './delivery-log/tool.ts';
 import { webhookRouters, type WebhookOptions } from './index.ts';
 import { WebhookRateLimitEntity } from './rate-limit.ts';
 

@@ -15,7 +15,7 @@
  *    signature; sources signed under an approved automatic runbook (the organization flag
  *    `automatic_runbook_approved`) must be signed even without one. Otherwise 401.
  * 6. `handle`: the source's handler.
- * Every request to a valid token is written to the delivery log (deliveries.ts) with its status and outcome
+ * Every request to a valid token is written to the delivery log (delivery-log/) with its status and outcome
  * (`recorder`). While the database cannot be reached, every source answers 503 `unavailable` with `Retry-After`
  * (nothing logged per request: the outage is logged once, engine/persistence/outage.ts).
  */
@@ -26,7 +26,8 @@ import { organizationByWebhookToken } from '../engine/admin/organizations.ts';
 import { hashToken } from '../engine/crypto.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Services } from '../engine/operations/types.ts';
-import { deliveryLog, keptHeaders, keptPayload, type DeliveryLog } from './deliveries.ts';
+import { keptHeaders, keptPayload } from './delivery-log/scrub.ts';
+import { deliveryLog, type DeliveryLog } from './delivery-log/writer.ts';
 import type { WebhookAnswer, WebhookHandler, WebhookRequest } from './handlers.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './limits.ts';
 import { createLimiter, limiterStore, type StoreLimiter } from './rate-limit.ts';

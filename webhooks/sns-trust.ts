@@ -188,7 +188,7 @@ export function createSnsVerifier(options: SnsVerifierOptions): SnsVerifier {
 
     if (!(TYPES as readonly string[]).includes(type)) return invalid('the SNS Type is not one that SNS signs');
     const algorithm = Object.hasOwn(ALGORITHMS, version) ? ALGORITHMS[version] : undefined;
-    if (!algorithm) return invalid(`SignatureVersion ${JSON.stringify(version.slice(0, 16))} is not supported (only "1" and "2")`);
+    if (!algorithm) return invalid('this SignatureVersion is not supported (only "1" and "2")');
     if (!BASE64.test(signature)) return invalid('the Signature is not base64');
     const parsed = parseSnsUrl(certUrl);
     // No query either: SNS certificate URLs have none, and the .pem check is on the path alone.

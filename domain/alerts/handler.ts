@@ -11,7 +11,8 @@ import type { WebhookAnswer, WebhookHandler } from '../../webhooks/handlers.ts';
 import type { SnsHttp } from '../../webhooks/sns-trust.ts';
 import { snsTopic, type SnsTopic } from '../../webhooks/sns-topic.ts';
 import type { Parser } from '../../webhooks/sources/types.ts';
-import { ingestAlerts, type EventResult } from './pipeline.ts';
+import { ingestAlerts } from './pipeline.ts';
+import type { EventResult } from './outcomes.ts';
 
 export interface AlertHandlerOptions {
   /** how SNS subscription addresses and signing certificates are fetched (tests inject one) */

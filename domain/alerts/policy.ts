@@ -12,7 +12,6 @@ import { tableName } from '../../engine/persistence/entities.ts';
 import { selectRow, type RowQuery } from '../../engine/persistence/sql.ts';
 import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import organizationSettings from '../../resources/organization_settings.ts';
-import type { AlertEvent } from '../../webhooks/sources/types.ts';
 import { offsetAt, wallClock } from '../../engine/wall-clock.ts';
 
 const SettingsSchema = Type.Object(organizationSettings.fields);
@@ -56,12 +55,6 @@ export function policyQuery(services: Services, organizationId: string, now: Dat
       return { settings, mutes: (jsonValue(row?.mutes) ?? []) as Mute[] };
     },
   };
-}
-
-/** The mute in force whose pattern is in the alert's title, source or fingerprint (any case), if any. */
-export function matchingMute(mutes: readonly Mute[], event: Pick<AlertEvent, 'title' | 'source' | 'fingerprint'>): Mute | undefined {
-  const haystacks = [event.title, event.source, event.fingerprint].map((s) => s.toLowerCase());
-  return mutes.find((m) => haystacks.some((h) => h.includes(m.pattern.toLowerCase())));
 }
 
 /** The first instant of the current month in the organization's time zone (UTC when the zone is unknown). */

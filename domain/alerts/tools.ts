@@ -10,7 +10,7 @@ import { iso } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { ALL_ALERT_SOURCES as ALERT_SOURCES } from '../../webhooks/sources/types.ts';
-import { EFFECT_KINDS } from './pipeline.ts';
+import { EFFECT_KINDS } from './outcomes.ts';
 import { literals, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 
 const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;

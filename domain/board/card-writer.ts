@@ -19,7 +19,7 @@ import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { cardEvent } from '../../outbound/events.ts';
 import { OutboundBatch, takesAny } from '../../outbound/publish.ts';
 import { readOutbound } from '../../outbound/rules.ts';
-import { cardSummary } from './cards.ts';
+import { cardSummary } from './publishing.ts';
 
 type Json = Record<string, unknown>;
 

@@ -33,55 +33,30 @@
  * of one key the second answers the first's card. Numbers are gapless and distinct; one key makes one card, one
  * notification and one chat post. Comments rely on their unique
  * (card_id, comment_id) with `on conflict do nothing`.
+ *
+ * This file holds the operations; what a write accepts is inputs.ts's, the words vocabulary.ts's, the SQL
+ * store.ts's, audit entries audit.ts's and card.updated publishing.ts's.
  */
 import { randomUUID } from 'node:crypto';
 import type { Caller, Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
-import { recordAudit, type Change } from '../../engine/operations/audit.ts';
+import type { Change } from '../../engine/operations/audit.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
-import { iso, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
-import { isUuid } from '../../engine/validation.ts';
-import { cardEvent } from '../../outbound/events.ts';
-import { publish } from '../../outbound/publish.ts';
+import { iso } from '../../engine/persistence/store.ts';
+import { auditComment, auditCardUpdate } from './audit.ts';
 import { cardWriter, type NewCard } from './card-writer.ts';
-
-export const CARD_STATUSES = ['backlog', 'triage', 'todo', 'in_progress', 'blocked', 'done'] as const;
-export type CardStatus = (typeof CARD_STATUSES)[number] | 'archived';
-export const CARD_PRIORITIES = ['urgent', 'high', 'normal', 'low'] as const;
-export type CardPriority = (typeof CARD_PRIORITIES)[number];
-
-/**
- * Status words an update accepts, after lowercasing, turning `_` and `-` into spaces, dropping apostrophes and
- * collapsing spaces. `archived` is what the won't-do words lead to: not done, off the board, reported as
- * `archived`.
- */
-export const STATUS_SYNONYMS: Record<string, CardStatus> = {
-  backlog: 'backlog', icebox: 'backlog', later: 'backlog', someday: 'backlog',
-  triage: 'triage', new: 'triage', open: 'triage', opened: 'triage', reopened: 'triage', untriaged: 'triage', 'needs triage': 'triage',
-  todo: 'todo', 'to do': 'todo', ready: 'todo', planned: 'todo', 'not started': 'todo', selected: 'todo', accepted: 'todo',
-  'in progress': 'in_progress', inprogress: 'in_progress', doing: 'in_progress', started: 'in_progress', wip: 'in_progress',
-  active: 'in_progress', working: 'in_progress', 'in review': 'in_progress', review: 'in_progress',
-  blocked: 'blocked', 'on hold': 'blocked', waiting: 'blocked', stalled: 'blocked',
-  done: 'done', closed: 'done', resolved: 'done', complete: 'done', completed: 'done', fixed: 'done', finished: 'done',
-  'wont do': 'archived', wontdo: 'archived', wontfix: 'archived', 'wont fix': 'archived', cancelled: 'archived',
-  canceled: 'archived', 'not planned': 'archived', archived: 'archived',
-};
-
-export const LIMITS = { title: 500, description: 60_000, labels: 50, label: 100, service: 200, author: 200, comment: 60_000, key: 200 } as const;
-const KEY_PATTERN = /^[\p{L}\p{Nd}._\-:/+=@]+$/u;
-const CARD_KEY = /^[A-Za-z]{1,10}-\d{1,10}$/;
+import { clean, commentFields, openFields, refused, updateFields } from './inputs.ts';
+import { cardUrl, publishCardUpdated } from './publishing.ts';
+import {
+  answerOfKey, cardHistory, cardIdOf, cardWhere, commentOfKey, insertComment, insertEffects, lockCard, memberByEmail, parsedJson, selectCard,
+  selectCards, updateCardRow,
+} from './store.ts';
+import { boardPrefix, CARD_STATUSES, priorityOf, statusOf, type CardStatus } from './vocabulary.ts';
 
 type Json = Record<string, unknown>;
 const has = (obj: Json, key: string) => Object.hasOwn(obj, key) && obj[key] !== undefined;
-
-// ——— refusals ———
-
-/** 422 naming the field to fix: `{ error, message, field, errors: [{ field, message }] }`. */
-export function refused(field: string, message: string): ApiError {
-  return new ApiError('validation_failed', `${field} ${message}.`, { extra: { field }, errors: [{ field, message }] });
-}
 
 export const CARD_NOT_FOUND = 'No card with that id or key is on this board.';
 const notFound = () => new ApiError('not_found', CARD_NOT_FOUND);
@@ -94,96 +69,6 @@ export function requireBoard(organization: Organization): void {
   });
 }
 
-// ——— values ———
-
-/** A string as PostgreSQL can hold it (no NUL, no lone surrogate), trimmed; undefined for anything else. */
-export function clean(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  return value.toWellFormed().replaceAll('\u0000', '').trim();
-}
-
-function boundedText(obj: Json, field: string, max: number, required: boolean): string | null {
-  const value = obj[field];
-  if (value === null || value === undefined) {
-    if (required) throw refused(field, 'is required');
-    return null;
-  }
-  const s = clean(value);
-  if (s === undefined) throw refused(field, 'must be a string');
-  if (s === '') {
-    if (required) throw refused(field, 'must not be blank');
-    return null;
-  }
-  if (s.length > max) throw refused(field, `must be at most ${max} characters (it has ${s.length})`);
-  return s;
-}
-
-function labelsOf(value: unknown): string[] {
-  if (value === null || value === undefined) return [];
-  if (!Array.isArray(value)) throw refused('labels', 'must be an array of strings');
-  if (value.length > LIMITS.labels) throw refused('labels', `must hold at most ${LIMITS.labels} labels`);
-  const out: string[] = [];
-  for (const item of value) {
-    const s = clean(item);
-    if (s === undefined || s === '') throw refused('labels', 'must hold non-empty strings only');
-    if (s.length > LIMITS.label) throw refused('labels', `must hold labels of at most ${LIMITS.label} characters`);
-    if (!out.includes(s)) out.push(s);
-  }
-  return out;
-}
-
-/** The status a word means, or undefined. */
-export function statusOf(value: unknown): CardStatus | undefined {
-  if (typeof value !== 'string') return undefined;
-  const word = value.toLowerCase().replace(/['’‘`]/g, '').replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return Object.hasOwn(STATUS_SYNONYMS, word) ? STATUS_SYNONYMS[word] : undefined;
-}
-
-function priorityOf(value: unknown): CardPriority | undefined {
-  if (typeof value !== 'string') return undefined;
-  const word = value.trim().toLowerCase();
-  return (CARD_PRIORITIES as readonly string[]).includes(word) ? (word as CardPriority) : undefined;
-}
-
-/** An idempotency key, checked; `field` names where it came from. */
-export function checkKey(value: unknown, field: string): string {
-  if (typeof value !== 'string') throw refused(field, 'must be a string of letters, digits and . _ - : / + = @');
-  if (value.trim() === '') throw refused(field, 'must not be blank');
-  if ([...value].length > LIMITS.key) throw refused(field, `must be at most ${LIMITS.key} characters`);
-  if (!KEY_PATTERN.test(value)) throw refused(field, 'may hold only letters, digits and . _ - : / + = @');
-  return value;
-}
-
-/**
- * The key prefix, chosen from the organization's name when its first card is created and kept from then on:
- * accents dropped, ASCII letters only, uppercase; with two or more words, their initials (at most five: "Acme
- * Platform Team" → APT), with one word its first three letters ("Acme" → ACM); fewer than two letters → OPS.
- */
-export function boardPrefix(name: string): string {
-  const words = name.normalize('NFKD').replace(/\p{M}/gu, '').toUpperCase().split(/[^A-Z]+/).filter(Boolean);
-  const prefix = words.length >= 2 ? words.slice(0, 5).map((w) => w[0]).join('') : (words[0] ?? '').slice(0, 3);
-  return prefix.length >= 2 ? prefix : 'OPS';
-}
-
-export const cardUrl = (services: Services, key: string) => `${services.config.publicUrl}/board/${key}`;
-
-/** A card as outbound events (card.created, card.updated) carry it. */
-export function cardSummary(services: Services, c: Json): Json & { id: string } {
-  const key = String(c.key);
-  return {
-    id: String(c.id), key, url: cardUrl(services, key), title: String(c.title), status: String(c.status ?? 'triage'), priority: String(c.priority),
-    labels: Array.isArray(c.labels) ? c.labels : [], service: c.service ?? null,
-  };
-}
-
-async function memberByEmail(sql: Sql, organizationId: string, email: string): Promise<string | null> {
-  const [row] = await sql(
-    'select m.user_id from memberships m join users u on u.id = m.user_id where m.organization_id = ? and u.email = ? limit 1',
-    [organizationId, email.toLowerCase()],
-  );
-  return row ? String(row.user_id) : null;
-}
-
 // ——— open ———
 
 export interface OpenResult {
@@ -194,7 +79,6 @@ export interface OpenResult {
   notices: string[];
 }
 
-const parsedJson = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as Json;
 const repeat = (answer: unknown): OpenResult => ({ status: 200, body: { ...parsedJson(answer), duplicate: true }, duplicate: true, notices: [] });
 
 export async function openCard(services: Services, organization: Organization, input: Json, key: string | null, now: Date): Promise<OpenResult> {
@@ -204,8 +88,8 @@ export async function openCard(services: Services, organization: Organization, i
     card = await newCard(services, organization, input, key, now);
   } catch (error) {
     // a repeat answers the first answer whatever else its body says, a body that would be refused included
-    const [existing] = key === null ? [] : await readStore(services).execute('select answer from cards where organization_id = ? and dedup_key = ?', [organization.id, key]);
-    if (existing) return repeat(existing.answer);
+    const existing = key === null ? undefined : await answerOfKey(readStore(services).execute, organization.id, key);
+    if (existing !== undefined) return repeat(existing);
     throw error;
   }
   const written = await cardWriter(services).create(card.card);
@@ -215,16 +99,13 @@ export async function openCard(services: Services, organization: Organization, i
 /** The card a creation asks for, validated; notices say what the 201 body will not. */
 async function newCard(services: Services, organization: Organization, input: Json, key: string | null, now: Date): Promise<{ card: NewCard; notices: string[] }> {
   const notices: string[] = [];
-  const title = boundedText(input, 'title', LIMITS.title, true)!;
-  const description = boundedText(input, 'description', LIMITS.description, false);
-  const service = boundedText(input, 'service', LIMITS.service, false);
-  const labels = labelsOf(input.labels);
+  const fields = openFields(input);
   let priority = priorityOf(input.priority);
   if (!priority) {
-    if (has(input, 'priority') && input.priority !== null) notices.push(`priority ${JSON.stringify(input.priority)} is not urgent, high, normal or low: set to normal`);
+    if (has(input, 'priority') && input.priority !== null) notices.push('priority is not urgent, high, normal or low: set to normal');
     priority = 'normal';
   }
-  const email = boundedText(input, 'assignee_email', 254, false);
+  const email = fields.assignee_email;
   const assignee = email ? await memberByEmail(readStore(services).execute, organization.id, email) : null;
   if (email && !assignee) notices.push('assignee_email matches no member of the organization: the card is unassigned (no one is invited)');
   const id = randomUUID();
@@ -233,11 +114,11 @@ async function newCard(services: Services, organization: Organization, input: Js
     organizationId: organization.id,
     prefix: boardPrefix(organization.name),
     key,
-    title,
-    description,
+    title: fields.title,
+    description: fields.description,
     priority,
-    labels,
-    service,
+    labels: fields.labels,
+    service: fields.service,
     assigneeUserId: assignee,
     now,
     extraEffects: email && !assignee ? [['assignment_skipped', { reason: 'no member has this email', email }]] : [],
@@ -246,25 +127,7 @@ async function newCard(services: Services, organization: Organization, input: Js
   return { card, notices };
 }
 
-async function insertEffects(sql: Sql, orgId: string, cardId: string, now: Date, effects: [string, Json][]): Promise<void> {
-  if (effects.length === 0) return;
-  await sql(
-    `insert into card_effects (organization_id, card_id, at, kind, detail) values ${effects.map(() => '(?, ?, ?, ?, ?::jsonb)').join(', ')}`,
-    effects.flatMap(([kind, detail]) => [orgId, cardId, now, kind, JSON.stringify(detail)]),
-  );
-}
-
 // ——— update ———
-
-/** The card a path or tool names: its id, or its key in any case; null when it cannot name a card. */
-function cardWhere(ref: string): { sql: string; param: string } | null {
-  const text = String(ref);
-  if (isUuid(ref)) return { sql: 'id = ?', param: text.toLowerCase() };
-  if (CARD_KEY.test(text)) return { sql: 'key = ?', param: text.toUpperCase() };
-  return null;
-}
-
-export const UPDATABLE = ['title', 'description', 'priority', 'labels', 'service', 'assignee_email', 'status'] as const;
 
 export interface UpdateResult {
   body: { id: string; key: string; status: CardStatus; url: string };
@@ -274,27 +137,9 @@ export interface UpdateResult {
 export async function updateCard(services: Services, organization: Organization, ref: string, input: Json, now: Date, caller?: Caller): Promise<UpdateResult> {
   requireBoard(organization);
   const orgId = organization.id;
-  const set: Json = {};
-  if (has(input, 'title')) set.title = boundedText(input, 'title', LIMITS.title, true);
-  if (has(input, 'description')) set.description = boundedText(input, 'description', LIMITS.description, false);
-  if (has(input, 'service')) set.service = boundedText(input, 'service', LIMITS.service, false);
-  if (has(input, 'labels')) set.labels = labelsOf(input.labels);
-  if (has(input, 'priority')) {
-    const priority = priorityOf(input.priority);
-    if (!priority) throw refused('priority', `must be one of ${CARD_PRIORITIES.join(', ')} (got ${JSON.stringify(input.priority)})`);
-    set.priority = priority;
-  }
-  let statusWord: unknown;
-  if (has(input, 'status')) {
-    const status = statusOf(input.status);
-    if (!status) {
-      throw refused('status', `must be one of ${CARD_STATUSES.join(', ')}, a usual synonym (open, to do, in progress, closed, resolved, …) or won't do, wontfix, cancelled (got ${JSON.stringify(input.status)})`);
-    }
-    set.status = status;
-    statusWord = input.status;
-  }
-  if (has(input, 'assignee_email')) {
-    const email = boundedText(input, 'assignee_email', 254, false);
+  const { assignee_email: email, ...fields } = updateFields(input);
+  const set: Json = { ...fields };
+  if (email !== undefined) {
     if (email === null) set.assignee_user_id = null;
     else {
       const user = await memberByEmail(readStore(services).execute, orgId, email);
@@ -302,37 +147,31 @@ export async function updateCard(services: Services, organization: Organization,
       set.assignee_user_id = user;
     }
   }
-  if (Object.keys(set).length === 0) throw refused('body', `names no field a card update changes; send one or more of ${UPDATABLE.join(', ')}`);
   const where = cardWhere(ref);
   if (!where) throw notFound();
 
   return inTransaction(services, async (store) => {
     const sql = store.execute;
-    const [row] = await sql(`select ${CARD_COLUMNS} from cards where organization_id = ? and ${where.sql} for update`, [orgId, where.param]);
-    if (!row) throw notFound();
-    const before: Json = { ...row, labels: parsedJson(row.labels) };
+    const before = await lockCard(sql, orgId, where);
+    if (!before) throw notFound();
     const changes: Record<string, Change> = {};
     for (const [field, value] of Object.entries(set)) {
       if (JSON.stringify(before[field] ?? null) !== JSON.stringify(value)) changes[field] = { before: before[field] ?? null, after: value };
     }
     let archivedAt = before.archived_at ?? null;
     if ('status' in changes) archivedAt = set.status === 'archived' ? now : null;
+    const cardId = String(before.id);
     if (Object.keys(changes).length > 0) {
-      const columns = Object.keys(changes);
-      await sql(
-        `update cards set ${columns.map((c) => (c === 'labels' ? 'labels = ?::jsonb' : `${c} = ?`)).join(', ')}, archived_at = ?, updated_at = ? where id = ?`,
-        [...columns.map((c) => (c === 'labels' ? JSON.stringify(set[c]) : set[c])), archivedAt, now, row.id],
-      );
+      await updateCardRow(sql, before.id, set, Object.keys(changes), archivedAt, now);
       const detail: Json = { changes };
-      if ('status' in changes && typeof statusWord === 'string') detail.status_sent = clean(statusWord);
-      await insertEffects(sql, orgId, String(row.id), now, [['updated', detail]]);
-      if (caller) await recordAudit(services, store, { caller, family: 'cards', rowId: String(row.id), action: 'update', changes, at: now });
-      const after = { ...before, ...set, archived_at: archivedAt };
-      await publish(services, store, orgId, ['card.updated'], () => [cardEvent('card.updated', cardSummary(services, after), null, now, Object.keys(changes))]);
+      if ('status' in changes && typeof input.status === 'string') detail.status_sent = clean(input.status);
+      await insertEffects(sql, orgId, cardId, now, [['updated', detail]]);
+      if (caller) await auditCardUpdate(services, store, caller, cardId, changes, now);
+      await publishCardUpdated(services, store, orgId, { ...before, ...set, archived_at: archivedAt }, Object.keys(changes), now);
     }
-    const key = String(row.key);
-    const status = (set.status ?? row.status) as CardStatus;
-    return { body: { id: String(row.id), key, status, url: cardUrl(services, key) }, changed: Object.keys(changes) };
+    const key = String(before.key);
+    const status = (set.status ?? before.status) as CardStatus;
+    return { body: { id: cardId, key, status, url: cardUrl(services, key) }, changed: Object.keys(changes) };
   });
 }
 
@@ -353,40 +192,29 @@ export async function addComment(
   if (!where) throw notFound();
   return inTransaction(services, async (store) => {
     const sql = store.execute;
-    const [card] = await sql(`select id from cards where organization_id = ? and ${where.sql}`, [orgId, where.param]);
-    if (!card) throw notFound();
-    const cardId = String(card.id);
+    const cardId = await cardIdOf(sql, orgId, where);
+    if (!cardId) throw notFound();
     const existing = async () => {
-      const [found] = await sql('select id from card_comments where card_id = ? and comment_id = ?', [cardId, key]);
-      return found ? { status: 200 as const, body: { id: String(found.id), duplicate: true }, duplicate: true } : null;
+      const found = await commentOfKey(sql, cardId, key);
+      return found ? { status: 200 as const, body: { id: found, duplicate: true }, duplicate: true } : null;
     };
     if (key !== null) {
       const found = await existing();
       if (found) return found;
     }
-    const body = boundedText(input, 'body', LIMITS.comment, true)!;
-    const author = boundedText(input, 'author', LIMITS.author, false);
+    const { body, author } = commentFields(input);
     const id = randomUUID();
-    const inserted = await sql(
-      `insert into card_comments (id, organization_id, card_id, body, author, comment_id, created_at) values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (card_id, comment_id) do nothing returning id`,
-      [id, orgId, cardId, body, author, key, now],
-    );
-    if (!inserted[0]) {
+    if (!(await insertComment(sql, { id, orgId, cardId, body, author, key, now }))) {
       // a delivery of the same comment_id committed while this one waited
       const found = await existing();
       if (found) return found;
     }
-    if (caller) await recordAudit(services, store, { caller, family: 'cards', rowId: cardId, action: 'action:add_card_comment', changes: { comment: { before: null, after: id } }, at: now });
+    if (caller) await auditComment(services, store, caller, cardId, id, now);
     return { status: 201 as const, body: { id }, duplicate: false };
   });
 }
 
 // ——— reads ———
-
-const CARD_COLUMNS = `id, key, number, title, description, priority, labels, service, assignee_user_id, status, archived_at, dedup_key, created_at, updated_at`;
-const CARD_SELECT = `select c.id, c.key, c.number, c.title, c.description, c.priority, c.labels, c.service, c.assignee_user_id, u.email as assignee_email,
-  c.status, c.archived_at, c.dedup_key, c.created_at, c.updated_at from cards c left join users u on u.id = c.assignee_user_id`;
 
 export function cardView(services: Services, r: Json): Json {
   const key = String(r.key);
@@ -410,16 +238,16 @@ export interface CardFilters {
 export async function listCards(services: Services, organization: Organization, filters: CardFilters): Promise<{ data: Json[]; truncated: boolean }> {
   requireBoard(organization);
   const limit = Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), 200);
-  const where = ['c.organization_id = ?'];
-  const params: unknown[] = [organization.id];
+  let status: CardStatus | undefined;
   if (filters.status !== undefined) {
-    const status = statusOf(filters.status);
+    status = statusOf(filters.status);
     if (!status) throw refused('status', `must be one of ${CARD_STATUSES.join(', ')}, archived, or a usual synonym`);
-    (where.push('c.status = ?'), params.push(status));
-  } else where.push(`c.status <> 'archived'`);
-  if (filters.label !== undefined) (where.push('c.labels @> ?::jsonb'), params.push(JSON.stringify([clean(filters.label) ?? ''])));
-  if (filters.service !== undefined) (where.push('c.service = ?'), params.push(clean(filters.service) ?? ''));
-  const rows = await readStore(services).execute(`${CARD_SELECT} where ${where.join(' and ')} order by c.seq desc limit ${limit + 1}`, params);
+  }
+  const rows = await selectCards(readStore(services).execute, organization.id, {
+    status,
+    label: filters.label === undefined ? undefined : (clean(filters.label) ?? ''),
+    service: filters.service === undefined ? undefined : (clean(filters.service) ?? ''),
+  }, limit);
   return { data: rows.slice(0, limit).map((r) => cardView(services, r)), truncated: rows.length > limit };
 }
 
@@ -428,14 +256,8 @@ export async function getCard(services: Services, organization: Organization, re
   const where = cardWhere(ref);
   if (!where) throw notFound();
   const store = readStore(services);
-  const [row] = await store.execute(`${CARD_SELECT} where c.organization_id = ? and c.${where.sql}`, [organization.id, where.param]);
+  const row = await selectCard(store.execute, organization.id, where);
   if (!row) throw notFound();
   const card = cardView(services, row);
-  const comments = await store.execute('select id, body, author, comment_id, created_at from card_comments where card_id = ? order by seq', [card.id]);
-  const effects = await store.execute('select kind, at, detail from card_effects where card_id = ? order by seq', [card.id]);
-  return {
-    ...card,
-    comments: comments.map((c) => ({ id: String(c.id), body: String(c.body), author: (c.author as string | null) ?? null, comment_id: (c.comment_id as string | null) ?? null, created_at: iso(c.created_at) })),
-    effects: effects.map((e) => ({ kind: String(e.kind), at: iso(e.at), detail: parsedJson(e.detail) ?? {} })),
-  };
+  return { ...card, ...(await cardHistory(store.execute, String(card.id))) };
 }

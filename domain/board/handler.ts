@@ -23,7 +23,9 @@ import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../../webhoo
 import type { SnsHttp } from '../../webhooks/sns-trust.ts';
 import { snsTopic } from '../../webhooks/sns-topic.ts';
 import { isRecord } from '../../webhooks/sources/common.ts';
-import { addComment, checkKey, clean, LIMITS, openCard, refused, requireBoard, updateCard } from './cards.ts';
+import { addComment, openCard, requireBoard, updateCard } from './cards.ts';
+import { checkKey, clean, refused } from './inputs.ts';
+import { LIMITS } from './vocabulary.ts';
 
 export interface BoardHandlerOptions {
   /** how SNS subscription addresses are fetched (tests inject one) */

@@ -6,14 +6,15 @@
  */
 import Type from 'typebox';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
-import { addComment, CARD_PRIORITIES, CARD_STATUSES, checkKey, getCard, LIMITS, listCards, updateCard } from './cards.ts';
+import { addComment, getCard, listCards, updateCard } from './cards.ts';
+import { CARD_FIELDS, checkKey } from './inputs.ts';
+import { CARD_PRIORITIES, CARD_STATUSES, LIMITS } from './vocabulary.ts';
 import { LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 
 const CARD_REF = Type.String({ minLength: 1, maxLength: 100, description: 'the card id (uuid) or its key such as OPS-12 (any case)' });
 const STATUS_WORDS =
   `${CARD_STATUSES.join(', ')}, or a usual synonym (open/new → triage, to do → todo, in progress/doing → in_progress, on hold → blocked, ` +
   'closed/resolved/complete → done); won\'t do, wontfix, cancelled or canceled archive the card (not counted as done)';
-const nullable = (schema: ReturnType<typeof Type.String>) => Type.Union([schema, Type.Null()]);
 
 const CARD = Type.Object({
   id: Type.String(),
@@ -91,12 +92,12 @@ export const updateCardOperation: DomainOperation = {
   input: Type.Object(
     {
       card: CARD_REF,
-      title: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.title })),
-      description: Type.Optional(nullable(Type.String({ maxLength: LIMITS.description }))),
+      title: Type.Optional(CARD_FIELDS.title),
+      description: Type.Optional(CARD_FIELDS.description),
       priority: Type.Optional(Type.String({ maxLength: 40, description: CARD_PRIORITIES.join(', ') })),
-      labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.label }), { maxItems: LIMITS.labels })),
-      service: Type.Optional(nullable(Type.String({ maxLength: LIMITS.service }))),
-      assignee_email: Type.Optional(nullable(Type.String({ maxLength: 254 }))),
+      labels: Type.Optional(CARD_FIELDS.labels),
+      service: Type.Optional(CARD_FIELDS.service),
+      assignee_email: Type.Optional(CARD_FIELDS.assignee_email),
       status: Type.Optional(Type.String({ maxLength: 40, description: STATUS_WORDS })),
     },
     { additionalProperties: false },

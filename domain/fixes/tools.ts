@@ -8,9 +8,8 @@ import Type from 'typebox';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { FIX_STATUSES, getFixRequest, listFixRequests } from './records.ts';
 import { FIX_LIMITS } from './requests.ts';
-import { LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { LIST_LIMIT, orNull } from '../../engine/operations/tool-schemas.ts';
 
-const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);
 const STATUS_WORDS =
   'analyzing (queued or being analysed), pr_opened (a draft pull request is open: pr_url), declined (the provider proposed no patch: reason), ' +
   'failed (the analysis could not finish: reason), replaced (merged into another request by a repeat naming both keys)';
@@ -19,19 +18,19 @@ const FIX_REQUEST = Type.Object({
   id: Type.String(),
   status: Type.String({ description: STATUS_WORDS }),
   description: Type.String(),
-  service: nullable(Type.String()),
+  service: orNull(Type.String()),
   repo: Type.String({ description: 'the target repository, owner/name' }),
   target_via: Type.String({ description: 'how the target was chosen: repo, service, only_mapped_repo' }),
-  dedup_key: nullable(Type.String()),
-  ticket: nullable(Type.String()),
+  dedup_key: orNull(Type.String()),
+  ticket: orNull(Type.String()),
   revision: Type.Integer({ description: '1, then +1 for each repeat that replaced the request' }),
-  reason: nullable(Type.String({ description: 'declined: the provider\'s reason; failed: what went wrong' })),
-  pr_url: nullable(Type.String()),
-  pr_number: nullable(Type.Integer()),
-  pr_state: nullable(Type.String({ description: 'open, or closed once the code host no longer lists it open' })),
-  branch: nullable(Type.String()),
-  ai_provider: nullable(Type.String({ description: 'the AI provider (its name, or platform) of the latest analysis' })),
-  ai_model: nullable(Type.String()),
+  reason: orNull(Type.String({ description: 'declined: the provider\'s reason; failed: what went wrong' })),
+  pr_url: orNull(Type.String()),
+  pr_number: orNull(Type.Integer()),
+  pr_state: orNull(Type.String({ description: 'open, or closed once the code host no longer lists it open' })),
+  branch: orNull(Type.String()),
+  ai_provider: orNull(Type.String({ description: 'the AI provider (its name, or platform) of the latest analysis' })),
+  ai_model: orNull(Type.String()),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
   completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

@@ -14,7 +14,7 @@
  * GitHub issues have no priority: cards are opened `normal` and a later delivery never changes the priority.
  * The identifier is `owner/name#number`; the item's project value is the repository's `owner/name`.
  */
-import type { CardStatus } from '../board/cards.ts';
+import type { CardStatus } from '../board/vocabulary.ts';
 import { description, httpUrl, ignored, isRecord, labelNames, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
 
 const REMOVED = ['deleted', 'transferred'];

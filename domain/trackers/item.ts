@@ -6,7 +6,7 @@
  * category (Jira "Blocked" in progress → blocked, Linear "Backlog" → backlog, Jira "Won't Do" done → archived),
  * so a custom name can never move an item across categories.
  */
-import { statusOf, type CardPriority, type CardStatus } from '../board/cards.ts';
+import { statusOf, type CardPriority, type CardStatus } from '../board/vocabulary.ts';
 
 export const PROVIDERS = ['issue_tracker', 'sprint_tracker', 'code_host'] as const;
 export type Provider = (typeof PROVIDERS)[number];

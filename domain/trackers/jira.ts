@@ -19,8 +19,7 @@
  * Priority: Highest, Blocker, Critical → urgent; High, Major → high; Medium → normal; Low, Lowest, Minor, Trivial →
  * low; anything else → normal.
  */
-import type { CardPriority, CardStatus } from '../board/cards.ts';
-import { statusOf } from '../board/cards.ts';
+import { statusOf, type CardPriority, type CardStatus } from '../board/vocabulary.ts';
 import { jiraText } from './adf.ts';
 import { description, FINISHED, ignored, IN_PROGRESS, isRecord, labelNames, NOT_STARTED, refine, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
 

@@ -16,7 +16,7 @@
  * Priority: 1 urgent, 2 high, 3 normal (Linear's "Medium"), 4 low, 0 (no priority) normal.
  * The item's project values are the team's key and id (`team.key`, `team.id`, or `teamId`).
  */
-import type { CardPriority, CardStatus } from '../board/cards.ts';
+import type { CardPriority, CardStatus } from '../board/vocabulary.ts';
 import { description, httpUrl, ignored, IN_PROGRESS, isRecord, labelNames, NOT_STARTED, refine, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
 
 const STATE_TYPES: Record<string, [CardStatus, readonly CardStatus[]]> = {

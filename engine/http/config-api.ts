@@ -33,7 +33,7 @@ function operationFor(method: string, family: FamilyDescriptor | undefined, id: 
     if (op) return op;
   }
   const allowed = Object.keys(ROUTES).filter((m) => ROUTES[m]![id === undefined ? 'family' : 'row']);
-  throw new ApiError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(' or ')}.`, { headers: { Allow: allowed.join(', ') }, extra: { allowed } });
+  throw new ApiError('method_not_allowed', `This method is not allowed here; use ${allowed.join(' or ')}.`, { headers: { Allow: allowed.join(', ') }, extra: { allowed } });
 }
 
 function parsePath(path: string): { family: string; id?: string } {
@@ -95,7 +95,7 @@ function queryInput(schema: TSchema, query: Record<string, string | string[] | u
 
 async function runDomain(ctx: Context, services: Services, caller: Caller, operation: DomainOperation, segment?: string): Promise<void> {
   if (ctx.method !== operation.rest!.method) {
-    throw new ApiError('method_not_allowed', `${ctx.method} is not allowed here; use ${operation.rest!.method}.`, { headers: { Allow: operation.rest!.method } });
+    throw new ApiError('method_not_allowed', `This method is not allowed here; use ${operation.rest!.method}.`, { headers: { Allow: operation.rest!.method } });
   }
   let input = operation.rest!.method === 'GET' ? queryInput(operation.input, ctx.query) : (ctx.request as unknown as { body?: unknown }).body ?? {};
   if (operation.rest!.param && segment !== undefined && input && typeof input === 'object') input = { ...input, [operation.rest!.param]: segment };

@@ -27,7 +27,7 @@ export function errorMiddleware(log: Logger, outage: DatabaseOutage) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        sendError(ctx, new ApiError('not_found', `Nothing is served at ${ctx.method} ${ctx.path}.`));
+        sendError(ctx, new ApiError('not_found', 'Nothing is served at this method and path.'));
       }
     } catch (error) {
       if (error instanceof ApiError) return sendError(ctx, error);

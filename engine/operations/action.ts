@@ -11,6 +11,7 @@ import { requireFeature, requireRole } from './authorize.ts';
 import { hookContext, inTransaction } from './context.ts';
 import { idempotent } from './idempotency.ts';
 import { etagOf, ifMatchHolds, project } from './project.ts';
+import { preconditionFailed } from './checks.ts';
 import { loadRow } from './read.ts';
 import { changedValues } from './rows.ts';
 import type { OperationResult, Services } from './types.ts';
@@ -29,12 +30,14 @@ export interface ActionRequest {
 
 export async function executeAction(services: Services, caller: Caller, request: ActionRequest): Promise<OperationResult> {
   const d = services.registry.get(request.family);
-  if (!d) throw new ApiError('not_found', `There is no resource family named ${request.family}.`);
+  if (!d) throw new ApiError('not_found', 'There is no resource family by that name; /api/v1/config/openapi.json lists them (one tag per family).');
   requireFeature(caller, caller.endpointFeature);
   const action = d.actions?.[request.action];
   // an action not served on this transport does not exist there (the REST-only override is never an agent tool)
   if (!action || (caller.transport !== 'system' && !actionTransports(action).includes(caller.transport))) {
-    throw new ApiError('not_found', `${d.name} has no action named ${request.action}.`);
+    // the action as sent is not repeated: name the ones that exist here instead
+    const served = Object.entries(d.actions ?? {}).filter(([, a]) => caller.transport === 'system' || actionTransports(a).includes(caller.transport)).map(([name]) => name);
+    throw new ApiError('not_found', `${d.name} has no action by that name${served.length ? `; it has ${served.join(', ')}` : ''}.`);
   }
   const feature = action.feature ?? d.features?.update;
   if (feature) requireFeature(caller, feature);
@@ -56,11 +59,7 @@ async function runAction(services: Services, caller: Caller, d: FamilyDescriptor
     const existing = await loadRow(services, caller, d, store, id === undefined ? undefined : String(id), true);
     if (!existing || existing.created_at === null) throw notFound(d.name);
     if (d.archive && existing[d.archive.field]) throw new ApiError('conflict', `This ${d.name} row is archived; archived rows cannot be changed.`);
-    if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) {
-      throw new ApiError('precondition_failed', 'The row changed since that ETag was read; read it again and retry. Nothing was written.', {
-        data: project(d, existing, { now, config: services.config }),
-      });
-    }
+    if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) throw preconditionFailed(services, d, existing, now);
     const next = { ...existing, ...(await action.run(existing, input, ctx)) };
     const changes = diffRows(d, existing, next);
     if (Object.keys(changes).length === 0) return existing;

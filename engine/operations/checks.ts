@@ -32,7 +32,11 @@ export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Ro
     const missing = ids.filter((id) => !known.has(id));
     if (many) next[field] = ids; // a list of ids names each row once
     if (!missing.length) continue;
-    const message = `${missing.length === 1 ? 'is not an active row' : 'are not active rows'} of ${ref.family} in this organization: ${missing.join(', ')}`;
+    // ids are named by their place in the list, not repeated (a value sent may be huge or hostile)
+    const at = many ? (input[field] as unknown[]).flatMap((id, i) => (known.has(id) ? [] : [`[${i}]`])) : [];
+    const message = many
+      ? `${at.length === 1 ? `the id at ${at[0]} is not an active row` : `the ids at ${at.join(', ')} are not active rows`} of ${ref.family} in this organization`
+      : `is not an active row of ${ref.family} in this organization`;
     if (ref.unknown === 'refuse') {
       errors.push({ field, message });
     } else {
@@ -78,4 +82,14 @@ export async function checkUniqueAcrossOrganizations(d: FamilyDescriptor, store:
 
 export function takenError(d: FamilyDescriptor): ApiError {
   return validationFailed((d.uniqueAcrossOrganizations ?? []).map((field) => ({ field, message: 'is already taken; choose another' })));
+}
+
+/**
+ * The 412 of a stale `If-Match`, the same for every write: the current row, projected like every answer, in `data`
+ * (null when the id had no row yet), and a message that says nothing was changed.
+ */
+export function preconditionFailed(services: Services, d: FamilyDescriptor, current: Row | null, now: Date, nothing: 'written' | 'deleted' = 'written'): ApiError {
+  return new ApiError('precondition_failed', `The row changed since that ETag was read; read it again and retry. Nothing was ${nothing}.`, {
+    data: current === null ? null : project(d, current, { now, config: services.config }),
+  });
 }

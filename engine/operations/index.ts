@@ -31,7 +31,7 @@ const HANDLERS = { list: listRows, read: readRow, create: createRow, update: upd
 
 export async function execute(services: Services, caller: Caller, request: OperationRequest): Promise<OperationResult> {
   const family = services.registry.get(request.family);
-  if (!family) throw new ApiError('not_found', `There is no resource family named ${request.family}.`);
+  if (!family) throw new ApiError('not_found', 'There is no resource family by that name; /api/v1/config/openapi.json lists them (one tag per family).');
   authorize(caller, family, request.op);
   if (request.op !== 'create') return HANDLERS[request.op](services, caller, family, request);
   const call = { key: request.idempotencyKey, operation: `${family.name}.create`, body: request.body };

@@ -5,7 +5,7 @@ import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descript
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { parseWrite } from '../validation.ts';
 import { diffRows, recordAudit, type AuditAction } from './audit.ts';
-import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, resolveReferences, takenError } from './checks.ts';
+import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
 import { hookContext, inTransaction, readStore } from './context.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
@@ -121,9 +121,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
       }
       await checkUniqueAcrossOrganizations(d, store, orgId, row, creating ? undefined : existing);
       if (!ifMatchHolds(request.ifMatch, etagOf(d, existing)) || (creating && d.kind === 'collection' && request.ifMatch !== undefined)) {
-        throw new ApiError('precondition_failed', 'The row changed since that ETag was read; read it again and retry. Nothing was written.', {
-          data: d.kind === 'collection' && creating ? null : project(d, await withSingletonTimes(store, d, existing), { now, config: services.config }),
-        });
+        throw preconditionFailed(services, d, d.kind === 'collection' && creating ? null : await withSingletonTimes(store, d, existing), now);
       }
       row = sealSecrets(services, d, row, input);
       if (move && !(await applyMove(store, d, row, move as 'up' | 'down', now))) {
@@ -167,11 +165,7 @@ export async function deleteRow(services: Services, caller: Caller, d: FamilyDes
     const now = services.clock.now();
     const existing = await store.get(d, caller.organization.id, request.id ?? '', true);
     if (!existing) throw notFound(d.name);
-    if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) {
-      throw new ApiError('precondition_failed', 'The row changed since that ETag was read; read it again and retry. Nothing was deleted.', {
-        data: project(d, existing, { now, config: services.config }),
-      });
-    }
+    if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) throw preconditionFailed(services, d, existing, now, 'deleted');
     const ctx = hookContext(services, caller, store, now);
     const refused = d.hooks?.validateDelete ? await d.hooks.validateDelete(existing, ctx) : [];
     if (refused.length) throw validationFailed(refused);

@@ -3,24 +3,24 @@ import Type from 'typebox';
 import { readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { iso } from '../../engine/persistence/store.ts';
-import { literals, nullable, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { literals, orNull, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 
 const STATUSES = ['held', 'pending', 'sending', 'waiting', 'retrying', 'sent', 'failed', 'not_posted', 'cancelled'] as const;
 
 const MESSAGE = Type.Object({
   id: Type.String(),
   event_type: Type.String({ description: 'the event kind that caused it; alert.refired: a quiet re-fire inside the cooldown; alert.unacknowledged: back to firing without a page; config.changed: a change notification' }),
-  subject_id: nullable(Type.String(), 'what it is about: an alert, incident, card, deployment or fix request id'),
+  subject_id: orNull(Type.String(), 'what it is about: an alert, incident, card, deployment or fix request id'),
   method: literals(['post', 'update'], 'post: chat.postMessage (a reply when thread_of is set); update: chat.update of the thread\'s first post'),
-  channel: nullable(Type.String(), 'the channel it is posted to; null for a reply or update, which go to their thread\'s channel'),
-  fallback_channel: nullable(Type.String(), 'where the post goes when channel does not exist (default_channel)'),
-  thread_of: nullable(Type.String(), 'the first post of the thread this message replies in or updates'),
+  channel: orNull(Type.String(), 'the channel it is posted to; null for a reply or update, which go to their thread\'s channel'),
+  fallback_channel: orNull(Type.String(), 'where the post goes when channel does not exist (default_channel)'),
+  thread_of: orNull(Type.String(), 'the first post of the thread this message replies in or updates'),
   status: literals(STATUSES, 'held (quiet hours, until send_after), pending, sending, waiting (for the message before it in its thread), retrying, sent, failed, not_posted, cancelled (the workspace was disconnected)'),
   attempts: Type.Integer(),
-  posted_channel: nullable(Type.String(), 'the channel id the chat API answered'),
-  ts: nullable(Type.String(), 'the message ts the chat API answered'),
-  last_error_code: nullable(Type.String(), 'the chat API\'s error (channel_not_found, invalid_auth, ratelimited, …), http_<status>, timeout or network'),
-  last_error: nullable(Type.String(), 'why it failed or was not posted, in a sentence'),
+  posted_channel: orNull(Type.String(), 'the channel id the chat API answered'),
+  ts: orNull(Type.String(), 'the message ts the chat API answered'),
+  last_error_code: orNull(Type.String(), 'the chat API\'s error (channel_not_found, invalid_auth, ratelimited, …), http_<status>, timeout or network'),
+  last_error: orNull(Type.String(), 'why it failed or was not posted, in a sentence'),
   text: Type.String(),
   send_after: time('held until then by quiet hours'),
   next_attempt_at: time('when the next try is due, after a failed attempt'),

@@ -12,17 +12,17 @@ import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { EVENT_KINDS } from '../../resources/outbound_rules.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from '../publish.ts';
-import { literals, nullable, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { literals, orNull, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 
 const STATUSES = ['pending', 'sending', 'retrying', 'delivered', 'dead', 'cancelled'] as const;
 
 const ATTEMPT = Type.Object({
   attempt: Type.Integer({ description: '1 for the first try; a redelivery continues the count' }),
   started_at: Type.String({ format: 'date-time' }),
-  status_code: nullable(Type.Integer(), 'the receiver\'s HTTP status; null when no answer came'),
-  latency_ms: nullable(Type.Integer(), 'how long the attempt took'),
-  error: nullable(Type.String(), 'why it failed: the status answered, a timeout, a connection failure, or a refusal (a private address, a redirect to another host)'),
-  response: nullable(Type.String(), 'the start of the receiver\'s answer to a failed attempt (at most 500 characters)'),
+  status_code: orNull(Type.Integer(), 'the receiver\'s HTTP status; null when no answer came'),
+  latency_ms: orNull(Type.Integer(), 'how long the attempt took'),
+  error: orNull(Type.String(), 'why it failed: the status answered, a timeout, a connection failure, or a refusal (a private address, a redirect to another host)'),
+  response: orNull(Type.String(), 'the start of the receiver\'s answer to a failed attempt (at most 500 characters)'),
   outcome: literals(['delivered', 'failed', 'dead', 'cancelled'], 'delivered; failed (tried again at next_attempt_at); dead (the last try); cancelled (config disabled or deleted)'),
   next_attempt_at: time('when the next try is due, after a failed attempt'),
 });
@@ -31,15 +31,15 @@ const DELIVERY = Type.Object({
   id: Type.String({ description: 'the delivery id, sent as the webhook-id header: the same on every attempt, so receivers de-duplicate by it' }),
   event_id: Type.String({ description: 'the event\'s id (the envelope\'s id), shared by its deliveries to several configs' }),
   event_type: literals([...EVENT_KINDS, 'config.changed'], 'the event kind (config.changed: a change notification)'),
-  subject_id: nullable(Type.String(), 'what the event is about: an alert, incident, card, deployment or fix request id'),
+  subject_id: orNull(Type.String(), 'what the event is about: an alert, incident, card, deployment or fix request id'),
   outbound_config_id: Type.String(),
   rule_ids: Type.Array(Type.String(), { description: 'the outbound rules that chose this config for the event' }),
   status: literals(STATUSES, 'pending (queued), sending, retrying (waiting for next_attempt_at), delivered, dead (every attempt failed) or cancelled'),
   attempts: Type.Integer(),
   next_attempt_at: time('when the next attempt is due'),
-  last_status_code: nullable(Type.Integer(), 'the last attempt\'s HTTP status'),
-  last_error: nullable(Type.String(), 'the last attempt\'s error'),
-  last_latency_ms: nullable(Type.Integer(), 'the last attempt\'s duration'),
+  last_status_code: orNull(Type.Integer(), 'the last attempt\'s HTTP status'),
+  last_error: orNull(Type.String(), 'the last attempt\'s error'),
+  last_latency_ms: orNull(Type.Integer(), 'the last attempt\'s duration'),
   created_at: Type.String({ format: 'date-time' }),
   delivered_at: time('when a receiver accepted it'),
   payload: Type.Unknown({ description: 'the event envelope { type, version, id, occurred_at, organization_id, data }' }),

@@ -4,21 +4,21 @@ import { readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { headline } from '../render/headline.ts';
-import { literals, nullable, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { literals, orNull, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 
 const STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const;
 
 const NOTICE = Type.Object({
   id: Type.String(),
   event_type: Type.String({ description: 'the event kind mailed' }),
-  subject_id: nullable(Type.String(), 'what it is about: an alert, incident, card, deployment or fix request id'),
+  subject_id: orNull(Type.String(), 'what it is about: an alert, incident, card, deployment or fix request id'),
   headline: Type.String({ description: 'the line that stands for the event in the email' }),
   status: literals(STATUSES, 'pending (due at send_after), sending, sent, failed (after its tries), cancelled (no recipient was listed when it was due)'),
   batched: Type.Boolean({ description: 'held by a digest or by quiet hours: mailed together with the other notices due then' }),
   attempts: Type.Integer(),
   send_after: Type.String({ format: 'date-time', description: 'when it may be sent (now, the next digest, the end of quiet hours, or a retry\'s wait)' }),
-  sent_at: nullable(Type.String({ format: 'date-time' }), 'when the SMTP server accepted it'),
-  last_error: nullable(Type.String(), 'the SMTP server\'s refusal or the failure, without credentials'),
+  sent_at: orNull(Type.String({ format: 'date-time' }), 'when the SMTP server accepted it'),
+  last_error: orNull(Type.String(), 'the SMTP server\'s refusal or the failure, without credentials'),
   created_at: Type.String({ format: 'date-time' }),
 });
 

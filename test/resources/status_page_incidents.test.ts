@@ -92,7 +92,8 @@ t.test('component ids: foreign, unknown and archived ones are not linked and are
   t.same(made.body.data.component_ids, [mine]);
   t.equal(made.body.notices.length, 1);
   t.equal(made.body.notices[0].field, 'component_ids');
-  for (const id of [theirs, archived, 'made-up']) t.match(made.body.notices[0].message, id, 'names each id not linked');
+  t.match(made.body.notices[0].message, /the ids at \[1\], \[2\], \[3\] are not active rows/, 'names each id not linked by its place in the list');
+  for (const id of [theirs, archived, 'made-up']) t.notMatch(made.body.notices[0].message, id, 'and does not repeat it');
   t.notOk(JSON.stringify(made.body).includes('Their API'), 'nothing of the other organization is answered');
   const path = `${PATH}/${made.body.data.id}`;
   t.same((await api.put(path, { title: 'Errors!' })).body.data.component_ids, [mine], 'omitted: links kept');

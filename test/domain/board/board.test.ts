@@ -6,7 +6,7 @@
 import t from 'tap';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
 import { connectAgent } from '../../helpers/mcp.ts';
-import { boardPrefix, STATUS_SYNONYMS } from '../../../domain/board/cards.ts';
+import { boardPrefix, STATUS_SYNONYMS } from '../../../domain/board/vocabulary.ts';
 import { board, closeBoards, type Board } from '../../helpers/board.ts';
 
 const vigil = await startVigil({ publicUrl: 'https://vigil.example.com' });
@@ -65,7 +65,7 @@ t.test('priority on create: the four values in any case; anything else becomes n
     t.equal((await b.card(opened.body.key)).priority, stored, `${JSON.stringify(sent)} → ${stored}`);
   }
   const log = await b.deliveries();
-  t.match(log.find((d: any) => d.payload?.priority === 'P1').detail, /priority "P1" is not urgent, high, normal or low: set to normal/);
+  t.match(log.find((d: any) => d.payload?.priority === 'P1').detail, /^priority is not urgent, high, normal or low: set to normal$/, 'the notice says what is expected, not the value');
 });
 
 t.test('create refusals: 422 naming the field, nothing created', async (t) => {

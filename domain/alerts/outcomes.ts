@@ -1,0 +1,23 @@
+/** What the alert pipeline records and answers: the effect kinds of an alert, and the outcome of each event. */
+
+export const EFFECT_KINDS = [
+  'routed', 'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
+  'investigation_requested', 'investigation_skipped', 'incident_opened', 'incident_joined', 'incident_closed',
+] as const;
+export type EffectKind = (typeof EFFECT_KINDS)[number];
+
+/** One consequence of an event, stored as an alert_effects row. */
+export interface Effect {
+  alertId: string;
+  kind: EffectKind;
+  detail: Record<string, unknown>;
+}
+
+/** What became of one event (the delivery log's outcome). */
+export type Outcome = 'created' | 'fired' | 'storm' | 'muted' | 'cooldown' | 'duplicate' | 'acknowledged' | 'unacknowledged' | 'resolved' | 'unknown alert';
+
+export interface EventResult {
+  fingerprint: string;
+  alertId: string | null;
+  outcome: Outcome;
+}

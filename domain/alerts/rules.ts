@@ -1,0 +1,92 @@
+/**
+ * The alert pipeline's decisions, as pure functions over an alert, the event and the organization's settings:
+ * which way an event goes, mutes, the re-fire cooldown, storms, whether an investigation may start, whether an
+ * incident opens or closes. No SQL and no clock reads: pipeline.ts gathers the facts (store.ts) and acts.
+ */
+import type { AlertEvent, AlertSeverity } from '../../webhooks/sources/types.ts';
+import type { Mute, Settings } from './policy.ts';
+
+const MINUTE = 60_000;
+const SEVERITY_RANK: Record<AlertSeverity, number> = { critical: 4, high: 3, warning: 2, info: 1 };
+
+export type AlertStatus = 'firing' | 'acknowledged' | 'resolved' | 'muted';
+
+/** The mute in force whose pattern is in the alert's title, source or fingerprint (any case), if any. */
+export function matchingMute(mutes: readonly Mute[], event: Pick<AlertEvent, 'title' | 'source' | 'fingerprint'>): Mute | undefined {
+  const haystacks = [event.title, event.source, event.fingerprint].map((s) => s.toLowerCase());
+  return mutes.find((m) => haystacks.some((h) => h.includes(m.pattern.toLowerCase())));
+}
+
+/** The severity an alert shows: the one its routes set at its last fire (kept by repeats and acknowledgements), else the product's. */
+export function shownSeverity(override: AlertSeverity | null, event: Pick<AlertEvent, 'severity'>): AlertSeverity {
+  return override ?? event.severity;
+}
+
+/**
+ * A firing event: already firing → `duplicate` (nothing pages); acknowledged → `unacknowledged` (the pager took
+ * the acknowledgement back, it already paged); new, resolved or muted → `raise` (mute, cooldown, storm decide).
+ */
+export function firingPath(status: AlertStatus, created: boolean): 'duplicate' | 'unacknowledged' | 'raise' {
+  if (created) return 'raise';
+  if (status === 'firing') return 'duplicate';
+  if (status === 'acknowledged') return 'unacknowledged';
+  return 'raise';
+}
+
+/** An acknowledgement: a new alert is stored acknowledged; one already acknowledged or resolved is a duplicate. */
+export function acknowledgedPath(status: AlertStatus, created: boolean): 'created' | 'duplicate' | 'acknowledge' {
+  if (created) return 'created';
+  return status === 'acknowledged' || status === 'resolved' ? 'duplicate' : 'acknowledge';
+}
+
+/** A resolved alert fired again less than `alert_refire_cooldown_minutes` after it resolved (0 turns this off). */
+export function inRefireCooldown(alert: { status: AlertStatus; resolved_at: Date | null }, settings: Settings, now: Date): boolean {
+  const cooldown = settings.alert_refire_cooldown_minutes * MINUTE;
+  return alert.status === 'resolved' && alert.resolved_at !== null && cooldown > 0 && now.getTime() - alert.resolved_at.getTime() < cooldown;
+}
+
+export interface StormWindow {
+  /** alerts raised after this instant count */
+  since: Date;
+  threshold: number;
+}
+
+export function stormWindow(settings: Settings, now: Date): StormWindow {
+  return { since: new Date(now.getTime() - settings.alert_storm_window_seconds * 1000), threshold: settings.alert_storm_threshold };
+}
+
+/** With `raised` other alerts inside the window (counted up to the threshold), this one forms a storm. */
+export function formsStorm(raised: number, window: StormWindow): boolean {
+  return raised + 1 >= window.threshold;
+}
+
+export type Refusal = Record<string, unknown>;
+
+/** Paused investigations refuse before anything is read. */
+export function pausedRefusal(settings: Settings): Refusal | null {
+  return settings.investigation_paused ? { reason: 'paused' } : null;
+}
+
+/** Since when an earlier investigation of the alert blocks a new one; null when none can (a new alert, or cooldown 0). */
+export function investigationCooldownStart(settings: Settings, now: Date, created: boolean): Date | null {
+  return settings.investigation_cooldown_minutes > 0 && !created ? new Date(now.getTime() - settings.investigation_cooldown_minutes * MINUTE) : null;
+}
+
+export function cooldownRefusal(settings: Settings, investigationId: unknown): Refusal {
+  return { reason: 'cooldown', investigation_id: investigationId, cooldown_minutes: settings.investigation_cooldown_minutes };
+}
+
+/** The month's AI spend reached `monthly_ai_budget_usd` (null: no budget). */
+export function budgetRefusal(settings: Settings, spent: number): Refusal | null {
+  const budget = settings.monthly_ai_budget_usd;
+  return budget !== null && spent >= budget ? { reason: 'budget', spent_usd: spent, budget_usd: budget } : null;
+}
+
+/** A paging alert opens an incident when `auto_open_incidents` and its severity reaches `incident_severity_floor`. */
+export function opensIncident(severity: AlertSeverity, settings: Settings): boolean {
+  return settings.auto_open_incidents && SEVERITY_RANK[severity] >= SEVERITY_RANK[settings.incident_severity_floor];
+}
+
+export function incidentTitle(alertTitle: string, stormId: string | null): string {
+  return stormId ? `Alert storm: ${alertTitle} and others` : alertTitle;
+}
