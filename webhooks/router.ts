@@ -36,6 +36,7 @@ import { BODY_LIMITS, DEFAULT_RATE_LIMIT, SOURCES_WITH_CARD_PATHS, type RateLimi
 import { createLimiter, limiterStore } from './rate-limit.ts';
 import { isSignable, RUNBOOK_SIGNED_SOURCES, SIGNING_SCHEMES, signatureHeaders, verifySignature } from './signing.ts';
 import { WEBHOOK_SOURCES } from './sources.ts';
+import requestSigning from '../resources/request_signing.ts';
 
 export interface WebhookOptions {
   /** the sources' handlers; a source without one accepts and processes nothing */
@@ -59,7 +60,6 @@ export interface WebhookOptions {
 /** The one answer for every token that selects no organization (and for unknown sources). */
 export const WEBHOOK_NOT_FOUND = { error: 'not_found', message: 'No webhook is served at this address.' } as const;
 
-const SIGNING_FAMILY = 'request_signing';
 
 type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
 
@@ -154,7 +154,7 @@ function parseJson(raw: Buffer): unknown {
 /** The source's sealed signing secret (when saved and enabled), read in the token lookup's round trip. */
 function signingSecretQuery(services: Services, source: WebhookSource, custom?: SignatureCheck): { sql: string; params: unknown[] } | undefined {
   if (custom) return custom.secretQuery(services);
-  const family = services.registry.get(SIGNING_FAMILY);
+  const family = services.registry.get(requestSigning.name);
   if (!family || !isSignable(source)) return undefined;
   return {
     sql: `select s.secret from "${tableName(family)}" s where s.organization_id = o.id and s.source = ? and s.enabled is not false`,

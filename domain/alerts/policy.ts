@@ -14,6 +14,7 @@ import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/sto
 import organizationSettings from '../../resources/organization_settings.ts';
 import type { AlertEvent } from '../../webhooks/sources/types.ts';
 import { offsetAt, wallClock } from '../../engine/wall-clock.ts';
+import alertMutes from '../../resources/alert_mutes.ts';
 
 const SettingsSchema = Type.Object(organizationSettings.fields);
 export type Settings = Static<typeof SettingsSchema>;
@@ -43,7 +44,7 @@ export function readPolicy(services: Services, sql: Sql, organizationId: string,
 /** The policy's select, to be read alone or together with another (selectRows). */
 export function policyQuery(services: Services, organizationId: string, now: Date): RowQuery<Policy> {
   const settingsFamily = family(services, organizationSettings.name);
-  const mutesFamily = family(services, 'alert_mutes');
+  const mutesFamily = family(services, alertMutes.name);
   return {
     sql: `select (select row_to_json(s) from "${tableName(settingsFamily)}" s where s.organization_id = ? and s.id = ?) as settings,
                  (select coalesce(json_agg(json_build_object('id', m.id, 'pattern', m.pattern)), '[]'::json)

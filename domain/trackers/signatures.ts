@@ -15,8 +15,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SignatureCheck, SignatureChecks } from '../../webhooks/handlers.ts';
+import ticketIntegrations from '../../resources/ticket_integrations.ts';
 
-export const INTEGRATIONS_FAMILY = 'ticket_integrations';
 
 /** How far Linear's `webhookTimestamp` may be from the service's clock. */
 export const LINEAR_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
@@ -32,7 +32,7 @@ function hexMatches(candidate: string, raw: Buffer, secret: string): boolean {
 
 function secretOf(provider: 'issue_tracker' | 'sprint_tracker') {
   return (services: Services) => {
-    const family = services.registry.get(INTEGRATIONS_FAMILY);
+    const family = services.registry.get(ticketIntegrations.name);
     if (!family || !('signing_secret' in family.fields)) return undefined;
     return { sql: `select t.signing_secret from "${tableName(family)}" t where t.organization_id = o.id and t.provider = ?`, params: [provider] };
   };

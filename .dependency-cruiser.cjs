@@ -1,0 +1,120 @@
+/**
+ * Which way imports run (DESIGN.md, "Layout"), checked in CI by `npm run lint:imports`.
+ * Paths are relative to the repository root; every rule names the edge it forbids and says why.
+ */
+const OURS = '^(bin|engine|resources|webhooks|domain|outbound|web|export)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle, between folders or inside one, means neither side can be read, tested or moved alone.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-folders',
+      severity: 'error',
+      scope: 'folder',
+      comment: 'Folders form a cycle when modules of each import the other (outbound <-> outbound/chat, alerts <-> ai) even though no single module cycle exists: then neither folder stands alone.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that does not resolve fails at run time; Node would only tell us when the line runs.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'engine-imports-no-folder',
+      severity: 'error',
+      comment: 'The engine is generic: it receives registry, modules and settings as arguments and knows no family, domain or channel.',
+      from: { path: '^engine/' },
+      to: { path: '^(bin|resources|webhooks|domain|outbound|web|export)/' },
+    },
+    {
+      name: 'resources-import-only-engine',
+      severity: 'error',
+      comment: 'A descriptor is data for the engine; anything else it imported would load into every tool that lists families.',
+      from: { path: '^resources/' },
+      to: { path: '^(bin|webhooks|domain|outbound|web|export)/' },
+    },
+    {
+      name: 'export-imports-only-engine',
+      severity: 'error',
+      comment: 'HCL export and plan/apply work on any family the registry it is given holds; they name none.',
+      from: { path: '^export/' },
+      to: { path: '^(bin|resources|webhooks|domain|outbound|web)/' },
+    },
+    {
+      name: 'outbound-imports-engine-and-resources',
+      severity: 'error',
+      comment: 'What leaves the service is told what to send (publish, events); it never reaches back into what produced it.',
+      from: { path: '^outbound/' },
+      to: { path: '^(bin|webhooks|domain|web|export)/' },
+    },
+    {
+      name: 'domain-imports-engine-resources-and-outbound-entry-points',
+      severity: 'error',
+      comment: [
+        'The domain decides; it hands what should leave to outbound through its entry points only:',
+        'publish.ts (publish an event to every channel) and events.ts (the event types it builds),',
+        'plus net/ (the one guarded HTTP client, for its own calls: AI providers, probes, code host, trackers).',
+        'Deliveries, chat, email, rendering and rules stay outbound\'s own business.',
+      ].join(' '),
+      from: { path: '^domain/' },
+      to: {
+        path: '^(bin|webhooks|outbound|web|export)/',
+        pathNot: '^outbound/(publish\\.ts|events\\.ts|net/)',
+      },
+    },
+    {
+      name: 'inbound-and-web-import-engine-resources-domain',
+      severity: 'error',
+      comment: [
+        'webhooks/ and web/ take requests in and hand them to the domain; they do not send (outbound) except through',
+        'net/ (webhooks: SNS subscription confirmation), and neither imports the other.',
+      ].join(' '),
+      from: { path: '^(webhooks|web)/' },
+      to: { path: '^(bin|outbound|export)/', pathNot: '^outbound/net/' },
+    },
+    {
+      name: 'webhooks-not-web',
+      severity: 'error',
+      comment: 'The inbound webhooks and the pages for people are separate parts; only bin/ puts them together.',
+      from: { path: '^webhooks/' },
+      to: { path: '^web/' },
+    },
+    {
+      name: 'web-not-webhooks',
+      severity: 'error',
+      comment: 'The pages for people and the inbound webhooks are separate parts; only bin/ puts them together.',
+      from: { path: '^web/' },
+      to: { path: '^webhooks/' },
+    },
+    {
+      name: 'only-bin-imports-modules',
+      severity: 'error',
+      comment: 'A module as a whole (its module.ts) is plugged in by the composition root alone; parts use each other\'s functions, not modules.',
+      from: { path: OURS, pathNot: '^bin/' },
+      to: { path: ['^(webhooks|web|domain|outbound|export)/module\\.ts$', '^(webhooks|web|domain|outbound|export)/[^/]+/module\\.ts$'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|test|bench|migrations|\\.ci)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
