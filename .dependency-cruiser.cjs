@@ -107,7 +107,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(node_modules|test|bench|migrations|\\.ci)/' },
-    tsPreCompilationDeps: true,
+    tsPreCompilationDeps: false,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],

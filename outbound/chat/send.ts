@@ -22,7 +22,7 @@ import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { attemptsAllowed, retryDelay } from '../deliveries/schedule.ts';
-import { INTERRUPTED, type OrphanKind } from '../orphans.ts';
+import { INTERRUPTED, type OrphanKind } from '../deliveries/orphans.ts';
 import { CHAT_QUEUE, chatGroup } from './queue.ts';
 import { callWebApi, type CallResult } from './web-api.ts';
 import chat from '../../resources/chat.ts';

@@ -35,7 +35,7 @@ import { prepared } from '../../engine/persistence/sql.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { requestBody } from '../render/formats.ts';
 import { OutboundError, outboundHttp } from '../net/http.ts';
-import { destinationGroup, OUTBOUND_QUEUE } from '../publish.ts';
+import { destinationGroup, OUTBOUND_QUEUE } from './queue.ts';
 import { attemptsAllowed, RETRY_DELAYS_SECONDS, retryDelay } from './schedule.ts';
 import outboundConfigs from '../../resources/outbound_configs.ts';
 

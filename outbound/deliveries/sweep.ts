@@ -10,8 +10,8 @@
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { claimDelivery, recordAttempt } from './deliver.ts';
-import { INTERRUPTED, rescueOrphans, type OrphanKind } from '../orphans.ts';
-import { destinationGroup, OUTBOUND_QUEUE } from '../publish.ts';
+import { INTERRUPTED, rescueOrphans, type OrphanKind } from './orphans.ts';
+import { destinationGroup, OUTBOUND_QUEUE } from './queue.ts';
 
 export const RETENTION_DAYS = 30;
 const PRUNE_BATCH = 5000;

@@ -4,13 +4,13 @@
  * organization's time zone (the daily digest's hour is read in it). One round trip; the defaults of a family
  * this service does not serve (none are configured) when the family is absent.
  */
-import { defaultRow } from '../engine/operations/project.ts';
-import type { Services } from '../engine/operations/types.ts';
-import { tableName } from '../engine/persistence/entities.ts';
-import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
+import { defaultRow } from '../../engine/operations/project.ts';
+import type { Services } from '../../engine/operations/types.ts';
+import { tableName } from '../../engine/persistence/entities.ts';
+import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { QuietHours } from './quiet-hours.ts';
-import notificationSettings from '../resources/notification_settings.ts';
-import organizationSettings from '../resources/organization_settings.ts';
+import notificationSettings from '../../resources/notification_settings.ts';
+import organizationSettings from '../../resources/organization_settings.ts';
 
 export type NotifyChannel = 'email' | 'chat' | 'outbound';
 
