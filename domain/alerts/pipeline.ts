@@ -35,7 +35,8 @@ import { enqueueInvestigation } from '../ai/investigations.ts';
 import { AlertAnnouncer } from '../../outbound/alerts.ts';
 import { outboundQuery } from '../../outbound/rules.ts';
 import type { Routing } from '../../outbound/routing.ts';
-import { matchingMute, monthSpend, monthStart, policyQuery, type Policy } from './policy.ts';
+import { matchingMute, policyQuery, type Policy } from './policy.ts';
+import { monthSpend, monthStart } from '../ai/spend.ts';
 
 export const EFFECT_KINDS = [
   'routed', 'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
