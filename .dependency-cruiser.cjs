@@ -4,6 +4,17 @@
  */
 const OURS = '^(bin|engine|resources|webhooks|domain|outbound|web|export)/';
 
+/**
+ * TEMPORARY, issue 20 still in flight: files other branches are replacing right now, left out of the cruise so the
+ * rest is held to the rules meanwhile (their edges close folder cycles that no baseline can hold). Remove each line
+ * when its branch is merged, then run `npm run lint:imports` and fix what it names.
+ * - webhooks/index.ts, webhooks/entities.ts: the seven registration lists, dissolved into module.ts files (compose);
+ * - resources/request_signing.ts: imports webhooks/signing.ts, to import only engine/ (sources).
+ * The edges still known on top of these are in .dependency-cruiser-known-violations.json (domain handlers importing
+ * webhooks/sources and webhooks/sns-topic.ts: sources; domain/board/cards.ts <-> card-writer.ts: split).
+ */
+const IN_FLIGHT = ['^webhooks/index\\.ts$', '^webhooks/entities\\.ts$', '^resources/request_signing\\.ts$'];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -61,15 +72,19 @@ module.exports = {
       name: 'domain-imports-engine-resources-and-outbound-entry-points',
       severity: 'error',
       comment: [
-        'The domain decides; it hands what should leave to outbound through its entry points only:',
-        'publish.ts (publish an event to every channel) and events.ts (the event types it builds),',
-        'plus net/ (the one guarded HTTP client, for its own calls: AI providers, probes, code host, trackers).',
-        'Deliveries, chat, email, rendering and rules stay outbound\'s own business.',
+        'The domain decides; what should leave it hands to outbound through its entry points only:',
+        'publish.ts (publish events, in the caller\'s transaction), events.ts (the events it builds),',
+        'rules.ts (the organization\'s outbound rules, read in the caller\'s own round trip so no event is built that no',
+        'rule, chat or email takes: the alert pipeline reads them with its policy in one select, the card writer once a batch)',
+        'and alerts.ts (the alert pipeline\'s announcer: routes, pages and alert events; it cannot move into the domain',
+        'without routing.ts, which outbound\'s rule reader parses routes with). Plus net/, the one guarded HTTP client,',
+        'for the domain\'s own calls (AI providers, probes, the code host, trackers).',
+        'Deliveries, chat, email, rendering and preferences stay outbound\'s own business.',
       ].join(' '),
       from: { path: '^domain/' },
       to: {
         path: '^(bin|webhooks|outbound|web|export)/',
-        pathNot: '^outbound/(publish\\.ts|events\\.ts|net/)',
+        pathNot: '^outbound/(publish|events|rules|alerts)\\.ts$|^outbound/net/',
       },
     },
     {
@@ -106,7 +121,10 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|test|bench|migrations|\\.ci)/' },
+    // test/, bench/, migrations/ and .ci/ are not held to the layout (they reach into every folder by design)
+    exclude: { path: ['^(node_modules|test|bench|migrations|\\.ci)/', ...IN_FLIGHT] },
+    // what Node loads: `import type` lines are erased before anything runs, so they neither load a folder nor close a
+    // cycle (the contract types webhooks/handlers.ts declares are implemented by domain handlers this way)
     tsPreCompilationDeps: false,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
