@@ -14,7 +14,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const FOLDERS = ['bin', 'webhooks', 'domain', 'outbound', 'web', 'export'];
 
 export function familyNameLookups(root = ROOT, folders = FOLDERS, names = families.map((f) => f.name)): string[] {
-  const quoted = `(['"\`])(${names.join('|')})\\2`;
+  const quoted = `(?<quote>['"\`])(?:${names.join('|')})\\k<quote>`;
   const patterns = [
     new RegExp(`registry\\.get\\(\\s*['"\`]`),
     new RegExp(`\\b(?:const|let)\\s+\\w+\\s*(?::\\s*\\w+\\s*)?=\\s*${quoted}`),

@@ -220,7 +220,7 @@ export const chatMessageJob: JobHandler = {
   },
 };
 
-/** Chat messages whose job ended before they settled (outbound/orphans.ts): the interrupted call counts as a transient failure. */
+/** Chat messages whose job ended before they settled (outbound/deliveries/orphans.ts): the interrupted call counts as a transient failure. */
 export const CHAT_ORPHANS: OrphanKind = {
   table: 'chat_messages',
   queue: CHAT_QUEUE,

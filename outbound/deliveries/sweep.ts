@@ -1,7 +1,7 @@
 /**
  * Housekeeping of outbound deliveries, run by the periodic pass (outbound/tick.ts) with the injected clock:
  *
- * - rescue (outbound/orphans.ts): a delivery whose job ended before it settled gets a new job; a `sending` one counts
+ * - rescue (orphans.ts): a delivery whose job ended before it settled gets a new job; a `sending` one counts
  *   the interrupted attempt as failed, on the normal schedule: it may have reached the receiver (which
  *   de-duplicates by webhook-id), and a delivery that always kills its worker still ends `dead`.
  * - prune: settled deliveries (delivered, dead, cancelled) last changed more than `RETENTION_DAYS` ago are deleted
