@@ -12,11 +12,10 @@
  *   replayed delivery changes nothing the sync has not already applied, and an older state is ignored (sync.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import ticketIntegrations from '../../resources/ticket_integrations.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SignatureCheck, SignatureChecks } from '../../webhooks/handlers.ts';
-import ticketIntegrations from '../../resources/ticket_integrations.ts';
-
 
 /** How far Linear's `webhookTimestamp` may be from the service's clock. */
 export const LINEAR_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
