@@ -13,6 +13,8 @@ import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.
 import { enqueueChatPost } from './chat/notices.ts';
 import { configChangedEvent, type ConfigChange } from './events.ts';
 import { OutboundBatch } from './publish.ts';
+import changeNotifications from '../resources/change_notifications.ts';
+import outboundConfigs from '../resources/outbound_configs.ts';
 
 interface Announcement {
   id: string;
@@ -29,9 +31,9 @@ const MAX_VALUE = 120;
 
 /** The enabled rows that announce this change; none when the service serves no change_notifications. */
 async function announcements(services: Services, sql: Sql, entry: AuditEntry): Promise<Announcement[]> {
-  const family = services.registry.get('change_notifications');
+  const family = services.registry.get(changeNotifications.name);
   if (!family) return [];
-  const configs = services.registry.get('outbound_configs');
+  const configs = services.registry.get(outboundConfigs.name);
   const rows = await sql(
     `select n.id, n.families, n.actions, n.destination_kind, n.chat_channel, n.outbound_config_id, ${configs ? 'c.kind' : 'null'} as config_kind
        from "${tableName(family)}" n

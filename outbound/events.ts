@@ -1,5 +1,5 @@
 /**
- * The events Vigil publishes to outbound configs, and their one JSON envelope:
+ * The events Vigil publishes to outbound configs; render/envelope.ts writes their one JSON envelope:
  *
  *   { "type": "alert.fired", "version": 1, "id": "<event uuid>", "occurred_at": "<ISO 8601>",
  *     "organization_id": "<uuid>", "data": { … } }
@@ -16,7 +16,6 @@ import type { EVENT_KINDS } from '../resources/outbound_rules.ts';
 export type EventKind = (typeof EVENT_KINDS)[number];
 /** what is published: the kinds outbound rules select, and `config.changed`, sent only where change_notifications say */
 export type PublishedKind = EventKind | 'config.changed';
-export const ENVELOPE_VERSION = 1;
 
 type Json = Record<string, unknown>;
 
@@ -37,10 +36,6 @@ export interface OutboundEvent {
   data: Json;
 }
 
-/** The envelope as the JSON text every delivery of the event sends (and signs). */
-export function envelope(event: OutboundEvent, organizationId: string): string {
-  return JSON.stringify({ type: event.type, version: ENVELOPE_VERSION, id: event.id, occurred_at: event.occurredAt.toISOString(), organization_id: organizationId, data: event.data });
-}
 
 export interface AlertSummary {
   id: string;

@@ -9,11 +9,11 @@ import { inTransaction, readStore } from '../engine/operations/context.ts';
 import type { Services } from '../engine/operations/types.ts';
 import type { SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import { enqueueNotices } from './notices.ts';
-import { envelope, type EventKind, type OutboundEvent } from './events.ts';
+import type { EventKind, OutboundEvent } from './events.ts';
+import { destinationGroup, OUTBOUND_QUEUE } from './deliveries/queue.ts';
+import { envelope } from './render/envelope.ts';
 import { readOutbound, targetsOf, type OutboundRules } from './rules.ts';
 
-/** The queue the deliveries are worked on (deliver.ts). */
-export const OUTBOUND_QUEUE = 'outbound-deliveries';
 
 interface Pending {
   id: string;
@@ -24,8 +24,6 @@ interface Pending {
   payload: string;
 }
 
-/** Jobs of one destination share a group: the worker bounds how many of a group run at once (deliver.ts). */
-export const destinationGroup = (organizationId: string, configId: string) => `${organizationId}/${configId}`;
 
 export class OutboundBatch {
   readonly #organizationId: string;

@@ -13,6 +13,12 @@ import { selectRow, type RowQuery } from '../engine/persistence/sql.ts';
 import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import type { OutboundEvent } from './events.ts';
 import { parseRoutes, type Route } from './routing.ts';
+import outboundRules from '../resources/outbound_rules.ts';
+import outboundConfigs from '../resources/outbound_configs.ts';
+import notificationSettings from '../resources/notification_settings.ts';
+import chatFamily from '../resources/chat.ts';
+import alertRoutes from '../resources/alert_routes.ts';
+import teamsFamily from '../resources/teams.ts';
 
 export interface OutboundRule {
   id: string;
@@ -46,10 +52,10 @@ function table(services: Services, family: string): string | null {
 
 /** The rules' statement (and the routes', when asked); null when this service serves no outbound rules. */
 function statement(services: Services, withRoutes: boolean): string | null {
-  const [rules, configs, settings, chat] = [table(services, 'outbound_rules'), table(services, 'outbound_configs'), table(services, 'notification_settings'), table(services, 'chat')];
+  const [rules, configs, settings, chat] = [table(services, outboundRules.name), table(services, outboundConfigs.name), table(services, notificationSettings.name), table(services, chatFamily.name)];
   if (!rules || !configs) return null;
-  const routes = withRoutes ? table(services, 'alert_routes') : null;
-  const teams = table(services, 'teams');
+  const routes = withRoutes ? table(services, alertRoutes.name) : null;
+  const teams = table(services, teamsFamily.name);
   return `select
     (select coalesce(json_agg(json_build_object('id', r.id, 'events', r.events, 'config_id', r.outbound_config_id, 'config_kind', c.kind, 'filters', r.filters)), '[]'::json)
        from ${rules} r join ${configs} c on c.organization_id = r.organization_id and c.id = r.outbound_config_id and coalesce(c.enabled, true)
@@ -82,10 +88,10 @@ export function outboundQuery(services: Services, organizationId: string, withRo
   const text = statement(services, withRoutes);
   if (!text) return { sql: 'select true as no_outbound', params: [], read: () => NONE };
   const params: unknown[] = [organizationId];
-  if (services.registry.get('notification_settings')) params.push(organizationId, organizationId, organizationId, organizationId);
-  if (services.registry.get('chat')) params.push(organizationId, organizationId);
-  if (withRoutes && services.registry.get('alert_routes')) params.push(organizationId);
-  const settings = services.registry.get('notification_settings');
+  if (services.registry.get(notificationSettings.name)) params.push(organizationId, organizationId, organizationId, organizationId);
+  if (services.registry.get(chatFamily.name)) params.push(organizationId, organizationId);
+  if (withRoutes && services.registry.get(alertRoutes.name)) params.push(organizationId);
+  const settings = services.registry.get(notificationSettings.name);
   return {
     sql: text,
     params,

@@ -12,7 +12,7 @@ import type { JobHandler } from '../engine/jobs/types.ts';
 import type { Services } from '../engine/operations/types.ts';
 import { releaseHeldChat } from './chat/release.ts';
 import { CHAT_ORPHANS } from './chat/send.ts';
-import { rescueOrphans } from './orphans.ts';
+import { rescueOrphans } from './deliveries/orphans.ts';
 import { sweepDeliveries } from './deliveries/sweep.ts';
 import { releaseDueEmail } from './email/release.ts';
 import { pruneNotices } from './retention.ts';

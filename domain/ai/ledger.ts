@@ -1,6 +1,6 @@
 /**
  * The spend ledger: one `ai_spend` row per answered provider call (tokens, model, provider label, cost from the
- * price table). The alert pipeline's monthly budget check sums the same rows (policy.ts `monthSpend`). After each
+ * price table). The alert pipeline's monthly budget check sums the same rows (spend.ts `monthSpend`). After each
  * row, the month's spend is compared with `ai_budget_warn_percent` of `monthly_ai_budget_usd`: at or over it, one
  * `ai_budget_warning` notification is recorded for the organization's calendar month (its time zone), race-safe
  * through the notifications table's unique key; the next month warns again.
@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
-import { monthSpend, monthStart, readPolicy } from '../alerts/policy.ts';
+import { readSettings } from '../organization/settings.ts';
+import { monthSpend, monthStart } from './spend.ts';
 
 export interface SpendEntry {
   organizationId: string;
@@ -48,7 +49,7 @@ export async function recordSpend(services: Services, entry: SpendEntry, now: Da
 /** Records this month's budget warning when the spend reached the warning level; true when this call recorded it. */
 export async function warnOnBudget(services: Services, organizationId: string, now: Date): Promise<boolean> {
   const sql = readStore(services).execute;
-  const { settings } = await readPolicy(services, sql, organizationId, now);
+  const settings = await readSettings(services, sql, organizationId);
   const budget = settings.monthly_ai_budget_usd;
   if (budget === null) return false;
   const spent = await monthSpend(sql, organizationId, monthStart(now, settings.timezone));

@@ -38,7 +38,8 @@ import { AlertAnnouncer } from '../../outbound/alerts.ts';
 import { outboundQuery } from '../../outbound/rules.ts';
 import type { Routing } from '../../outbound/routing.ts';
 import type { Effect, EffectKind, EventResult, Outcome } from './outcomes.ts';
-import { monthStart, policyQuery, type Policy } from './policy.ts';
+import { policyQuery, type Policy } from './policy.ts';
+import { monthSpend, monthStart } from '../ai/spend.ts';
 import {
   acknowledgedPath, budgetRefusal, cooldownRefusal, firingPath, formsStorm, inRefireCooldown, incidentTitle, investigationCooldownStart,
   matchingMute, opensIncident, pausedRefusal, shownSeverity, stormWindow, type Refusal, type StormWindow,

@@ -4,7 +4,8 @@
  * incident opens or closes. No SQL and no clock reads: pipeline.ts gathers the facts (store.ts) and acts.
  */
 import type { AlertEvent, AlertSeverity } from '../../webhooks/sources/types.ts';
-import type { Mute, Settings } from './policy.ts';
+import type { Mute } from './policy.ts';
+import type { Settings } from '../organization/settings.ts';
 
 const MINUTE = 60_000;
 const SEVERITY_RANK: Record<AlertSeverity, number> = { critical: 4, high: 3, warning: 2, info: 1 };

@@ -6,7 +6,7 @@ import { prepared } from '../../engine/persistence/sql.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { AlertEvent, AlertSeverity } from '../../webhooks/sources/types.ts';
 import type { Effect } from './outcomes.ts';
-import { monthSpend } from './policy.ts';
+import { monthSpend } from '../ai/spend.ts';
 import type { AlertStatus, StormWindow } from './rules.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 

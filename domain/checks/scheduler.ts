@@ -17,6 +17,8 @@ import { alertEvent, nextStreak, type AlertFacts } from './alerts.ts';
 import { CHECK_DEFAULTS, resolveCheckOptions, type CheckOptions, type ResolvedCheckOptions } from './options.ts';
 import { runCertificate, runSynthetic, type RunOutcome } from './runs.ts';
 import { claimDue, retrySooner, saveStreak, syncSchedules, type CheckKind, type Claimed, type KindTable } from './schedule.ts';
+import syntheticChecks from '../../resources/synthetic_checks.ts';
+import certificateMonitors from '../../resources/certificate_monitors.ts';
 
 export const CHECK_TICK_QUEUE = 'checks.tick';
 /** checks claimed per kind and pass, and run at the same time */
@@ -31,8 +33,8 @@ function kinds(services: Services): KindTable[] {
     const d = services.registry.get(family);
     return d ? tableName(d) : null;
   };
-  const synthetic = table('synthetic_checks');
-  const certificate = table('certificate_monitors');
+  const synthetic = table(syntheticChecks.name);
+  const certificate = table(certificateMonitors.name);
   return [
     ...(synthetic ? [{
       kind: 'synthetic' as const, table: synthetic,

@@ -20,9 +20,9 @@ import { defaultRow } from '../../engine/operations/project.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
+import codeHostSettingsFamily from '../../resources/code_host_settings.ts';
+import repoSettings from '../../resources/repo_settings.ts';
 
-export const CODE_HOST_SETTINGS = 'code_host_settings';
-export const REPO_SETTINGS = 'repo_settings';
 
 /** How pull requests are opened in the target repository: code_host_settings with the repository's row over it. */
 export interface PullRequestSettings {
@@ -72,11 +72,11 @@ export interface RepoRow {
 
 /** The organization's code-host settings (defaults when never saved) and its repository rows. */
 export async function readSettings(services: Services, store: FamilyStore, organizationId: string): Promise<{ codeHost: Row; repos: RepoRow[] }> {
-  const codeHostFamily = family(services, CODE_HOST_SETTINGS);
+  const codeHostFamily = family(services, codeHostSettingsFamily.name);
   const stored = (await store.get(codeHostFamily, organizationId, organizationId)) ?? {};
   const defaults = defaultRow(codeHostFamily);
   const codeHost = Object.fromEntries(Object.keys(defaults).map((k) => [k, stored[k] ?? defaults[k]]));
-  const rows = await store.list(family(services, REPO_SETTINGS), organizationId);
+  const rows = await store.list(family(services, repoSettings.name), organizationId);
   const repos = rows.map((r) => ({
     repo: String(r.repo).toLowerCase(),
     services: list(r.services),

@@ -15,6 +15,9 @@ import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
 import { evaluate, WINDOW_MS, type Evaluation, type WindowCounts } from './math.ts';
+import slisDescriptor from '../../resources/slis.ts';
+import slosDescriptor from '../../resources/slos.ts';
+import syntheticChecks from '../../resources/synthetic_checks.ts';
 
 export const SYNTHETIC_QUERY_PREFIX = 'synthetic:';
 
@@ -79,12 +82,12 @@ const same = (a: unknown, b: unknown) => (a === null || a === undefined ? null :
 export async function refreshSlos(services: Services, organizationId: string, options: { service?: string } = {}): Promise<SloEvaluation[]> {
   const now = services.clock.now();
   const store = readStore(services);
-  const slis = await store.list(family(services, 'slis'), organizationId, options.service ? { where: { service: options.service } } : {});
+  const slis = await store.list(family(services, slisDescriptor.name), organizationId, options.service ? { where: { service: options.service } } : {});
   if (slis.length === 0) return [];
-  const slosFamily = family(services, 'slos');
+  const slosFamily = family(services, slosDescriptor.name);
   const slos = await store.list(slosFamily, organizationId, { where: { sli_id: { $in: slis.map((s) => s.id) } } });
   if (slos.length === 0) return [];
-  const checks = await store.list(family(services, 'synthetic_checks'), organizationId);
+  const checks = await store.list(family(services, syntheticChecks.name), organizationId);
   const byId = new Map(slis.map((s) => [s.id, s]));
   const out: SloEvaluation[] = [];
   for (const slo of slos) {
@@ -109,7 +112,7 @@ export async function refreshSlos(services: Services, organizationId: string, op
  * past old runs (or runs that stopped) move the status without a new result.
  */
 export async function refreshAllSlos(services: Services): Promise<number> {
-  const table = tableName(family(services, 'slos'));
+  const table = tableName(family(services, slosDescriptor.name));
   const organizations = await readStore(services).execute(`select distinct organization_id from ${table}`, []);
   let evaluated = 0;
   for (const { organization_id } of organizations) evaluated += (await refreshSlos(services, String(organization_id))).length;

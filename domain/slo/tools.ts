@@ -9,6 +9,7 @@ import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { refreshSlos } from './evaluate.ts';
 import { decide } from './gate.ts';
+import deployPolicies from '../../resources/deploy_policies.ts';
 
 const name = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 const FINDING = Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: true });
@@ -44,7 +45,7 @@ export const checkDeployGate: DomainOperation = {
     const organizationId = caller.organization.id;
     const now = services.clock.now();
     const store = readStore(services);
-    const [policy] = await store.list(services.registry.get('deploy_policies')!, organizationId, { where: { service } });
+    const [policy] = await store.list(services.registry.get(deployPolicies.name)!, organizationId, { where: { service } });
     const evaluations = await refreshSlos(services, organizationId, { service });
     const incidents = await store.execute(
       `select i.id, i.title, i.severity, i.opened_at from incidents i

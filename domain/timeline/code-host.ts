@@ -30,8 +30,8 @@ import { publish } from '../../outbound/publish.ts';
 import { recordEntry, type Recorded } from './store.ts';
 import { readEntry } from './tools.ts';
 import { DEPLOYMENT_EVENT_TYPES, LIMITS } from './vocabulary.ts';
+import repoSettings from '../../resources/repo_settings.ts';
 
-const REPO_SETTINGS = 'repo_settings';
 /** repo_settings holds at most 50 services per repository */
 const MAX_SERVICES = 50;
 
@@ -54,7 +54,7 @@ function decode(request: WebhookRequest): Payload {
 
 /** The services repo_settings maps the repository to, or [] when it maps none. */
 async function mappedServices(services: Services, organizationId: string, fullName: string): Promise<string[]> {
-  const family = services.registry.get(REPO_SETTINGS);
+  const family = services.registry.get(repoSettings.name);
   if (!family) return [];
   const [row] = await readStore(services).list(family, organizationId, { where: { repo: fullName.toLowerCase() } });
   const list = typeof row?.services === 'string' ? JSON.parse(row.services) : row?.services;

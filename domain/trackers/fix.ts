@@ -15,6 +15,7 @@ import type { Services } from '../../engine/operations/types.ts';
 import { hasFeature } from '../../engine/plans.ts';
 import { requestFix } from '../fixes/requests.ts';
 import type { TrackerItem } from './item.ts';
+import codeHostSettings from '../../resources/code_host_settings.ts';
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +41,7 @@ function fixDescription(item: TrackerItem): string {
 }
 
 async function installed(services: Services, organizationId: string): Promise<boolean> {
-  const family = services.registry.get('code_host_settings');
+  const family = services.registry.get(codeHostSettings.name);
   if (!family) return false;
   const row = await readStore(services).get(family, organizationId, organizationId);
   return typeof row?.installation_id === 'string' && row.installation_id !== '';

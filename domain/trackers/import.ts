@@ -18,8 +18,9 @@ import type { Provider, TrackerItem } from './item.ts';
 import { jiraIssue } from './jira.ts';
 import { linearIssue } from './linear.ts';
 import type { ImportRule } from './rules.ts';
-import { INTEGRATIONS_FAMILY } from './signatures.ts';
 import { syncItem } from './sync.ts';
+import codeHostSettings from '../../resources/code_host_settings.ts';
+import ticketIntegrations from '../../resources/ticket_integrations.ts';
 
 export interface RunCounts {
   fetched: number;
@@ -37,7 +38,7 @@ export interface RunResult {
 }
 
 async function credentials(services: Services, organization: Organization, provider: Provider): Promise<Credentials> {
-  const family = services.registry.get(INTEGRATIONS_FAMILY);
+  const family = services.registry.get(ticketIntegrations.name);
   const [row] = family ? await readStore(services).list(family, organization.id, { where: { provider } }) : [];
   if (!row) throw new TrackerApiError(`No credentials are saved for ${provider}: save them with configure_ticket_integration.`);
   if (row.enabled === false) throw new TrackerApiError(`The ${provider} credentials are disabled (ticket_integrations enabled: false).`);
@@ -46,7 +47,7 @@ async function credentials(services: Services, organization: Organization, provi
 }
 
 async function codeHost(services: Services, organization: Organization): Promise<{ installationId: string; account: string | null }> {
-  const family = services.registry.get('code_host_settings');
+  const family = services.registry.get(codeHostSettings.name);
   const row = family ? await readStore(services).get(family, organization.id, organization.id) : null;
   if (typeof row?.installation_id !== 'string' || row.installation_id === '') {
     throw new TrackerApiError('The code-host app is not installed: set installation_id in code_host_settings.');

@@ -13,11 +13,10 @@
  *   replayed delivery changes nothing the sync has not already applied, and an older state is ignored (sync.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import ticketIntegrations from '../../resources/ticket_integrations.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { Signing } from '../../webhooks/signing.ts';
-
-export const INTEGRATIONS_FAMILY = 'ticket_integrations';
 
 /** How far Linear's `webhookTimestamp` may be from the service's clock. */
 export const LINEAR_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
@@ -33,7 +32,7 @@ function hexMatches(candidate: string, raw: Buffer, secret: string): boolean {
 
 function secretOf(provider: 'issue_tracker' | 'sprint_tracker') {
   return (services: Services) => {
-    const family = services.registry.get(INTEGRATIONS_FAMILY);
+    const family = services.registry.get(ticketIntegrations.name);
     if (!family || !('signing_secret' in family.fields)) return undefined;
     return { sql: `select t.signing_secret from "${tableName(family)}" t where t.organization_id = o.id and t.provider = ?`, params: [provider] };
   };

@@ -13,7 +13,8 @@ import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { runImport, type RunResult } from './import.ts';
 import { PROVIDERS, type Provider } from './item.ts';
-import { enabledRules, importRule, recordRun, RULES_FAMILY, type ImportRule } from './rules.ts';
+import { enabledRules, importRule, recordRun, type ImportRule } from './rules.ts';
+import ticketImportRules from '../../resources/ticket_import_rules.ts';
 
 const COUNTS = Type.Object({
   fetched: Type.Integer(), created: Type.Integer(), updated: Type.Integer(), unchanged: Type.Integer(), ignored: Type.Integer(), errors: Type.Integer(),
@@ -63,7 +64,7 @@ export const runTicketImport: DomainOperation = {
         const before = await recordRun(services, store.execute, organization.id, rule.provider, at, { ...result.counts });
         if (!before) return;
         await recordAudit(services, store, {
-          caller, family: RULES_FAMILY, rowId: rule.provider, action: 'action:run_ticket_import', at,
+          caller, family: ticketImportRules.name, rowId: rule.provider, action: 'action:run_ticket_import', at,
           changes: {
             last_run_at: { before: iso(before.last_run_at), after: at.toISOString() },
             last_run_counts: { before: typeof before.last_run_counts === 'string' ? JSON.parse(before.last_run_counts) : (before.last_run_counts ?? null), after: result.counts },

@@ -20,9 +20,9 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../../engine/operations/types.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { OutboundEvent } from '../events.ts';
-import { quietUntil } from '../quiet-hours.ts';
-import { readNotificationSettings } from '../notification-settings.ts';
-import { alertChange, alertOpening, eventContent, plain, type ChatContent } from './messages.ts';
+import { quietUntil } from '../preferences/quiet-hours.ts';
+import { readNotificationSettings } from '../preferences/notification-settings.ts';
+import { alertChange, alertOpening, eventContent, plain, type ChatContent } from '../render/chat-messages.ts';
 import { CHAT_QUEUE, chatGroup } from './queue.ts';
 import { alertChannel, readChatSettings, type ChatSettings } from './settings.ts';
 

@@ -22,9 +22,10 @@ import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { attemptsAllowed, retryDelay } from '../deliveries/schedule.ts';
-import { INTERRUPTED, type OrphanKind } from '../orphans.ts';
+import { INTERRUPTED, type OrphanKind } from '../deliveries/orphans.ts';
 import { CHAT_QUEUE, chatGroup } from './queue.ts';
 import { callWebApi, type CallResult } from './web-api.ts';
+import chat from '../../resources/chat.ts';
 
 /** waits after the 1st to 5th failed attempt: 6 attempts over about 9 minutes (±20 % jitter) */
 export const CHAT_RETRY_DELAYS_SECONDS: readonly number[] = [10, 30, 60, 120, 300];
@@ -61,7 +62,7 @@ interface Outcome {
 const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 export async function claimChatMessage(services: Services, id: string, jobId: string, now: Date): Promise<Claimed | null> {
-  const family = services.registry.get('chat');
+  const family = services.registry.get(chat.name);
   const token = family
     ? `(select case when c.workspace_id is not null then c.bot_token end from "${tableName(family)}" c
          where c.organization_id::text = m.organization_id::text and c.id::text = m.organization_id::text)`
@@ -219,7 +220,7 @@ export const chatMessageJob: JobHandler = {
   },
 };
 
-/** Chat messages whose job ended before they settled (outbound/orphans.ts): the interrupted call counts as a transient failure. */
+/** Chat messages whose job ended before they settled (outbound/deliveries/orphans.ts): the interrupted call counts as a transient failure. */
 export const CHAT_ORPHANS: OrphanKind = {
   table: 'chat_messages',
   queue: CHAT_QUEUE,

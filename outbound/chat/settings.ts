@@ -6,6 +6,7 @@ import { defaultRow } from '../../engine/operations/project.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import chat from '../../resources/chat.ts';
 
 export interface ChatSettings {
   /** a workspace and a bot token are stored */
@@ -20,7 +21,7 @@ const MAX_CHANNEL = 80;
 
 /** The chat settings, or null when this service serves no chat family or the workspace is not connected. */
 export async function readChatSettings(services: Services, sql: Sql, organizationId: string): Promise<ChatSettings | null> {
-  const family = services.registry.get('chat');
+  const family = services.registry.get(chat.name);
   if (!family) return null;
   const [row] = await sql(
     `select workspace_id, bot_token is not null as token_set, default_channel, alert_channel_pattern, thread_per_alert, incident_channel_prefix

@@ -28,14 +28,16 @@ import { Webhook } from 'standardwebhooks';
 import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
-import type { Row } from '../../engine/descriptor.ts';
+import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
+import { planFields } from '../../engine/fields.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { prepared } from '../../engine/persistence/sql.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { requestBody } from '../render/formats.ts';
 import { OutboundError, outboundHttp } from '../net/http.ts';
-import { destinationGroup, OUTBOUND_QUEUE } from '../publish.ts';
+import { destinationGroup, OUTBOUND_QUEUE } from './queue.ts';
 import { attemptsAllowed, RETRY_DELAYS_SECONDS, retryDelay } from './schedule.ts';
+import outboundConfigs from '../../resources/outbound_configs.ts';
 
 /** attempts at once per instance: WORKERS workers, each running a batch of up to BATCH */
 const WORKERS = 4;
@@ -70,12 +72,16 @@ export interface AttemptResult {
   permanent: boolean;
 }
 
+/** A row's stored fields as one JSON object, listed from the descriptor so a field it adds or renames is read here too. */
+function storedAsJson(family: FamilyDescriptor, alias: string): string {
+  return `json_build_object(${planFields(family).stored.map((field) => `'${field}', ${alias}."${field}"`).join(', ')})`;
+}
+
 /** The claim and the config it sends to, in one statement. */
 export async function claimDelivery(services: Services, deliveryId: string, jobId: string, now: Date): Promise<Claimed | null> {
-  const family = services.registry.get('outbound_configs');
+  const family = services.registry.get(outboundConfigs.name);
   const config = family
-    ? `(select json_build_object('kind', c.kind, 'url', c.url, 'headers', c.headers, 'signing_secret', c.signing_secret, 'routing_key', c.routing_key, 'enabled', c.enabled, 'timeout_ms', c.timeout_ms)
-         from "${tableName(family)}" c where c.organization_id = d.organization_id and c.id = d.config_id)`
+    ? `(select ${storedAsJson(family, 'c')} from "${tableName(family)}" c where c.organization_id = d.organization_id and c.id = d.config_id)`
     : 'null::json';
   const [row] = await readStore(services).execute(
     prepared(`update outbound_deliveries d set status = 'sending', updated_at = ?

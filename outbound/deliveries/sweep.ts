@@ -1,7 +1,7 @@
 /**
  * Housekeeping of outbound deliveries, run by the periodic pass (outbound/tick.ts) with the injected clock:
  *
- * - rescue (outbound/orphans.ts): a delivery whose job ended before it settled gets a new job; a `sending` one counts
+ * - rescue (orphans.ts): a delivery whose job ended before it settled gets a new job; a `sending` one counts
  *   the interrupted attempt as failed, on the normal schedule: it may have reached the receiver (which
  *   de-duplicates by webhook-id), and a delivery that always kills its worker still ends `dead`.
  * - prune: settled deliveries (delivered, dead, cancelled) last changed more than `RETENTION_DAYS` ago are deleted
@@ -10,8 +10,8 @@
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { claimDelivery, recordAttempt } from './deliver.ts';
-import { INTERRUPTED, rescueOrphans, type OrphanKind } from '../orphans.ts';
-import { destinationGroup, OUTBOUND_QUEUE } from '../publish.ts';
+import { INTERRUPTED, rescueOrphans, type OrphanKind } from './orphans.ts';
+import { destinationGroup, OUTBOUND_QUEUE } from './queue.ts';
 
 export const RETENTION_DAYS = 30;
 const PRUNE_BATCH = 5000;

@@ -11,7 +11,7 @@ import type { DomainOperation } from '../../engine/operations/domain.ts';
 import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { EVENT_KINDS } from '../../resources/outbound_rules.ts';
-import { destinationGroup, OUTBOUND_QUEUE } from '../publish.ts';
+import { destinationGroup, OUTBOUND_QUEUE } from './queue.ts';
 import { literals, orNull, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 
 const STATUSES = ['pending', 'sending', 'retrying', 'delivered', 'dead', 'cancelled'] as const;

@@ -9,9 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../../engine/operations/types.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
-import { envelope, type OutboundEvent } from '../events.ts';
+import type { OutboundEvent } from '../events.ts';
+import { envelope } from '../render/envelope.ts';
 import { sendTime } from './schedule.ts';
-import { readNotificationSettings } from '../notification-settings.ts';
+import { readNotificationSettings } from '../preferences/notification-settings.ts';
 
 /** The queue of the send job: one job mails what is due of one organization. */
 export const EMAIL_QUEUE = 'email.send';

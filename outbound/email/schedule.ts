@@ -4,8 +4,8 @@
  * end. Hours are read on the zone's wall clock with Intl, so a daily digest keeps its local hour across a
  * daylight-saving change (an hour the change skips is sent at the first instant after the gap).
  */
-import { quietUntil } from '../quiet-hours.ts';
-import type { NotificationSettings } from '../notification-settings.ts';
+import { quietUntil } from '../preferences/quiet-hours.ts';
+import type { NotificationSettings } from '../preferences/notification-settings.ts';
 import { atLocalHour, wallClock } from '../../engine/wall-clock.ts';
 
 const MINUTE = 60_000;

@@ -21,7 +21,7 @@ import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { canMail, EMAIL_QUEUE } from './notices.ts';
 import { emailContent } from './message.ts';
 import { mailError, transportFor } from './transport.ts';
-import { readNotificationSettings } from '../notification-settings.ts';
+import { readNotificationSettings } from '../preferences/notification-settings.ts';
 
 /** tries of one notice before it is `failed`; the waits after each failed try, in minutes (about 48 minutes in all) */
 export const MAX_ATTEMPTS = 6;

@@ -4,13 +4,13 @@
  * - `webhook`: the envelope itself, byte for byte as stored (what the signature covers);
  * - `chat`: `{ "text": "<one line>", "blocks": [...] }`, the incoming-webhook message Slack-compatible chat products
  *   accept: the line as the notification text (e.g. `Alert: Disk full on db-1 · Severity: critical · …`) and Block
- *   Kit sections (headline, fields, link) as chat delivery posts them (outbound/chat/messages.ts);
+ *   Kit sections (headline, fields, link) as chat delivery posts them (chat-messages.ts);
  * - `pager`: a PagerDuty Events API v2 style event: alert.fired and incident.opened trigger, alert.acknowledged
  *   acknowledges, alert.resolved and incident.closed resolve; `dedup_key` is `vigil-alert-<id>` or
  *   `vigil-incident-<id>`, so the pager keeps one incident per alert; `routing_key` is the config's (write-only).
  *   Other kinds never reach a pager (rules.ts).
  */
-import { envelopeContent } from '../chat/messages.ts';
+import { envelopeContent } from './chat-messages.ts';
 
 type Json = Record<string, any>;
 

@@ -10,7 +10,7 @@ import t from 'tap';
 import { readStore } from '../../engine/operations/context.ts';
 import { randomUUID } from 'node:crypto';
 import { runHousekeeping, runNoticePass } from '../../outbound/tick.ts';
-import { STALE_MINUTES } from '../../outbound/orphans.ts';
+import { STALE_MINUTES } from '../../outbound/deliveries/orphans.ts';
 import { startFakeChat, type ChatMessage } from '../helpers/fake-chat.ts';
 import { CONFIG, OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/jobs.ts';

@@ -12,9 +12,9 @@ import { waitFor } from '../helpers/jobs.ts';
 import { alertOrg } from '../helpers/outbound.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { OUTBOUND_QUEUE } from '../../outbound/publish.ts';
+import { OUTBOUND_QUEUE } from '../../outbound/deliveries/queue.ts';
 import { RETENTION_DAYS, sweepDeliveries } from '../../outbound/deliveries/sweep.ts';
-import { STALE_MINUTES } from '../../outbound/orphans.ts';
+import { STALE_MINUTES } from '../../outbound/deliveries/orphans.ts';
 import { pruneNotices, RETENTION_DAYS as NOTICE_DAYS } from '../../outbound/retention.ts';
 
 const vigil = await startVigil({ outbound: { retryDelaysSeconds: [0.1, 0.1] } });

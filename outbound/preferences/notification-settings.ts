@@ -4,11 +4,13 @@
  * organization's time zone (the daily digest's hour is read in it). One round trip; the defaults of a family
  * this service does not serve (none are configured) when the family is absent.
  */
-import { defaultRow } from '../engine/operations/project.ts';
-import type { Services } from '../engine/operations/types.ts';
-import { tableName } from '../engine/persistence/entities.ts';
-import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
+import { defaultRow } from '../../engine/operations/project.ts';
+import type { Services } from '../../engine/operations/types.ts';
+import { tableName } from '../../engine/persistence/entities.ts';
+import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { QuietHours } from './quiet-hours.ts';
+import notificationSettings from '../../resources/notification_settings.ts';
+import organizationSettings from '../../resources/organization_settings.ts';
 
 export type NotifyChannel = 'email' | 'chat' | 'outbound';
 
@@ -24,8 +26,8 @@ export interface NotificationSettings {
 
 
 export async function readNotificationSettings(services: Services, sql: Sql, organizationId: string): Promise<NotificationSettings> {
-  const family = services.registry.get('notification_settings');
-  const organization = services.registry.get('organization_settings');
+  const family = services.registry.get(notificationSettings.name);
+  const organization = services.registry.get(organizationSettings.name);
   const defaults = (family ? defaultRow(family) : {}) as Record<string, unknown>;
   const [row] = family || organization
     ? await sql(

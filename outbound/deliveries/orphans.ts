@@ -8,8 +8,8 @@
  * gets a new job by compare-and-set on its old one.
  */
 import { randomUUID } from 'node:crypto';
-import { inTransaction, readStore } from '../engine/operations/context.ts';
-import type { Services } from '../engine/operations/types.ts';
+import { inTransaction, readStore } from '../../engine/operations/context.ts';
+import type { Services } from '../../engine/operations/types.ts';
 
 export const STALE_MINUTES = 15;
 const BATCH = 100;

@@ -3,7 +3,7 @@
  * `blocks` — a section with the headline, a section of fields (severity, service, status, …), and a link when
  * there is one. Values are escaped as the Web API asks (&, <, >), and every text is cut to what a block takes.
  */
-import { headline } from '../render/headline.ts';
+import { headline } from './headline.ts';
 import type { OutboundEvent } from '../events.ts';
 
 type Json = Record<string, any>;

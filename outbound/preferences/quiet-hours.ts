@@ -4,7 +4,7 @@
  * they end; outbound deliveries are never held. Times are read on the zone's wall clock, so a quiet period keeps
  * its local hours across a daylight-saving change (on the night of the change it is an hour longer or shorter).
  */
-import { wallClock } from '../engine/wall-clock.ts';
+import { wallClock } from '../../engine/wall-clock.ts';
 
 export interface QuietHours {
   start: string;

@@ -1,0 +1,45 @@
+/**
+ * Fails when code outside engine/ and resources/ reaches a family by its name written as a string: it must import the
+ * family's descriptor and use `descriptor.name`, so a renamed or removed family breaks the type check, not a request.
+ * Caught: `registry.get('<literal>')`, and a family's name as a constant's value or as the argument of a lookup
+ * helper (`family(services, 'slos')`, `table('synthetic_checks')`). Words that merely equal a family's name (the
+ * `chat` channel, a payload's `teams` field) are not lookups and pass.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { families } from '../resources/index.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+/** The folders checked: every folder of ours but engine/ (lint-engine.ts: no names at all) and resources/ (the names' home). */
+const FOLDERS = ['bin', 'webhooks', 'domain', 'outbound', 'web', 'export'];
+
+export function familyNameLookups(root = ROOT, folders = FOLDERS, names = families.map((f) => f.name)): string[] {
+  const quoted = `(?<quote>['"\`])(?:${names.join('|')})\\k<quote>`;
+  const patterns = [
+    new RegExp(`registry\\.get\\(\\s*['"\`]`),
+    new RegExp(`\\b(?:const|let)\\s+\\w+\\s*(?::\\s*\\w+\\s*)?=\\s*${quoted}`),
+    new RegExp(`\\b(?:family|table|descriptor|familyOf)\\((?:\\s*services\\s*,)?\\s*${quoted}`),
+  ];
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) {
+        readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
+          const code = line.trimStart();
+          if (code.startsWith('*') || code.startsWith('//') || code.startsWith('/*')) return;
+          if (patterns.some((p) => p.test(line))) found.push(`${relative(root, path)}:${i + 1}: ${line.trim()}`);
+        });
+      }
+    }
+  };
+  for (const folder of folders) walk(join(root, folder));
+  return found;
+}
+
+if (import.meta.main) {
+  const found = familyNameLookups();
+  for (const line of found) process.stderr.write(`a family reached by a name literal (import its descriptor, use .name): ${line}\n`);
+  process.exit(found.length ? 1 : 0);
+}
