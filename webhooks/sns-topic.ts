@@ -11,7 +11,7 @@ import type { Services } from '../engine/operations/types.ts';
 import type { WebhookAnswer, WebhookRequest } from './handlers.ts';
 import { outboundHttp } from '../outbound/net/http.ts';
 import { confirmSubscription, createSnsVerifier, isSnsUrl, type SnsHttp, type SnsVerifier } from './sns-trust.ts';
-import { isRecord } from './sources/common.ts';
+import { isRecord } from '../engine/payload.ts';
 
 /** The organization flag the operator sets to check signatures; shared with request_signing's switch. */
 const SIGNING_SWITCH_FLAG = 'signing_enabled_sources';

@@ -22,7 +22,7 @@ import { ApiError } from '../../engine/errors.ts';
 import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../../webhooks/handlers.ts';
 import type { SnsHttp } from '../../webhooks/sns-trust.ts';
 import { snsTopic } from '../../webhooks/sns-topic.ts';
-import { isRecord } from '../../webhooks/sources/common.ts';
+import { isRecord } from '../../engine/payload.ts';
 import { addComment, openCard, requireBoard, updateCard } from './cards.ts';
 import { checkKey, clean, refused } from './inputs.ts';
 import { LIMITS } from './vocabulary.ts';

@@ -28,7 +28,7 @@
  */
 import { validationFailed, type FieldError } from '../../engine/errors.ts';
 import type { WebhookAnswer, WebhookRequest } from '../../webhooks/handlers.ts';
-import { httpUrl, isRecord } from '../../webhooks/sources/common.ts';
+import { httpUrl, isRecord } from '../../engine/payload.ts';
 import { deploymentEvent } from '../../outbound/events.ts';
 import { writeAndPublish } from '../../outbound/publish.ts';
 import { recordEntry, type EntryDraft, type TextColumn } from './store.ts';

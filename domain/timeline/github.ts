@@ -30,7 +30,7 @@
  * Runs started by pull requests or by pushes to other branches change nothing deployed and are ignored, like pushes
  * to other branches, tags and unmerged pull requests.
  */
-import { httpUrl, isRecord, isoTime, record, type Json } from '../../webhooks/sources/common.ts';
+import { httpUrl, isRecord, isoTime, record, type Json } from '../../engine/payload.ts';
 import type { TextColumn } from './store.ts';
 import { clean, LIMITS, type EventType, type Status } from './vocabulary.ts';
 

@@ -4,7 +4,7 @@
  * blocks, table cells) on lines of their own, hard breaks as newlines, mentions, emoji, dates and inline cards by
  * their text or URL. Anything else is walked for its content. Bounded in depth and size, never throws.
  */
-import { isRecord } from './item.ts';
+import { isRecord } from '../../engine/payload.ts';
 
 const BLOCKS = new Set(['paragraph', 'heading', 'listItem', 'blockquote', 'codeBlock', 'rule', 'panel', 'tableRow', 'mediaSingle', 'expand', 'nestedExpand', 'taskItem', 'decisionItem']);
 const MAX_DEPTH = 50;

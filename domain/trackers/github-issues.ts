@@ -15,7 +15,8 @@
  * The identifier is `owner/name#number`; the item's project value is the repository's `owner/name`.
  */
 import type { CardStatus } from '../board/vocabulary.ts';
-import { description, httpUrl, ignored, isRecord, labelNames, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
+import { isRecord } from '../../engine/payload.ts';
+import { description, httpUrl, ignored, labelNames, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
 
 const REMOVED = ['deleted', 'transferred'];
 const WONT_DO = ['not_planned', 'duplicate'];

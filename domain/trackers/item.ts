@@ -7,6 +7,7 @@
  * so a custom name can never move an item across categories.
  */
 import { statusOf, type CardPriority, type CardStatus } from '../board/vocabulary.ts';
+import { isRecord, type Json } from '../../engine/payload.ts';
 
 export const PROVIDERS = ['issue_tracker', 'sprint_tracker', 'code_host'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -46,9 +47,6 @@ export type ReadResult = { kind: 'item'; item: TrackerItem } | { kind: 'ignored'
 
 export const ignored = (reason: string): ReadResult => ({ kind: 'ignored', reason });
 
-type Json = Record<string, unknown>;
-
-export const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Card limits (cards.ts): longer tracker text is cut, never refused. */
 const MAX_TITLE = 500;

@@ -21,7 +21,8 @@
  */
 import { statusOf, type CardPriority, type CardStatus } from '../board/vocabulary.ts';
 import { jiraText } from './adf.ts';
-import { description, FINISHED, ignored, IN_PROGRESS, isRecord, labelNames, NOT_STARTED, refine, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
+import { isRecord } from '../../engine/payload.ts';
+import { description, FINISHED, ignored, IN_PROGRESS, labelNames, NOT_STARTED, refine, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
 
 const CATEGORIES: Record<string, [CardStatus, readonly CardStatus[]]> = {
   new: ['todo', NOT_STARTED],

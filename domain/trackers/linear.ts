@@ -17,7 +17,8 @@
  * The item's project values are the team's key and id (`team.key`, `team.id`, or `teamId`).
  */
 import type { CardPriority, CardStatus } from '../board/vocabulary.ts';
-import { description, httpUrl, ignored, IN_PROGRESS, isRecord, labelNames, NOT_STARTED, refine, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
+import { isRecord } from '../../engine/payload.ts';
+import { description, httpUrl, ignored, IN_PROGRESS, labelNames, NOT_STARTED, refine, text, time, title, type ReadResult, type TrackerItem } from './item.ts';
 
 const STATE_TYPES: Record<string, [CardStatus, readonly CardStatus[]]> = {
   triage: ['triage', ['triage']],

@@ -25,23 +25,8 @@
  * alarm (when `AlarmArn` gives its region code). Labels: account, region, state, previous state, namespace,
  * metric, and the metric's dimensions.
  */
-import {
-  alerts,
-  event,
-  field,
-  fingerprint,
-  id,
-  isoTime,
-  isRecord,
-  Labels,
-  record,
-  safe,
-  severityFromWord,
-  str,
-  text,
-  unreadable,
-  type Json,
-} from './common.ts';
+import { field, isoTime, isRecord, record, str, text, type Json } from '../../engine/payload.ts';
+import { alerts, event, fingerprint, id, Labels, safe, severityFromWord, unreadable } from './common.ts';
 import { throughSns } from './sns.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
 import { alertHandler } from '../../domain/alerts/handler.ts';

@@ -34,20 +34,8 @@
  * account, region, event_name, event_source, detail_type, principal_type, principal_arn, source_ip, error_code,
  * read_only, mfa.
  */
-import {
-  alerts,
-  event,
-  field,
-  fingerprint,
-  id,
-  isoTime,
-  Labels,
-  record,
-  safe,
-  str,
-  unreadable,
-  type Json,
-} from './common.ts';
+import { field, isoTime, record, str, type Json } from '../../engine/payload.ts';
+import { alerts, event, fingerprint, id, Labels, safe, unreadable } from './common.ts';
 import { throughSns } from './sns.ts';
 import type { AlertSeverity, ParseResult } from './types.ts';
 import { alertHandler } from '../../domain/alerts/handler.ts';

@@ -3,6 +3,7 @@
  * label maps with secrets removed, and the never-throw wrapper every `parse` goes through.
  */
 import { createHash } from 'node:crypto';
+import { field, httpUrl, isRecord, isSecretKey, isoTime, record, str, text, type Json } from '../../engine/payload.ts';
 import type { AlertEvent, AlertSeverity, AlertSource, ParseResult, Parser } from './types.ts';
 
 export const MAX_TITLE = 300;
@@ -15,53 +16,15 @@ export const MAX_URL = 2_048;
 /** Grouped payloads (Grafana, Alertmanager) carrying more alerts than this are refused as unreadable. */
 export const MAX_ALERTS_PER_REQUEST = 1_000;
 
-export type Json = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Own property only (no prototype keys such as `constructor` or `__proto__`). */
-export function field(obj: Json, key: string): unknown {
-  return Object.hasOwn(obj, key) ? obj[key] : undefined;
-}
-
-export function record(obj: Json, key: string): Json | undefined {
-  const v = field(obj, key);
-  return isRecord(v) ? v : undefined;
-}
-
-/** A non-empty trimmed string (numbers and booleans are written as text), else undefined. */
-export function text(value: unknown, max = MAX_LABEL_VALUE): string | undefined {
-  let s: string | undefined;
-  if (typeof value === 'string') s = value;
-  else if (typeof value === 'number' && Number.isFinite(value)) s = String(value);
-  else if (typeof value === 'bigint' || typeof value === 'boolean') s = String(value);
-  if (s === undefined) return undefined;
-  // PostgreSQL holds neither NUL nor a lone UTF-16 surrogate: a stray one must not make a delivery fail
-  s = s.toWellFormed().replaceAll('\u0000', '').trim();
-  if (s === '') return undefined;
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
-
-export function str(obj: Json, key: string, max?: number): string | undefined {
-  return text(field(obj, key), max);
-}
-
 /** An identifier: a string or number, never truncated (a truncated id would merge different alerts). */
 export function id(value: unknown): string | undefined {
   const s = text(value, Number.MAX_SAFE_INTEGER);
   return s !== undefined && s.length <= MAX_ID ? s : undefined;
 }
 
-const SECRET_KEY = /(secret|token|passw(or)?d|passwd|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|authorization|auth[_-]?header|signature|cookie)/i;
 const SECRET_ASSIGNMENT =
   /\b([a-z0-9_-]{0,32}?(?:secret|token|password|passwd|pwd|api[_-]?key|apikey|access[_-]?key|signature|sig|credential)s?)([ \t]{0,8}[=:][ \t]{0,8})("[^"\n]{0,512}"|'[^'\n]{0,512}'|[^\s&,;"']{1,2048})/gi;
 const BEARER = /\b(bearer|basic)[ \t]{1,8}[a-z0-9._~+/=-]{8,}/gi;
-
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
-}
 
 /** Removes values that look like credentials (`token=…`, `password: …`, `Bearer …`) from free text. */
 export function scrub(value: string): string {
@@ -94,22 +57,6 @@ export class Labels {
     for (const key of Object.keys(obj)) this.set(prefix + key, obj[key]);
     return this;
   }
-}
-
-/** ISO 8601 from an ISO-ish string or an epoch (milliseconds, or seconds when small); undefined otherwise. */
-export function isoTime(value: unknown): string | undefined {
-  let ms: number;
-  if (typeof value === 'number') ms = value;
-  else if (typeof value === 'string' && /^\d{9,16}$/.test(value.trim())) ms = Number(value.trim());
-  else if (typeof value === 'string' && value.length <= 64) ms = Date.parse(value.trim());
-  else return undefined;
-  if (!Number.isFinite(ms)) return undefined;
-  if (typeof value !== 'string' || /^\d+$/.test(value.trim())) {
-    if (ms < 1e11) ms *= 1000; // epoch seconds
-  }
-  // Go's zero time (0001-01-01T00:00:00Z, Grafana's "no end yet") and anything absurd count as absent.
-  if (ms < Date.UTC(1990, 0, 1) || ms > Date.UTC(2200, 0, 1)) return undefined;
-  return new Date(ms).toISOString();
 }
 
 /** A severity from the words products and users put in labels and priorities. */
@@ -165,24 +112,6 @@ export function event(e: {
   if (e.ended_at !== undefined) out.ended_at = e.ended_at;
   if (e.external_id !== undefined) out.external_id = e.external_id;
   return out;
-}
-
-/** An http(s) URL with credential-looking query values removed, else undefined. */
-export function httpUrl(value: unknown): string | undefined {
-  const s = text(value, MAX_URL);
-  if (s === undefined || !/^https?:\/\//i.test(s)) return undefined;
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    return undefined;
-  }
-  u.username = '';
-  u.password = '';
-  for (const key of [...u.searchParams.keys()]) {
-    if (isSecretKey(key)) u.searchParams.set(key, 'redacted');
-  }
-  return u.toString();
 }
 
 export function unreadable(reason: string): ParseResult {

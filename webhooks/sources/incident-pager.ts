@@ -27,23 +27,8 @@
  * Labels: incident_number, incident_key, urgency, priority, service_id, escalation_policy, teams, event_type.
  * The conference bridge (which can carry dial-in PINs) is never copied.
  */
-import {
-  alerts,
-  event,
-  field,
-  fingerprint,
-  id,
-  isoTime,
-  isRecord,
-  Labels,
-  objectBody,
-  record,
-  safe,
-  severityFromWord,
-  str,
-  text,
-  unreadable,
-} from './common.ts';
+import { field, isoTime, isRecord, record, str, text } from '../../engine/payload.ts';
+import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './common.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
 import { alertHandler } from '../../domain/alerts/handler.ts';
 import { signedWith } from '../signing.ts';

@@ -24,24 +24,19 @@
  * Labels: the alert's labels. Grafana's `values` and annotations stay out of the labels (values change on every
  * evaluation; annotations are prose).
  */
+import { field, isoTime, isRecord, record, str, type Json } from '../../engine/payload.ts';
 import {
   alerts,
   digest,
   event,
-  field,
   fingerprint,
   id,
-  isoTime,
-  isRecord,
   Labels,
   MAX_ALERTS_PER_REQUEST,
   objectBody,
-  record,
   safe,
   severityFromWord,
-  str,
   unreadable,
-  type Json,
 } from './common.ts';
 import type { AlertEvent, AlertSeverity, ParseResult } from './types.ts';
 import { alertHandler } from '../../domain/alerts/handler.ts';

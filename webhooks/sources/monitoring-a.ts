@@ -44,22 +44,18 @@
  * event message. Service: the `service:` tag (scope first, then `$TAGS`). URL: `$LINK`. Labels: the scope's
  * and the tags' `key:value` pairs, host, metric, priority, transition, alert_id, org.
  */
+import { field, isoTime, record, text, type Json } from '../../engine/payload.ts';
 import {
   alerts,
   digest,
   event,
-  field,
   fingerprint,
   id,
-  isoTime,
   Labels,
   objectBody,
-  record,
   safe,
   severityFromWord,
-  text,
   unreadable,
-  type Json,
 } from './common.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
 import { alertHandler } from '../../domain/alerts/handler.ts';

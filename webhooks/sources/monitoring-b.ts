@@ -24,22 +24,8 @@
  * policies and conditions involved. Service: the `service` tag (else `appName`, `service.name`). URL: `issueUrl`.
  * Started: `createdAt`; ended (when closed): `updatedAt` (epoch milliseconds, as New Relic sends them).
  */
-import {
-  alerts,
-  event,
-  field,
-  fingerprint,
-  id,
-  isoTime,
-  Labels,
-  objectBody,
-  record,
-  safe,
-  severityFromWord,
-  text,
-  unreadable,
-  type Json,
-} from './common.ts';
+import { field, isoTime, record, text, type Json } from '../../engine/payload.ts';
+import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './common.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
 import { alertHandler } from '../../domain/alerts/handler.ts';
 import { signedWith } from '../signing.ts';

@@ -11,7 +11,8 @@
  * copied anywhere. A body without `Type` is read as the message itself (SNS raw message delivery, or a direct
  * post); the HTTP layer, which sees the body too, decides whether such payloads are allowed.
  */
-import { field, id, isRecord, objectBody, str, unreadable, type Json } from './common.ts';
+import { field, isRecord, str, type Json } from '../../engine/payload.ts';
+import { id, objectBody, unreadable } from './common.ts';
 import type { ParseResult } from './types.ts';
 
 /** SNS messages are at most 256 KiB. */
