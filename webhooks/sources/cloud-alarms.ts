@@ -29,7 +29,7 @@ import { field, isoTime, isRecord, record, str, text, type Json } from '../../en
 import { alerts, event, fingerprint, id, Labels, safe, severityFromWord, unreadable } from './common.ts';
 import { throughSns } from './sns.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
-import { alertHandler } from '../../domain/alerts/handler.ts';
+import { alertHandler } from '../alert-handler.ts';
 import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'cloud-alarms' as const;

@@ -38,7 +38,7 @@ import { field, isoTime, record, str, type Json } from '../../engine/payload.ts'
 import { alerts, event, fingerprint, id, Labels, safe, unreadable } from './common.ts';
 import { throughSns } from './sns.ts';
 import type { AlertSeverity, ParseResult } from './types.ts';
-import { alertHandler } from '../../domain/alerts/handler.ts';
+import { alertHandler } from '../alert-handler.ts';
 import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'cloud-audit' as const;

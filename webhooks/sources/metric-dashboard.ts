@@ -39,7 +39,7 @@ import {
   unreadable,
 } from './common.ts';
 import type { AlertEvent, AlertSeverity, ParseResult } from './types.ts';
-import { alertHandler } from '../../domain/alerts/handler.ts';
+import { alertHandler } from '../alert-handler.ts';
 import { signedWith } from '../signing.ts';
 import { MiB, type WebhookSource } from './source.ts';
 

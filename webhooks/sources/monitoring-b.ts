@@ -27,7 +27,7 @@
 import { field, isoTime, record, text, type Json } from '../../engine/payload.ts';
 import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './common.ts';
 import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
-import { alertHandler } from '../../domain/alerts/handler.ts';
+import { alertHandler } from '../alert-handler.ts';
 import { signedWith } from '../signing.ts';
 import { MiB, type WebhookSource } from './source.ts';
 

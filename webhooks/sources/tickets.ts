@@ -1,9 +1,9 @@
 /**
  * `tickets`: open a card in Triage, edit one (`/<token>/<card>`) or comment on one (`/<token>/<card>/comments`),
- * from a form, a script or an SNS topic (domain/board/handler.ts). An SNS topic's signature is checked by the
+ * from a form, a script or an SNS topic (webhooks/tickets-handler.ts). An SNS topic's signature is checked by the
  * handler when the operator named this source in the organization's signing switch.
  */
-import { boardHandler } from '../../domain/board/handler.ts';
+import { boardHandler } from '../tickets-handler.ts';
 import type { WebhookSource } from './source.ts';
 
 export const tickets: WebhookSource = {

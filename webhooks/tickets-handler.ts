@@ -18,14 +18,14 @@
  * refused: <field> (422), refused: plan (403), refused: signature (401), refused: card not found (404), refused: invalid confirmation
  * address (400), refused: confirmation failed (502).
  */
-import { ApiError } from '../../engine/errors.ts';
-import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../../webhooks/handlers.ts';
-import type { SnsHttp } from '../../webhooks/sns-trust.ts';
-import { snsTopic } from '../../webhooks/sns-topic.ts';
-import { isRecord } from '../../engine/payload.ts';
-import { addComment, openCard, requireBoard, updateCard } from './cards.ts';
-import { checkKey, clean, refused } from './inputs.ts';
-import { LIMITS } from './vocabulary.ts';
+import { ApiError } from '../engine/errors.ts';
+import type { WebhookAnswer, WebhookHandler, WebhookRequest } from './handlers.ts';
+import type { SnsHttp } from './sns-trust.ts';
+import { snsTopic } from './sns-topic.ts';
+import { isRecord } from '../engine/payload.ts';
+import { addComment, openCard, requireBoard, updateCard } from '../domain/board/cards.ts';
+import { checkKey, clean, refused } from '../domain/board/inputs.ts';
+import { LIMITS } from '../domain/board/vocabulary.ts';
 
 export interface BoardHandlerOptions {
   /** how SNS subscription addresses are fetched (tests inject one) */

@@ -7,12 +7,12 @@
  * A source delivered through an SNS topic (the cloud sources) has its subscriptions confirmed and, when the operator
  * switched it on, signatures checked, as webhooks/sns-topic.ts describes.
  */
-import type { WebhookAnswer, WebhookHandler } from '../../webhooks/handlers.ts';
-import type { SnsHttp } from '../../webhooks/sns-trust.ts';
-import { snsTopic, type SnsTopic } from '../../webhooks/sns-topic.ts';
-import type { Parser } from '../../webhooks/sources/types.ts';
-import { ingestAlerts } from './pipeline.ts';
-import type { EventResult } from './outcomes.ts';
+import type { WebhookAnswer, WebhookHandler } from './handlers.ts';
+import type { SnsHttp } from './sns-trust.ts';
+import { snsTopic, type SnsTopic } from './sns-topic.ts';
+import type { Parser } from './sources/types.ts';
+import { ingestAlerts } from '../domain/alerts/pipeline.ts';
+import type { EventResult } from '../domain/alerts/outcomes.ts';
 
 export interface AlertHandlerOptions {
   /** how SNS subscription addresses and signing certificates are fetched (tests inject one) */
