@@ -19,11 +19,26 @@
  */
 import type { Services } from '../engine/operations/types.ts';
 import type { SqlExecutor as Sql } from '../engine/persistence/store.ts';
-import type { AlertEvent, AlertSeverity } from '../webhooks/sources/types.ts';
+import type { ALERT_SEVERITIES } from '../resources/alert_routes.ts';
 import { alertEvent, incidentEvent, type AlertKind, type AlertSummary, type IncidentSummary } from './events.ts';
 import { OutboundBatch } from './publish.ts';
 import type { OrganizationOutbound } from './rules.ts';
 import { routeAlert, type Routing } from './routing.ts';
+
+type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
+
+/** What announcing and routing read of an alert event, as the pipeline passes it (domain/alerts/event.ts has more). */
+export interface AlertEvent {
+  fingerprint: string;
+  source: string;
+  title: string;
+  service?: string;
+  severity: AlertSeverity;
+  summary?: string;
+  labels: Record<string, string>;
+  url?: string;
+  started_at?: string;
+}
 
 type Detail = Record<string, unknown>;
 

@@ -9,7 +9,9 @@
  * the alert is only recorded for (`pages: false`), and the severity (the first matched `severity_override`).
  * Pure: the routes are read once per delivery (rules.ts) and their regular expressions compiled once.
  */
-import type { AlertSeverity } from '../webhooks/sources/types.ts';
+import type { ALERT_SEVERITIES } from '../resources/alert_routes.ts';
+
+type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
 
 interface Matcher {
   field: 'source' | 'service' | 'severity' | 'title' | 'label';

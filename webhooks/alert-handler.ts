@@ -10,7 +10,7 @@
 import type { WebhookAnswer, WebhookHandler } from './handlers.ts';
 import type { SnsHttp } from './sns-trust.ts';
 import { snsTopic, type SnsTopic } from './sns-topic.ts';
-import type { Parser } from './sources/types.ts';
+import type { Parser } from './sources/parser.ts';
 import { ingestAlerts } from '../domain/alerts/pipeline.ts';
 import type { EventResult } from '../domain/alerts/outcomes.ts';
 

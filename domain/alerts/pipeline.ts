@@ -32,7 +32,7 @@ import type { Organization } from '../../engine/auth/caller.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/operations/types.ts';
 import { selectRows } from '../../engine/persistence/sql.ts';
-import type { AlertEvent } from '../../webhooks/sources/types.ts';
+import type { AlertEvent } from './event.ts';
 import { enqueueInvestigation } from '../ai/investigations.ts';
 import { AlertAnnouncer } from '../../outbound/alerts.ts';
 import { outboundQuery } from '../../outbound/rules.ts';

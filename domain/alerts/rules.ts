@@ -3,7 +3,7 @@
  * which way an event goes, mutes, the re-fire cooldown, storms, whether an investigation may start, whether an
  * incident opens or closes. No SQL and no clock reads: pipeline.ts gathers the facts (store.ts) and acts.
  */
-import type { AlertEvent, AlertSeverity } from '../../webhooks/sources/types.ts';
+import type { AlertEvent, AlertSeverity } from './event.ts';
 import type { Mute } from './policy.ts';
 import type { Settings } from '../organization/settings.ts';
 

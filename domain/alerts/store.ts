@@ -4,7 +4,7 @@
  */
 import { prepared } from '../../engine/persistence/sql.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
-import type { AlertEvent, AlertSeverity } from '../../webhooks/sources/types.ts';
+import type { AlertEvent, AlertSeverity } from './event.ts';
 import type { Effect } from './outcomes.ts';
 import { monthSpend } from '../ai/spend.ts';
 import type { AlertStatus, StormWindow } from './rules.ts';

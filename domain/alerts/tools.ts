@@ -9,7 +9,7 @@ import { readStore } from '../../engine/operations/context.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
-import { ALL_ALERT_SOURCES as ALERT_SOURCES } from '../../webhooks/sources/types.ts';
+import { ALL_ALERT_SOURCES as ALERT_SOURCES } from './event.ts';
 import { EFFECT_KINDS } from './outcomes.ts';
 import { literals, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 

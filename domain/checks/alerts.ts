@@ -4,7 +4,7 @@
  * failing run re-sends the firing event (the pipeline counts it as a repeat and refreshes the details, as it does
  * for any product that re-sends), and the first passing run after a fire resolves it.
  */
-import type { AlertEvent, AlertSeverity } from '../../webhooks/sources/types.ts';
+import type { AlertEvent, AlertSeverity } from '../alerts/event.ts';
 
 export interface Streak {
   failures: number;

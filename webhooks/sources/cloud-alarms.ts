@@ -28,7 +28,8 @@
 import { field, isoTime, isRecord, record, str, text, type Json } from '../../engine/payload.ts';
 import { alerts, event, fingerprint, id, Labels, safe, severityFromWord, unreadable } from './common.ts';
 import { throughSns } from './sns.ts';
-import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
+import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
+import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
 import { MiB, type WebhookSource } from './source.ts';
 

@@ -37,7 +37,8 @@
 import { field, isoTime, record, str, type Json } from '../../engine/payload.ts';
 import { alerts, event, fingerprint, id, Labels, safe, unreadable } from './common.ts';
 import { throughSns } from './sns.ts';
-import type { AlertSeverity, ParseResult } from './types.ts';
+import type { AlertSeverity } from '../../domain/alerts/event.ts';
+import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
 import { MiB, type WebhookSource } from './source.ts';
 

@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { field, httpUrl, isRecord, isSecretKey, isoTime, record, str, text, type Json } from '../../engine/payload.ts';
-import type { AlertEvent, AlertSeverity, AlertSource, ParseResult, Parser } from './types.ts';
+import type { AlertEvent, AlertSeverity, AlertSource } from '../../domain/alerts/event.ts';
+import type { ParseResult, Parser } from './parser.ts';
 
 export const MAX_TITLE = 300;
 export const MAX_SUMMARY = 4_000;

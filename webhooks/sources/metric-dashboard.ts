@@ -38,7 +38,8 @@ import {
   severityFromWord,
   unreadable,
 } from './common.ts';
-import type { AlertEvent, AlertSeverity, ParseResult } from './types.ts';
+import type { AlertEvent, AlertSeverity } from '../../domain/alerts/event.ts';
+import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
 import { signedWith } from '../signing.ts';
 import { MiB, type WebhookSource } from './source.ts';

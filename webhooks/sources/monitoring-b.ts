@@ -26,7 +26,8 @@
  */
 import { field, isoTime, record, text, type Json } from '../../engine/payload.ts';
 import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './common.ts';
-import type { AlertSeverity, AlertStatus, ParseResult } from './types.ts';
+import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
+import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
 import { signedWith } from '../signing.ts';
 import { MiB, type WebhookSource } from './source.ts';

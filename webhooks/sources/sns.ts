@@ -13,7 +13,7 @@
  */
 import { field, isRecord, str, type Json } from '../../engine/payload.ts';
 import { id, objectBody, unreadable } from './common.ts';
-import type { ParseResult } from './types.ts';
+import type { ParseResult } from './parser.ts';
 
 /** SNS messages are at most 256 KiB. */
 const MAX_MESSAGE = 262_144;

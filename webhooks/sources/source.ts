@@ -7,7 +7,7 @@ import type { WebhookHandler } from '../handlers.ts';
 import type { Signing } from '../signing.ts';
 import type { SnsTopic } from '../sns-topic.ts';
 import type { SnsHttp } from '../sns-trust.ts';
-import type { Parser } from './types.ts';
+import type { Parser } from './parser.ts';
 
 /** What the handlers may be given when the routes are built (tests inject SNS's HTTP). */
 export interface SourceOptions {

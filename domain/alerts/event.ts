@@ -1,5 +1,6 @@
 /**
- * The normalized alert event every alert source parser produces, and what a parser answers.
+ * The normalized alert event every alert source parser produces (webhooks/sources/) and the checks raise
+ * (domain/checks), and the pipeline ingests.
  *
  * One schema, one type: `AlertEvent` is `Static<typeof AlertEventSchema>`, so the pipeline, the tests and any
  * validation read the same definition. Severities are the ones alert routes match on (resources/alert_routes.ts).
@@ -49,16 +50,3 @@ export const AlertEventSchema = Type.Object(
 export type AlertEvent = Static<typeof AlertEventSchema>;
 export type AlertStatus = AlertEvent['status'];
 export type AlertSeverity = AlertEvent['severity'];
-
-export type ParseResult =
-  | { kind: 'alerts'; events: AlertEvent[] }
-  | {
-      kind: 'subscription';
-      type: 'SubscriptionConfirmation' | 'UnsubscribeConfirmation';
-      subscribeUrl?: string;
-      topicArn?: string;
-      messageId: string;
-    }
-  | { kind: 'unreadable'; reason: string };
-
-export type Parser = (body: unknown) => ParseResult;
