@@ -62,7 +62,8 @@ function readAlert(raw: unknown, index: number, groupStatus: string | undefined)
   if (!isRecord(raw)) return `${at} is not an object`;
   const status = str(raw, 'status') ?? groupStatus;
   if (status !== 'firing' && status !== 'resolved') {
-    return `${at}.status must be "firing" or "resolved" (got ${status === undefined ? 'nothing' : JSON.stringify(status.slice(0, 40))})`;
+    // the value sent is not repeated: it is the sender's text, and the log and the answer are ours
+    return `${at}.status must be "firing" or "resolved"${status === undefined ? ' and is missing' : ''}`;
   }
   const labelsObj = record(raw, 'labels');
   const annotations = record(raw, 'annotations') ?? {};

@@ -126,7 +126,10 @@ t.test('secrets stay out of titles, summaries, labels and links', async (t) => {
 t.test('payloads that are not alerts are unreadable, with the reason', async (t) => {
   t.match(reasonOf(t, parse({ receiver: 'x', status: 'firing' })), /alerts is missing/);
   t.match(reasonOf(t, parse({ alerts: 'nope' })), /alerts is missing/);
-  t.match(reasonOf(t, parse({ alerts: [{ labels: { alertname: 'x' } }] })), /alerts\[0\]\.status must be "firing" or "resolved"/);
+  t.match(reasonOf(t, parse({ alerts: [{ labels: { alertname: 'x' } }] })), /alerts\[0\]\.status must be "firing" or "resolved" and is missing/);
+  const odd = reasonOf(t, parse({ alerts: [{ status: 'pending-secret-value', labels: { alertname: 'x' } }] }));
+  t.match(odd, /alerts\[0\]\.status must be "firing" or "resolved"$/);
+  t.notMatch(odd, /pending-secret-value/, 'the value sent is not repeated');
   t.match(reasonOf(t, parse({ alerts: [{ status: 'pending', labels: {} }] })), /alerts\[0\]\.status/);
   t.match(reasonOf(t, parse({ status: 'firing', alerts: [{ labels: { alertname: 'a' } }, 7] })), /alerts\[1\] is not an object/);
   t.match(reasonOf(t, parse({ status: 'firing', alerts: [{ annotations: {} }] })), /neither labels nor a fingerprint/);
