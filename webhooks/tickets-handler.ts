@@ -1,5 +1,5 @@
 /**
- * The `tickets` webhook: the ops board's three endpoints, mapped to cards.ts.
+ * The `tickets` webhook: the ops board's three endpoints, mapped to the board's operations (domain/board/cards.ts).
  *
  *   POST /webhooks/tickets/<token>                          open a card       201 { id, key, url, dedup_key, duplicate: false }
  *   POST /webhooks/tickets/<token>/<card-id-or-key>         update a card     200 { id, key, status, url }
