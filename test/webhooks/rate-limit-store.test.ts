@@ -123,7 +123,10 @@ t.test('Redis going away mid-run: the insurance limiter limits, no 500; back, co
   const vigil = await startVigil({ log, webhooks: { rateLimit: LIMIT, rateLimitStore: 'redis', redisUrl: relay.url } });
   const [a, b] = [await vigil.organization(), await vigil.organization()];
   const keyOf = (org: { id: string }) => `vigil_webhooks:${org.id}:deployments`;
-  // a started instance counts its first request in Redis already (it waits for the first connection attempt)
+  // a started instance counts its first request in Redis already (it waits for the first connection attempt, up to
+  // its connect timeout); on a busy machine the connection itself may take longer, so wait for both limiters'
+  // (webhooks and API) connections to reach the relay first
+  await waitFor(() => relay.open() >= 2, 'both limiters to connect to Redis', 20_000);
   t.same(await deployMany(vigil, a.webhookToken, 2), [200, 200]);
   t.equal(await redis!.get(keyOf(a)), '2', 'each request is counted in Redis');
 
