@@ -91,7 +91,7 @@ export function renderDocs(document: Json): string {
   })();
 
   function operation(method: string, path: string, pathItem: Json, op: Json): string {
-    const scopes = ((op.security ?? document.security ?? []) as Json[]).flatMap((req) => Object.values(req).flat() as string[]);
+    const scopes = (op['x-vigil-scopes'] ?? []) as string[];
     const meta = [
       op['x-vigil-role'] ? `role: ${code(op['x-vigil-role'])}` : '',
       op['x-vigil-feature'] ? `feature: ${code(op['x-vigil-feature'])}` : 'no feature beyond the endpoint',

@@ -29,7 +29,11 @@ const plansOf = (feature: Feature) => `${list(FEATURES[feature].plans)} plan${FE
 /** The scopes whose role reaches `role`: each one alone is enough. */
 const scopesFor = (role: Role) => REST_SCOPES.filter(([, s]) => roleAtLeast(s.role, role)).map(([scope]) => scope);
 
-/** The plan and role facts of an operation, as extensions and as the sentence its description ends with. */
+/**
+ * The plan and role facts of an operation, as extensions and as the sentence its description ends with. The key
+ * scopes that reach it are an extension too: the scheme is http bearer, which has no OAuth scopes to list, so every
+ * authenticated operation takes the document's `security` and says its scopes in `x-vigil-scopes`.
+ */
 function access(role: Role, feature: Feature | undefined): Json {
   const { label } = FEATURES[feature ?? 'config_api'];
   const needs = feature
@@ -37,8 +41,8 @@ function access(role: Role, feature: Feature | undefined): Json {
     : `Needs no feature beyond ${label} (${plansOf('config_api')})`;
   const scopes = scopesFor(role);
   return {
-    security: scopes.map((scope) => ({ [SCHEME]: [scope] })),
     'x-vigil-role': role,
+    'x-vigil-scopes': scopes,
     ...(feature ? { 'x-vigil-feature': feature } : {}),
     sentence: `${needs}; role: ${role} (a key with ${list(scopes, 'or')}).`,
   };
@@ -246,11 +250,16 @@ function domainPath(operation: DomainOperation): Json {
   return { [`/${rest.path}${rest.param ? `/{${rest.param}}` : ''}`]: { description: `Offers ${rest.method}; any other method answers 405 method_not_allowed with an Allow header.`, [rest.method.toLowerCase()]: operationJson } };
 }
 
+/** The tag of the document and its page, which are no family's. */
+export const REFERENCE_TAG = 'api_reference';
+
 /** The document itself and its readable page: public, no credential. */
 function documentationPaths(): Record<string, Json> {
   const publicOp = (id: string, summary: string, type: string, schema: Json) => ({
     operationId: id,
+    tags: [REFERENCE_TAG],
     summary,
+    description: `${summary} Generated from the resource families and operations this deployment runs, so it describes this version exactly.`,
     security: [],
     responses: { 200: { description: summary, content: { [type]: { schema } } } },
   });
@@ -297,9 +306,16 @@ export function openApiDocument(registry: Registry, domainOperations: readonly D
   const responses = sharedResponses();
   withRateLimit(paths, responses);
   Object.assign(paths, documentationPaths());
+  tags.push({ name: REFERENCE_TAG, description: 'This reference, as an OpenAPI document and as a readable page.' });
   return {
     openapi: '3.1.0',
-    info: { title: 'Vigil configuration API', version: OPENAPI_VERSION, description: introduction() },
+    info: {
+      title: 'Vigil configuration API',
+      version: OPENAPI_VERSION,
+      description: introduction(),
+      // a self-hosted service: whoever runs the deployment answers for it, at its own address
+      contact: { name: 'The operator of this Vigil deployment', url: config.publicUrl },
+    },
     servers: [{ url: `${config.publicUrl}${CONFIG_PREFIX}` }],
     security: [{ [SCHEME]: [] }],
     tags,
@@ -310,7 +326,7 @@ export function openApiDocument(registry: Registry, domainOperations: readonly D
           type: 'http',
           scheme: 'bearer',
           bearerFormat: `${API_KEY_PREFIX}…`,
-          description: `An organization API key (${API_KEY_PREFIX}…), shown once when it is made. ${REST_SCOPES.map(([scope, s]) => `${scope}: acts as ${s.role}`).join('; ')}. Each operation lists the scopes that reach it.`,
+          description: `An organization API key (${API_KEY_PREFIX}…), shown once when it is made. ${REST_SCOPES.map(([scope, s]) => `${scope}: acts as ${s.role}`).join('; ')}. Each operation names the scopes that reach it in \`x-vigil-scopes\` and its description.`,
         },
       },
       schemas,

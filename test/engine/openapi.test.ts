@@ -131,7 +131,7 @@ t.test('no drift: every served route is documented, and nothing else', async (t)
   t.same([...served()].filter((route) => !docs.has(route)), [], 'every served route is documented');
   const extra = [...docs].filter((r) => !served().has(r) && !/^GET \/(openapi\.json|docs)$/.test(r));
   t.same(extra, [], 'the document holds no route the transport does not serve');
-  t.same(doc.tags.map((tag: Json) => tag.name), [...families.map((f) => f.name), ...new Set(domain.map((op) => op.rest!.path))], 'one tag per family and per REST domain path');
+  t.same(doc.tags.map((tag: Json) => tag.name), [...families.map((f) => f.name), ...new Set(domain.map((op) => op.rest!.path)), 'api_reference'], 'one tag per family and per REST domain path, and the reference\'s own');
   for (const d of families) t.equal(doc.tags.find((tag: Json) => tag.name === d.name).description, d.description, `${d.name}: the tag says the descriptor's description`);
 });
 
@@ -243,8 +243,10 @@ t.test('a throwaway family appears with its tag and operations', async (t) => {
   t.equal(create['x-vigil-feature'], 'compliance');
   t.equal(create['x-vigil-role'], 'member');
   t.match(create.description, 'Needs the compliance feature (enterprise plan); role: member');
-  t.same(create.security, [{ api_key: ['api:admin'] }], 'a write needs api:admin');
-  t.same(collection.get.security, [{ api_key: ['api:config_read'] }, { api_key: ['api:admin'] }], 'a read takes either scope');
+  t.same(create['x-vigil-scopes'], ['api:admin'], 'a write needs api:admin');
+  t.same(collection.get['x-vigil-scopes'], ['api:config_read', 'api:admin'], 'a read takes either scope');
+  t.notOk('security' in create, 'the document-wide bearer requirement applies (a bearer scheme has no scopes to list)');
+  t.same(doc.security, [{ api_key: [] }]);
   t.equal(row.delete['x-vigil-role'], 'org_admin');
   t.notOk('x-vigil-feature' in row.delete, 'delete needs no feature');
   t.ok(create.responses['201'].headers.ETag && create.responses['201'].headers.Location, 'create answers ETag and Location');
@@ -296,6 +298,16 @@ t.test('write-only fields are never answered, read-only ones never sent', async 
   t.same(offenders, [], 'no answer schema holds a write-only value, no request schema a read-only one');
 });
 
+t.test('no update body declares a default: defaults belong to create', async (t) => {
+  const defaults: string[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const m of ['put', 'patch']) if (item[m]?.requestBody) walk(deref(item[m].requestBody), (n, at) => 'default' in n && defaults.push(`${m} ${path} ${at}`));
+  }
+  t.same(defaults, [], 'no default anywhere in a PUT or PATCH body');
+  t.equal(doc.components.schemas['teams.create'].properties.member_emails.default?.length, 0, 'the create body keeps its defaults');
+  t.notOk('default' in doc.components.schemas['teams.update'].properties.member_emails, 'the update body has none');
+});
+
 t.test('facts the descriptors declare are said where a reader looks', async (t) => {
   const OPS: Record<OperationName, [string, boolean]> = { list: ['get', false], create: ['post', false], read: ['get', true], update: ['put', true], delete: ['delete', true] };
   const withoutDescription = (schema: unknown) => {
@@ -306,9 +318,13 @@ t.test('facts the descriptors declare are said where a reader looks', async (t) 
   let copied = 0;
   for (const d of families) {
     for (const [field, schema] of Object.entries(d.fields)) {
-      const copies = ['', '.create', '.update'].map((suffix) => doc.components.schemas[`${d.name}${suffix}`]?.properties?.[field]).filter(Boolean);
+      const copies = ['', '.create'].map((suffix) => doc.components.schemas[`${d.name}${suffix}`]?.properties?.[field]).filter(Boolean);
       copied += copies.length;
       for (const copy of copies) if (!isDeepStrictEqual(withoutDescription(copy), withoutDescription(schema))) altered.push(`${d.name}.${field}`);
+      // an update body takes the field without its default: an omitted field keeps its value
+      const update = doc.components.schemas[`${d.name}.update`]?.properties?.[field];
+      const { default: _, ...undefaulted } = withoutDescription(schema);
+      if (update && !isDeepStrictEqual(withoutDescription(update), undefaulted)) altered.push(`${d.name}.${field} (update)`);
     }
   }
   t.ok(copied > 0, 'field schemas are copied into the document');
