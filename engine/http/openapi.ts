@@ -13,6 +13,7 @@ import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
 import { CONFIG_PREFIX } from './config-api.ts';
 import { errorResponse, forbiddenCodes, KEY_RUNNING, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas, withRateLimit } from './openapi-responses.ts';
+import { familyExamples } from './openapi-examples.ts';
 import { copy, familySchemas, type Json } from './openapi-schemas.ts';
 
 export const OPENAPI_VERSION = '1.0.0';
@@ -70,7 +71,11 @@ const single = (row: Json, notices: boolean): Json => ({
   },
 });
 
-const jsonBody = (schema: Json, description: string, headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });
+const jsonBody = (schema: Json, description: string, headers?: Json, examples?: Json): Json => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema, ...(examples ? { examples } : {}) } },
+});
 
 /** The operations REST serves for one family, keyed by path and method (the route table of config-api.ts). */
 function familyPaths(d: FamilyDescriptor): Record<string, Json> {
@@ -86,7 +91,8 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
   const keyWords = d.naturalKey ? `natural key: ${list(d.naturalKey)}${d.naturalKeyWhile ? `, ${d.naturalKeyWhile.description}` : ''}` : '';
   const conflict = (why: string) => errorResponse(['conflict'], row, why);
   const forbidden = (write: boolean) => errorResponse(forbiddenCodes(write, write && Boolean(d.userTokenFields?.length)));
-  const body = (suffix: string) => ({ required: true, content: { 'application/json': { schema: ref('schemas', `${d.name}${suffix}`) } } });
+  const examples = familyExamples(d);
+  const body = (suffix: string, bodyExamples?: Json) => ({ required: true, content: { 'application/json': { schema: ref('schemas', `${d.name}${suffix}`), ...(bodyExamples ? { examples: bodyExamples } : {}) } } });
   const writeErrors = { 400: ref('responses', 'bad_request'), 401: ref('responses', 'unauthorized'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type'), 422: ref('responses', 'validation_failed') };
   const op = (name: OperationName, summary: string, what: string[], rest: Json) =>
     operationObject({ id: `${name}_${d.name}`, tag: d.name, summary, what, role: role(name), feature: d.features?.[name] }, rest);
@@ -128,9 +134,9 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
       d.positioned ? 'The new row is appended last in the public order.' : '',
     ].filter(Boolean), {
       parameters: [ref('parameters', 'IdempotencyKey')],
-      requestBody: body('.create'),
+      requestBody: body('.create', examples.create?.requests),
       responses: {
-        201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location'), ...replayed }),
+        201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location'), ...replayed }, examples.create?.answer),
         ...writeErrors,
         403: forbidden(true),
         409: keyed ? conflict(`A row with the same ${keyWords} exists already; it is in \`data\`. Or: ${KEY_RUNNING}`) : errorResponse(['conflict'], undefined, KEY_RUNNING),
@@ -143,7 +149,7 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
       'The ETag header identifies the configuration the row holds now.',
     ].filter(Boolean), {
       responses: {
-        200: jsonBody(single(row, false), `The ${d.name} row.`, etag),
+        200: jsonBody(single(row, false), `The ${d.name} row.`, etag, examples.read),
         401: ref('responses', 'unauthorized'),
         403: forbidden(false),
         ...(collection ? { 404: ref('responses', 'not_found') } : {}),
@@ -159,9 +165,9 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
       'With `If-Match`, a row that changed since answers 412 with the current row and nothing is written.',
     ].filter(Boolean), {
       parameters: [ref('parameters', 'IfMatch')],
-      requestBody: body('.update'),
+      requestBody: body('.update', examples.update?.request),
       responses: {
-        200: jsonBody(single(row, notices), `The ${d.name} row as stored now.`, etag),
+        200: jsonBody(single(row, notices), `The ${d.name} row as stored now.`, etag, examples.update?.answer),
         ...writeErrors,
         403: forbidden(true),
         ...(collection && !upsert ? { 404: ref('responses', 'not_found') } : {}),

@@ -359,6 +359,46 @@ t.test('facts the descriptors declare are said where a reader looks', async (t) 
   t.ok(errorCodes.includes('validation_failed') && errorCodes.includes('precondition_failed'), 'the error codes are enumerated');
 });
 
+t.test('every family operation carries examples that match its own schemas, and the page shows them', async (t) => {
+  const check = (schema: Json, value: unknown) => {
+    const validator = Compile(deref(schema));
+    return validator.Check(value) ? [] : [...validator.Errors(value)].map((e) => `${e.instancePath} ${e.message}`);
+  };
+  const OPS: Record<OperationName, [string, boolean, string]> = { list: ['get', false, '200'], create: ['post', false, '201'], read: ['get', true, '200'], update: ['put', true, '200'], delete: ['delete', true, '204'] };
+  const invalid: string[] = [];
+  let checked = 0;
+  for (const d of families) {
+    for (const name of d.operations) {
+      // list answers are left to the pagination work; delete answers 204 with no body
+      if (name === 'list' || name === 'delete') continue;
+      const [method, onRow, status] = OPS[name];
+      const path = `/${d.name}${onRow && d.kind === 'collection' ? '/{id}' : ''}`;
+      const op = doc.paths[path][method];
+      const media: Json[] = [op.requestBody?.content['application/json'], resolve(op.responses[status]).content['application/json']].filter(Boolean);
+      for (const m of media) {
+        const examples = Object.entries<Json>(m.examples ?? {});
+        if (!examples.length) invalid.push(`${method} ${path}: no example`);
+        for (const [key, example] of examples) {
+          checked++;
+          for (const error of check(m.schema, example.value)) invalid.push(`${method} ${path} ${key}: ${error}`);
+        }
+      }
+    }
+  }
+  t.ok(checked > families.length, 'examples are checked');
+  t.same(invalid, [], 'every request and answer example is valid against its schema');
+  // generated from the descriptor: the throwaway family's own bodies, its write-only token never in an answer
+  const create = doc.paths['/widget_openapi_probe'].post;
+  t.same(create.requestBody.content['application/json'].examples.example_1.value, widget.examples.valid[0], 'the create example is the descriptor\'s valid body');
+  const made = create.responses['201'].content['application/json'].examples.created.value.data;
+  t.match(made, { name: 'probe', size: 3, token_set: true }, 'the answer row is built from it');
+  t.notOk('token' in made, 'no write-only value in an answer example');
+  t.same(doc.paths['/widget_openapi_probe/{id}'].put.requestBody.content['application/json'].examples.change.value, widget.examples.update);
+  const page = (await anonymous.get(`${CONFIG}/docs`)).body as string;
+  t.match(page, '&quot;payments and billing on-call&quot;', 'the page shows the teams update example');
+  t.match(page, 'Example: Only the fields to change');
+});
+
 t.test('the reference page names every family and operation', async (t) => {
   const page = (await anonymous.get(`${CONFIG}/docs`)).body as string;
   t.match(page, /^<!doctype html>/);
