@@ -3,7 +3,8 @@
  * the conformance suite creates rows with), so a new family gets them without writing any: each valid body is a
  * create example, the `update` body the update example, and the row an answer shows is built from those bodies,
  * the field defaults, and a plain sample of each read-only field. Placeholders (`$ref:<family>`) become a sample
- * id. Spectral's oas3-valid-media-example and openapi.test.ts check every example against its schema.
+ * id. An action's request is a sample of every field its input takes (descriptors give actions no example
+ * bodies). Spectral's oas3-valid-media-example and openapi.test.ts check every example against its schema.
  */
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { PLANS } from '../plans.ts';
@@ -46,6 +47,12 @@ export function sample(schema: Json): unknown {
   }
 }
 
+/** A body that sets every field the input schema takes: a sample of each, so a reader sees them all. */
+export function sampleBody(schema: Json): Row {
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  return Object.fromEntries(Object.entries(properties).map(([name, field]) => [name, sample(field)]));
+}
+
 /** An example body with its `$ref:<family>` placeholders (the id of a row a test creates first) as a sample id. */
 function withoutPlaceholders(body: Row): Row {
   const one = (value: unknown) => (typeof value === 'string' && value.startsWith('$ref:') ? SAMPLE_REFERENCE : value);
@@ -74,6 +81,8 @@ export interface FamilyExamples {
   create?: { requests: Record<string, Json>; answer: Json };
   update?: { request: Record<string, Json>; answer: Json };
   read?: Json;
+  /** the answer of an action: the row as it reads */
+  row: Json;
 }
 
 export function familyExamples(d: FamilyDescriptor): FamilyExamples {
@@ -82,7 +91,8 @@ export function familyExamples(d: FamilyDescriptor): FamilyExamples {
   const first = valid[0] ?? {};
   // the row the update example changes: the first created one, or (a singleton, an upsert) the update alone
   const updated = update ? rowFrom(d, { ...first, ...update }) : undefined;
-  const out: FamilyExamples = {};
+  const row = answer(valid.length ? rowFrom(d, first) : updated ?? rowFrom(d, {}));
+  const out: FamilyExamples = { row: { row: one('The row as stored now', row) } };
   if (d.operations.includes('create') && valid.length) {
     out.create = {
       requests: Object.fromEntries(valid.map((body, i) => [`example_${i + 1}`, one(i ? 'Another row' : 'A new row', body)])),
@@ -93,7 +103,7 @@ export function familyExamples(d: FamilyDescriptor): FamilyExamples {
     out.update = { request: { change: one('Only the fields to change', update) }, answer: { updated: one('The row as stored after the change', answer(updated)) } };
   }
   if (d.operations.includes('read')) {
-    out.read = { row: one('A row', answer(valid.length ? rowFrom(d, first) : updated ?? rowFrom(d, {}))) };
+    out.read = { row: one('A row', row) };
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
 import { CONFIG_PREFIX } from './config-api.ts';
 import { errorResponse, forbiddenCodes, KEY_RUNNING, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas, withRateLimit } from './openapi-responses.ts';
-import { familyExamples } from './openapi-examples.ts';
+import { familyExamples, sampleBody } from './openapi-examples.ts';
 import { copy, familySchemas, type Json } from './openapi-schemas.ts';
 
 export const OPENAPI_VERSION = '1.0.0';
@@ -206,9 +206,9 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
     paths[`/${d.name}/{id}/${name}`] = {
       post: operationObject({ id: name, tag: d.name, summary: name, what, role: action.role, feature: action.feature ?? d.features?.update }, {
         parameters: [idParam, ref('parameters', 'IfMatch'), ref('parameters', 'IdempotencyKey')],
-        requestBody: { required: true, content: { 'application/json': { schema: copy(action.input) } } },
+        requestBody: { required: true, content: { 'application/json': { schema: copy(action.input), examples: { request: { summary: 'A request', value: sampleBody(action.input as unknown as Json) } } } } },
         responses: {
-          200: jsonBody(single(row, false), `The ${d.name} row as stored now.`, { ...etag, ...replayed }), ...writeErrors, 403: forbidden(true), 404: ref('responses', 'not_found'),
+          200: jsonBody(single(row, false), `The ${d.name} row as stored now.`, { ...etag, ...replayed }, examples.row), ...writeErrors, 403: forbidden(true), 404: ref('responses', 'not_found'),
           409: errorResponse(['conflict'], undefined, `The row is archived, or: ${KEY_RUNNING}`), 412: errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
         },
       }),
