@@ -18,6 +18,13 @@ function prose(text: unknown): string {
   return escapeHtml(String(text ?? '')).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
+/** A media type's examples (`examples` by name, or a lone `example`) as preformatted JSON, each under its summary. */
+function examplesHtml(media: Json | undefined): string {
+  const named = Object.values((media?.examples ?? {}) as Record<string, Json>);
+  const all = named.length ? named : media && 'example' in media ? [{ value: media.example }] : [];
+  return all.map((e) => `<p class="example">Example${e.summary ? `: ${prose(e.summary)}` : ''}</p><pre><code>${escapeHtml(JSON.stringify(e.value, null, 2))}</code></pre>`).join('');
+}
+
 const code = (text: unknown) => `<code>${escapeHtml(typeof text === 'string' ? text : JSON.stringify(text))}</code>`;
 
 export function renderDocs(document: Json): string {
@@ -91,7 +98,7 @@ export function renderDocs(document: Json): string {
   })();
 
   function operation(method: string, path: string, pathItem: Json, op: Json): string {
-    const scopes = ((op.security ?? document.security ?? []) as Json[]).flatMap((req) => Object.values(req).flat() as string[]);
+    const scopes = (op['x-vigil-scopes'] ?? []) as string[];
     const meta = [
       op['x-vigil-role'] ? `role: ${code(op['x-vigil-role'])}` : '',
       op['x-vigil-feature'] ? `feature: ${code(op['x-vigil-feature'])}` : 'no feature beyond the endpoint',
@@ -117,12 +124,13 @@ export function renderDocs(document: Json): string {
     const bodySchema = (body.content as Json | undefined)?.['application/json'] as Json | undefined;
     if (bodySchema?.schema) {
       const schema = resolve(bodySchema.schema);
-      parts.push(`<h4>Body</h4>${schema.description ? `<p>${prose(schema.description)}</p>` : ''}${fieldsTable(schema, (schema.required ?? []) as string[], 'required')}`);
+      parts.push(`<h4>Body</h4>${schema.description ? `<p>${prose(schema.description)}</p>` : ''}${fieldsTable(schema, (schema.required ?? []) as string[], 'required')}${examplesHtml(bodySchema)}`);
     }
     const answers = Object.entries((op.responses ?? {}) as Record<string, Json>).map(([status, raw]) => {
       const r = resolve(raw);
       const headers = Object.keys((r.headers ?? {}) as Json);
-      return `<li><strong>${escapeHtml(status)}</strong> ${prose(r.description)}${headers.length ? ` <span class="headers">headers: ${headers.map(code).join(', ')}</span>` : ''}</li>`;
+      const media = (r.content as Json | undefined)?.['application/json'] as Json | undefined;
+      return `<li><strong>${escapeHtml(status)}</strong> ${prose(r.description)}${headers.length ? ` <span class="headers">headers: ${headers.map(code).join(', ')}</span>` : ''}${examplesHtml(media)}</li>`;
     });
     parts.push(`<h4>Answers</h4><ul class="answers">${answers.join('')}</ul></article>`);
     return parts.join('\n');
@@ -174,6 +182,7 @@ export function renderDocs(document: Json): string {
 <style>
 body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1rem 2rem;color:#1d1f23}
 code{font:13px ui-monospace,monospace;background:#f1f3f5;padding:0 .2em;border-radius:3px}
+pre{background:#f1f3f5;padding:.5rem;border-radius:3px;overflow-x:auto;max-height:24rem}pre code{padding:0}.example{margin:.4rem 0 0;font-size:14px;color:#4a5360}
 table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:14px}th,td{border:1px solid #d7dbe0;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#f6f7f9}section{border-top:2px solid #d7dbe0;margin-top:2rem}article{margin:1.5rem 0 1.5rem 1rem}
 .method{display:inline-block;min-width:4.2em;font:bold 13px ui-monospace,monospace;color:#fff;background:#56606b;padding:.1em .4em;border-radius:3px;text-align:center}

@@ -4,7 +4,9 @@
  * fields minus create-only ones, plus `move` where rows keep an order). TypeBox schemas are JSON Schema
  * already, so they are copied, never translated: `readOnly`, `writeOnly`, `default`, limits and custom
  * `x-` keywords (such as `x-format-description`) all stay as the descriptor wrote them. Only `description`
- * is completed with the facts the descriptor declares elsewhere (rules, references, create-only, …).
+ * is completed with the facts the descriptor declares elsewhere (rules, references, create-only, …), and an
+ * update body drops `default`: an omitted field keeps its value, and generated clients (openapi-typescript)
+ * make a field with a default required, so a typed partial update could not be written.
  */
 import type { FamilyDescriptor } from '../descriptor.ts';
 import { isWriteOnly, planFields, unwrapNullable } from '../fields.ts';
@@ -51,6 +53,12 @@ function property(d: FamilyDescriptor, name: string): Json {
   return schema;
 }
 
+/** The field as an update body takes it: defaults belong to create (descriptors set them on whole fields; openapi.test.ts checks none is left nested). */
+function updateProperty(d: FamilyDescriptor, name: string): Json {
+  const { default: _, ...schema } = property(d, name);
+  return schema;
+}
+
 function object(properties: Record<string, Json>, required: readonly string[], options: Json): Json {
   return { type: 'object', ...options, ...(required.length ? { required: [...required] } : {}), properties };
 }
@@ -82,7 +90,7 @@ export function familySchemas(d: FamilyDescriptor): FamilySchemas {
   }
   if (d.operations.includes('update')) {
     const fields = writable.filter((n) => !d.createOnly?.includes(n));
-    const properties: Record<string, Json> = Object.fromEntries(fields.map((n) => [n, property(d, n)]));
+    const properties: Record<string, Json> = Object.fromEntries(fields.map((n) => [n, updateProperty(d, n)]));
     if (d.positioned) properties.move = copy(MOVE_INPUT) as unknown as Json;
     schemas.update = object(properties, [], {
       ...closed,

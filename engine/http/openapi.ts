@@ -13,6 +13,7 @@ import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
 import { CONFIG_PREFIX } from './config-api.ts';
 import { errorResponse, forbiddenCodes, KEY_RUNNING, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas, withRateLimit } from './openapi-responses.ts';
+import { familyExamples, sampleBody } from './openapi-examples.ts';
 import { copy, familySchemas, type Json } from './openapi-schemas.ts';
 
 export const OPENAPI_VERSION = '1.0.0';
@@ -29,7 +30,11 @@ const plansOf = (feature: Feature) => `${list(FEATURES[feature].plans)} plan${FE
 /** The scopes whose role reaches `role`: each one alone is enough. */
 const scopesFor = (role: Role) => REST_SCOPES.filter(([, s]) => roleAtLeast(s.role, role)).map(([scope]) => scope);
 
-/** The plan and role facts of an operation, as extensions and as the sentence its description ends with. */
+/**
+ * The plan and role facts of an operation, as extensions and as the sentence its description ends with. The key
+ * scopes that reach it are an extension too: the scheme is http bearer, which has no OAuth scopes to list, so every
+ * authenticated operation takes the document's `security` and says its scopes in `x-vigil-scopes`.
+ */
 function access(role: Role, feature: Feature | undefined): Json {
   const { label } = FEATURES[feature ?? 'config_api'];
   const needs = feature
@@ -37,8 +42,8 @@ function access(role: Role, feature: Feature | undefined): Json {
     : `Needs no feature beyond ${label} (${plansOf('config_api')})`;
   const scopes = scopesFor(role);
   return {
-    security: scopes.map((scope) => ({ [SCHEME]: [scope] })),
     'x-vigil-role': role,
+    'x-vigil-scopes': scopes,
     ...(feature ? { 'x-vigil-feature': feature } : {}),
     sentence: `${needs}; role: ${role} (a key with ${list(scopes, 'or')}).`,
   };
@@ -66,7 +71,11 @@ const single = (row: Json, notices: boolean): Json => ({
   },
 });
 
-const jsonBody = (schema: Json, description: string, headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });
+const jsonBody = (schema: Json, description: string, headers?: Json, examples?: Json): Json => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema, ...(examples ? { examples } : {}) } },
+});
 
 /** The operations REST serves for one family, keyed by path and method (the route table of config-api.ts). */
 function familyPaths(d: FamilyDescriptor): Record<string, Json> {
@@ -82,7 +91,8 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
   const keyWords = d.naturalKey ? `natural key: ${list(d.naturalKey)}${d.naturalKeyWhile ? `, ${d.naturalKeyWhile.description}` : ''}` : '';
   const conflict = (why: string) => errorResponse(['conflict'], row, why);
   const forbidden = (write: boolean) => errorResponse(forbiddenCodes(write, write && Boolean(d.userTokenFields?.length)));
-  const body = (suffix: string) => ({ required: true, content: { 'application/json': { schema: ref('schemas', `${d.name}${suffix}`) } } });
+  const examples = familyExamples(d);
+  const body = (suffix: string, bodyExamples?: Json) => ({ required: true, content: { 'application/json': { schema: ref('schemas', `${d.name}${suffix}`), ...(bodyExamples ? { examples: bodyExamples } : {}) } } });
   const writeErrors = { 400: ref('responses', 'bad_request'), 401: ref('responses', 'unauthorized'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type'), 422: ref('responses', 'validation_failed') };
   const op = (name: OperationName, summary: string, what: string[], rest: Json) =>
     operationObject({ id: `${name}_${d.name}`, tag: d.name, summary, what, role: role(name), feature: d.features?.[name] }, rest);
@@ -124,9 +134,9 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
       d.positioned ? 'The new row is appended last in the public order.' : '',
     ].filter(Boolean), {
       parameters: [ref('parameters', 'IdempotencyKey')],
-      requestBody: body('.create'),
+      requestBody: body('.create', examples.create?.requests),
       responses: {
-        201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location'), ...replayed }),
+        201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location'), ...replayed }, examples.create?.answer),
         ...writeErrors,
         403: forbidden(true),
         409: keyed ? conflict(`A row with the same ${keyWords} exists already; it is in \`data\`. Or: ${KEY_RUNNING}`) : errorResponse(['conflict'], undefined, KEY_RUNNING),
@@ -139,7 +149,7 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
       'The ETag header identifies the configuration the row holds now.',
     ].filter(Boolean), {
       responses: {
-        200: jsonBody(single(row, false), `The ${d.name} row.`, etag),
+        200: jsonBody(single(row, false), `The ${d.name} row.`, etag, examples.read),
         401: ref('responses', 'unauthorized'),
         403: forbidden(false),
         ...(collection ? { 404: ref('responses', 'not_found') } : {}),
@@ -155,9 +165,9 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
       'With `If-Match`, a row that changed since answers 412 with the current row and nothing is written.',
     ].filter(Boolean), {
       parameters: [ref('parameters', 'IfMatch')],
-      requestBody: body('.update'),
+      requestBody: body('.update', examples.update?.request),
       responses: {
-        200: jsonBody(single(row, notices), `The ${d.name} row as stored now.`, etag),
+        200: jsonBody(single(row, notices), `The ${d.name} row as stored now.`, etag, examples.update?.answer),
         ...writeErrors,
         403: forbidden(true),
         ...(collection && !upsert ? { 404: ref('responses', 'not_found') } : {}),
@@ -196,9 +206,9 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
     paths[`/${d.name}/{id}/${name}`] = {
       post: operationObject({ id: name, tag: d.name, summary: name, what, role: action.role, feature: action.feature ?? d.features?.update }, {
         parameters: [idParam, ref('parameters', 'IfMatch'), ref('parameters', 'IdempotencyKey')],
-        requestBody: { required: true, content: { 'application/json': { schema: copy(action.input) } } },
+        requestBody: { required: true, content: { 'application/json': { schema: copy(action.input), examples: { request: { summary: 'A request', value: sampleBody(action.input as unknown as Json) } } } } },
         responses: {
-          200: jsonBody(single(row, false), `The ${d.name} row as stored now.`, { ...etag, ...replayed }), ...writeErrors, 403: forbidden(true), 404: ref('responses', 'not_found'),
+          200: jsonBody(single(row, false), `The ${d.name} row as stored now.`, { ...etag, ...replayed }, examples.row), ...writeErrors, 403: forbidden(true), 404: ref('responses', 'not_found'),
           409: errorResponse(['conflict'], undefined, `The row is archived, or: ${KEY_RUNNING}`), 412: errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
         },
       }),
@@ -246,11 +256,16 @@ function domainPath(operation: DomainOperation): Json {
   return { [`/${rest.path}${rest.param ? `/{${rest.param}}` : ''}`]: { description: `Offers ${rest.method}; any other method answers 405 method_not_allowed with an Allow header.`, [rest.method.toLowerCase()]: operationJson } };
 }
 
+/** The tag of the document and its page, which are no family's. */
+export const REFERENCE_TAG = 'api_reference';
+
 /** The document itself and its readable page: public, no credential. */
 function documentationPaths(): Record<string, Json> {
   const publicOp = (id: string, summary: string, type: string, schema: Json) => ({
     operationId: id,
+    tags: [REFERENCE_TAG],
     summary,
+    description: `${summary} Generated from the resource families and operations this deployment runs, so it describes this version exactly.`,
     security: [],
     responses: { 200: { description: summary, content: { [type]: { schema } } } },
   });
@@ -297,9 +312,16 @@ export function openApiDocument(registry: Registry, domainOperations: readonly D
   const responses = sharedResponses();
   withRateLimit(paths, responses);
   Object.assign(paths, documentationPaths());
+  tags.push({ name: REFERENCE_TAG, description: 'This reference, as an OpenAPI document and as a readable page.' });
   return {
     openapi: '3.1.0',
-    info: { title: 'Vigil configuration API', version: OPENAPI_VERSION, description: introduction() },
+    info: {
+      title: 'Vigil configuration API',
+      version: OPENAPI_VERSION,
+      description: introduction(),
+      // a self-hosted service: whoever runs the deployment answers for it, at its own address
+      contact: { name: 'The operator of this Vigil deployment', url: config.publicUrl },
+    },
     servers: [{ url: `${config.publicUrl}${CONFIG_PREFIX}` }],
     security: [{ [SCHEME]: [] }],
     tags,
@@ -310,7 +332,7 @@ export function openApiDocument(registry: Registry, domainOperations: readonly D
           type: 'http',
           scheme: 'bearer',
           bearerFormat: `${API_KEY_PREFIX}…`,
-          description: `An organization API key (${API_KEY_PREFIX}…), shown once when it is made. ${REST_SCOPES.map(([scope, s]) => `${scope}: acts as ${s.role}`).join('; ')}. Each operation lists the scopes that reach it.`,
+          description: `An organization API key (${API_KEY_PREFIX}…), shown once when it is made. ${REST_SCOPES.map(([scope, s]) => `${scope}: acts as ${s.role}`).join('; ')}. Each operation names the scopes that reach it in \`x-vigil-scopes\` and its description.`,
         },
       },
       schemas,

@@ -131,7 +131,7 @@ t.test('no drift: every served route is documented, and nothing else', async (t)
   t.same([...served()].filter((route) => !docs.has(route)), [], 'every served route is documented');
   const extra = [...docs].filter((r) => !served().has(r) && !/^GET \/(openapi\.json|docs)$/.test(r));
   t.same(extra, [], 'the document holds no route the transport does not serve');
-  t.same(doc.tags.map((tag: Json) => tag.name), [...families.map((f) => f.name), ...new Set(domain.map((op) => op.rest!.path))], 'one tag per family and per REST domain path');
+  t.same(doc.tags.map((tag: Json) => tag.name), [...families.map((f) => f.name), ...new Set(domain.map((op) => op.rest!.path)), 'api_reference'], 'one tag per family and per REST domain path, and the reference\'s own');
   for (const d of families) t.equal(doc.tags.find((tag: Json) => tag.name === d.name).description, d.description, `${d.name}: the tag says the descriptor's description`);
 });
 
@@ -243,8 +243,10 @@ t.test('a throwaway family appears with its tag and operations', async (t) => {
   t.equal(create['x-vigil-feature'], 'compliance');
   t.equal(create['x-vigil-role'], 'member');
   t.match(create.description, 'Needs the compliance feature (enterprise plan); role: member');
-  t.same(create.security, [{ api_key: ['api:admin'] }], 'a write needs api:admin');
-  t.same(collection.get.security, [{ api_key: ['api:config_read'] }, { api_key: ['api:admin'] }], 'a read takes either scope');
+  t.same(create['x-vigil-scopes'], ['api:admin'], 'a write needs api:admin');
+  t.same(collection.get['x-vigil-scopes'], ['api:config_read', 'api:admin'], 'a read takes either scope');
+  t.notOk('security' in create, 'the document-wide bearer requirement applies (a bearer scheme has no scopes to list)');
+  t.same(doc.security, [{ api_key: [] }]);
   t.equal(row.delete['x-vigil-role'], 'org_admin');
   t.notOk('x-vigil-feature' in row.delete, 'delete needs no feature');
   t.ok(create.responses['201'].headers.ETag && create.responses['201'].headers.Location, 'create answers ETag and Location');
@@ -296,6 +298,16 @@ t.test('write-only fields are never answered, read-only ones never sent', async 
   t.same(offenders, [], 'no answer schema holds a write-only value, no request schema a read-only one');
 });
 
+t.test('no update body declares a default: defaults belong to create', async (t) => {
+  const defaults: string[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const m of ['put', 'patch']) if (item[m]?.requestBody) walk(deref(item[m].requestBody), (n, at) => 'default' in n && defaults.push(`${m} ${path} ${at}`));
+  }
+  t.same(defaults, [], 'no default anywhere in a PUT or PATCH body');
+  t.equal(doc.components.schemas['teams.create'].properties.member_emails.default?.length, 0, 'the create body keeps its defaults');
+  t.notOk('default' in doc.components.schemas['teams.update'].properties.member_emails, 'the update body has none');
+});
+
 t.test('facts the descriptors declare are said where a reader looks', async (t) => {
   const OPS: Record<OperationName, [string, boolean]> = { list: ['get', false], create: ['post', false], read: ['get', true], update: ['put', true], delete: ['delete', true] };
   const withoutDescription = (schema: unknown) => {
@@ -306,9 +318,13 @@ t.test('facts the descriptors declare are said where a reader looks', async (t) 
   let copied = 0;
   for (const d of families) {
     for (const [field, schema] of Object.entries(d.fields)) {
-      const copies = ['', '.create', '.update'].map((suffix) => doc.components.schemas[`${d.name}${suffix}`]?.properties?.[field]).filter(Boolean);
+      const copies = ['', '.create'].map((suffix) => doc.components.schemas[`${d.name}${suffix}`]?.properties?.[field]).filter(Boolean);
       copied += copies.length;
       for (const copy of copies) if (!isDeepStrictEqual(withoutDescription(copy), withoutDescription(schema))) altered.push(`${d.name}.${field}`);
+      // an update body takes the field without its default: an omitted field keeps its value
+      const update = doc.components.schemas[`${d.name}.update`]?.properties?.[field];
+      const { default: _, ...undefaulted } = withoutDescription(schema);
+      if (update && !isDeepStrictEqual(withoutDescription(update), undefaulted)) altered.push(`${d.name}.${field} (update)`);
     }
   }
   t.ok(copied > 0, 'field schemas are copied into the document');
@@ -341,6 +357,48 @@ t.test('facts the descriptors declare are said where a reader looks', async (t) 
   }
   const errorCodes = doc.components.schemas.Error.properties.error.enum;
   t.ok(errorCodes.includes('validation_failed') && errorCodes.includes('precondition_failed'), 'the error codes are enumerated');
+});
+
+t.test('every operation with a body, and every family answer with one, carries examples that match their schemas; the page shows them', async (t) => {
+  const invalid: string[] = [];
+  let checked = 0;
+  const examined = (label: string, media: Json | undefined) => {
+    const examples = Object.entries<Json>(media?.examples ?? {});
+    if (!examples.length) invalid.push(`${label}: no example`);
+    const validator = Compile(deref(media?.schema ?? {}));
+    for (const [key, example] of examples) {
+      checked++;
+      if (!validator.Check(example.value)) invalid.push(...[...validator.Errors(example.value)].map((e) => `${label} ${key}: ${e.instancePath} ${e.message}`));
+    }
+  };
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const method of METHODS) if (item[method]?.requestBody) examined(`${method} ${path} body`, item[method].requestBody.content['application/json']);
+  }
+  // answers: a family's create, read and update, and its actions (list answers are left to the pagination work; delete has no body)
+  const ANSWERS: Partial<Record<OperationName, [string, boolean, string]>> = { create: ['post', false, '201'], read: ['get', true, '200'], update: ['put', true, '200'] };
+  for (const d of families) {
+    for (const name of d.operations) {
+      const [method, onRow, status] = ANSWERS[name] ?? [];
+      if (!method) continue;
+      const path = `/${d.name}${onRow && d.kind === 'collection' ? '/{id}' : ''}`;
+      examined(`${method} ${path} ${status}`, resolve(doc.paths[path][method].responses[status!]).content['application/json']);
+    }
+    for (const [name, action] of Object.entries(d.actions ?? {})) {
+      if (actionTransports(action).includes('rest')) examined(`post /${d.name}/{id}/${name} 200`, doc.paths[`/${d.name}/{id}/${name}`].post.responses['200'].content['application/json']);
+    }
+  }
+  t.ok(checked > families.length, 'examples are checked');
+  t.same(invalid, [], 'every request and answer example is valid against its schema');
+  // generated from the descriptor: the throwaway family's own bodies, its write-only token never in an answer
+  const create = doc.paths['/widget_openapi_probe'].post;
+  t.same(create.requestBody.content['application/json'].examples.example_1.value, widget.examples.valid[0], 'the create example is the descriptor\'s valid body');
+  const made = create.responses['201'].content['application/json'].examples.created.value.data;
+  t.match(made, { name: 'probe', size: 3, token_set: true }, 'the answer row is built from it');
+  t.notOk('token' in made, 'no write-only value in an answer example');
+  t.same(doc.paths['/widget_openapi_probe/{id}'].put.requestBody.content['application/json'].examples.change.value, widget.examples.update);
+  const page = (await anonymous.get(`${CONFIG}/docs`)).body as string;
+  t.match(page, '&quot;payments and billing on-call&quot;', 'the page shows the teams update example');
+  t.match(page, 'Example: Only the fields to change');
 });
 
 t.test('the reference page names every family and operation', async (t) => {
