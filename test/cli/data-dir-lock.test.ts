@@ -4,17 +4,19 @@
  * lock a killed process leaves behind does not block the next start, and a clean stop leaves none.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { COMPILE_CACHE_ENV } from '../helpers/compile-cache.ts';
+import { freshDataDir } from '../helpers/pglite-template.ts';
 import { serveProcess } from '../helpers/serve-process.ts';
 
 const VIGIL = fileURLToPath(new URL('../../bin/vigil.ts', import.meta.url));
 
-const dataDir = mkdtempSync(join(tmpdir(), 'vigil-lock-'));
-t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+// a new cluster, as a first start would make it, without each run of this file paying for its creation
+const { dataDir, drop } = await freshDataDir();
+t.teardown(drop);
 // the embedded database whatever the suite runs on
 const env = { DATABASE_URL: '', DATA_DIR: dataDir };
 const lockFile = join(dataDir, 'vigil.lock');
@@ -22,7 +24,7 @@ const lockFile = join(dataDir, 'vigil.lock');
 /** `vigil serve` expected to refuse: its exit code and stderr; a start that serves instead is stopped and reported. */
 function refusedStart(): Promise<{ code: number | null; stderr: string; served: boolean }> {
   const child = spawn(process.execPath, [VIGIL, 'serve'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env },
+    env: { ...process.env, ...COMPILE_CACHE_ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
