@@ -21,10 +21,12 @@ function parseRateLimit(value: string | null): { r: number; t: number } | null {
 const listMutes = (api: Client) => api.get(`${CONFIG}/alert_mutes`);
 const toolCall = (api: Client) => api.post('/api/mcp', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_alert_mutes', arguments: {} } }, MCP_ACCEPT);
 
+// one service for the tests of the limit: each counts with credentials of its own, and credentials are counted apart
+const limited = await startVigil({ apiRateLimit: LIMIT });
+t.teardown(() => limited.close());
+
 t.test('REST: the fields on every answer, remaining counting down, then 429 with Retry-After', async (t) => {
-  const vigil = await startVigil({ apiRateLimit: LIMIT });
-  t.teardown(() => vigil.close());
-  const api = await (await vigil.organization()).key();
+  const api = await (await limited.organization()).key();
   // a refusal counts like a success: the second request is a 404
   const answers = [await listMutes(api), await api.get(`${CONFIG}/no_such_family`), await listMutes(api)];
   t.same(answers.map((a) => a.status), [200, 404, 200]);
@@ -48,9 +50,7 @@ t.test('REST: the fields on every answer, remaining counting down, then 429 with
 });
 
 t.test('OpenAPI: every authenticated operation documents the 429 and the fields on its answers but the 401', async (t) => {
-  const vigil = await startVigil({ apiRateLimit: LIMIT });
-  t.teardown(() => vigil.close());
-  const doc = (await client(vigil.url).get(`${CONFIG}/openapi.json`)).body;
+  const doc = (await client(limited.url).get(`${CONFIG}/openapi.json`)).body;
   const { headers, responses } = doc.components;
   for (const name of ['RateLimit', 'RateLimit-Policy', 'Retry-After']) t.ok(headers[name]?.description, `${name} is described`);
   t.same(Object.keys(responses.rate_limited.headers).sort(), ['RateLimit', 'RateLimit-Policy', 'Retry-After']);
@@ -74,13 +74,11 @@ t.test('OpenAPI: every authenticated operation documents the 429 and the fields 
 });
 
 t.test('credentials are counted apart; an unauthenticated request counts against no one', async (t) => {
-  const vigil = await startVigil({ apiRateLimit: LIMIT });
-  t.teardown(() => vigil.close());
-  const org = await vigil.organization();
+  const org = await limited.organization();
   const [first, second] = [await org.key(), await org.key()];
-  const stranger = client(vigil.url, 'vk_not_a_key');
-  const stolen = client(vigil.url, first.token.slice(0, -2) + 'xx');
-  for (const who of [stranger, stolen, client(vigil.url)]) {
+  const stranger = client(limited.url, 'vk_not_a_key');
+  const stolen = client(limited.url, first.token.slice(0, -2) + 'xx');
+  for (const who of [stranger, stolen, client(limited.url)]) {
     const answer = await listMutes(who);
     t.equal(answer.status, 401);
     t.equal(answer.headers.get('ratelimit'), null, 'no fields before the credential is known');
@@ -94,9 +92,7 @@ t.test('credentials are counted apart; an unauthenticated request counts against
 });
 
 t.test('MCP: the fields on the answer; a tool call over the limit is a tool error, anything else a 429 at the door', async (t) => {
-  const vigil = await startVigil({ apiRateLimit: LIMIT });
-  t.teardown(() => vigil.close());
-  const org = await vigil.organization();
+  const org = await limited.organization();
   const agent = await org.key(['mcp:admin']);
   const list = await agent.post('/api/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, MCP_ACCEPT);
   t.equal(list.status, 200);
@@ -121,10 +117,10 @@ t.test('MCP: the fields on the answer; a tool call over the limit is a tool erro
   t.ok(Number(door.headers.get('retry-after')) >= 1);
   t.equal(door.headers.get('ratelimit-policy'), POLICY);
   // a personal token of a member of the same organization has its own count, by the token's id
-  const user = await vigil.operator.post('/api/admin/v1/users', { email: 'rate@example.com' });
-  await vigil.operator.put(`/api/admin/v1/organizations/${org.id}/members/${user.body.id}`, { role: 'member' });
-  const made = await vigil.operator.post(`/api/admin/v1/users/${user.body.id}/tokens`, { name: 't', organizations: [org.id], max_role: 'unlimited' });
-  const person = client(vigil.url, made.body.token);
+  const user = await limited.operator.post('/api/admin/v1/users', { email: 'rate@example.com' });
+  await limited.operator.put(`/api/admin/v1/organizations/${org.id}/members/${user.body.id}`, { role: 'member' });
+  const made = await limited.operator.post(`/api/admin/v1/users/${user.body.id}/tokens`, { name: 't', organizations: [org.id], max_role: 'unlimited' });
+  const person = client(limited.url, made.body.token);
   const personal = [await toolCall(person), await toolCall(person)];
   t.same(personal.map((a) => [a.status, a.body.result.isError, parseRateLimit(a.headers.get('ratelimit'))?.r]), [[200, undefined, 2], [200, undefined, 1]]);
 });

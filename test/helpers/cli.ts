@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { COMPILE_CACHE_ENV } from './compile-cache.ts';
 
 export interface CliRun {
   code: number;
@@ -12,7 +13,7 @@ export interface CliRun {
 
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/vigil.ts', ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['bin/vigil.ts', ...args], { env: { ...process.env, ...COMPILE_CACHE_ENV, ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });

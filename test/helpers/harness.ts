@@ -3,9 +3,6 @@
  * PostgreSQL database created for this run and dropped afterwards. Tests talk to it over HTTP.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { loadOrganization } from '../../engine/auth/authenticate.ts';
 import type { Caller } from '../../engine/auth/caller.ts';
@@ -29,6 +26,7 @@ import type { NotifyOptions } from '../../outbound/tick.ts';
 import type { RateLimit } from '../../webhooks/limits.ts';
 import { modules } from '../../bin/modules.ts';
 import { credentialLimiter } from '../../webhooks/rate-limit.ts';
+import { freshDataDir } from './pglite-template.ts';
 
 export interface Answer {
   status: number;
@@ -96,8 +94,8 @@ export interface Storage {
 export async function scratchStorage(): Promise<Storage> {
   const scratch = await scratchDatabase();
   if (scratch) return { databaseUrl: scratch.url, dataDir: 'memory://', drop: scratch.drop };
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-test-'));
-  return { dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  const { dataDir, drop } = await freshDataDir();
+  return { dataDir, drop: async () => drop() };
 }
 
 /** The service's modules (bin/modules.ts), with a test's own job handlers replacing any of the same queue. */
@@ -169,6 +167,8 @@ export async function startVigil(
   const watch = options.log ? null : new LogWatch();
   watch?.remember(OPERATOR_TOKEN);
   const scratch = options.storage ? { url: options.storage.databaseUrl, drop: async () => {} } : await scratchDatabase();
+  // PGlite: a copy of an initialised cluster rather than memory://, where every start pays initdb (pglite-template.ts)
+  const local = options.storage || scratch?.url ? undefined : await freshDataDir();
   // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too;
   // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs;
   // checks, like outbound requests, may reach loopback (local targets) unless a test says otherwise
@@ -186,7 +186,7 @@ export async function startVigil(
     clock,
     log: options.log ?? watch!.log,
     databaseUrl: scratch?.url,
-    dataDir: options.storage?.dataDir ?? 'memory://',
+    dataDir: options.storage?.dataDir ?? local?.dataDir ?? 'memory://',
     port: 0,
     operatorToken: OPERATOR_TOKEN,
     secretKey: options.secretKey ?? randomBytes(32).toString('base64'),
@@ -224,6 +224,7 @@ export async function startVigil(
     async close() {
       await running.close();
       await scratch?.drop();
+      local?.drop();
       const leaks = watch?.leaks() ?? [];
       if (leaks.length) throw new Error(`${leaks.length} log line(s) hold a secret the test stored: ${[...new Set(leaks)].join('; ')}`);
     },

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { COMPILE_CACHE_ENV } from './compile-cache.ts';
 
 const VIGIL = fileURLToPath(new URL('../../bin/vigil.ts', import.meta.url));
 
@@ -16,7 +17,7 @@ export interface ServeProcess {
 /** Starts `vigil serve` on a free port with `env` over a quiet default environment; resolves once it serves. */
 export async function serveProcess(env: Record<string, string>): Promise<ServeProcess> {
   const child = spawn(process.execPath, [VIGIL, 'serve'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env },
+    env: { ...process.env, ...COMPILE_CACHE_ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {

@@ -90,7 +90,7 @@ t.test('certificate monitors', async (t) => {
     const refused = await create({ host: 'localhost', port: later.port });
     await runSchedulingPass(services, { allowLoopback: false });
     t.equal((await read(refused.id)).body.data.last_error, 'the endpoint could not be reached');
-    // the metadata address never gets this far: it is refused when saved (test/engine/targets.test.ts), and the
+    // the metadata address never gets this far: it is refused when saved (test/engine/targets-checks.test.ts), and the
     // request-time refusal of it whatever checks allow is test/outbound/net/outbound-http.test.ts
     const metadata = await api.post(`${CONFIG}/certificate_monitors`, { host: '169.254.169.254', port: 443 });
     t.match(metadata, { status: 422, body: { errors: [{ field: 'host', message: /cloud metadata/ }] } }, 'the metadata address: never');
