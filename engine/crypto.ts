@@ -32,6 +32,15 @@ export class SecretBox {
     return createHmac('sha256', this.#key).update(plaintext).digest('base64url').slice(0, 22);
   }
 
+  /**
+   * A MAC for something the service hands out and must later trust (a page cursor), under a key of its own per
+   * purpose, so it can never equal a secret's digest.
+   */
+  sign(purpose: string, text: string): string {
+    const key = createHmac('sha256', this.#key).update(`vigil purpose: ${purpose}`).digest();
+    return createHmac('sha256', key).update(text).digest('base64url');
+  }
+
   seal(plaintext: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
