@@ -1,7 +1,8 @@
 /**
  * The baseline: Koa 3 and a pg.Pool (max 20, like Vigil's) answering GET /rows/:id with one primary-key
- * select, and PUT /rows/:id with the same transaction a Vigil update runs (begin, select for update, update,
- * audit insert, commit), on small tables it creates and seeds in the scratch database.
+ * select, GET /rows?limit=n with one ordered select … limit n, and PUT /rows/:id with the same transaction a
+ * Vigil update runs (begin, select for update, update, audit insert, commit), on small tables it creates and
+ * seeds in the scratch database.
  * Prints `{"url", "ids"}` on stdout.
  */
 import { randomUUID } from 'node:crypto';
@@ -16,7 +17,7 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, application_n
 await pool.query(`create table if not exists bench_rows (
   id uuid primary key, name text not null, provider text not null, priority integer not null, updated_at timestamptz not null)`);
 await pool.query(`create table if not exists bench_audit (id uuid primary key, at timestamptz not null, row_id uuid not null, changes jsonb not null)`);
-const ids = Array.from({ length: 100 }, () => randomUUID());
+const ids = Array.from({ length: 150 }, () => randomUUID());
 await pool.query(
   `insert into bench_rows (id, name, provider, priority, updated_at)
    select id, 'row ' || n, 'vendor_a', n, now() from unnest($1::uuid[]) with ordinality as t(id, n)`,
@@ -24,6 +25,12 @@ await pool.query(
 );
 
 const router = new Router();
+/** A page of rows in a stable order, as a list page reads it. */
+router.get('/rows', async (ctx) => {
+  const limit = Math.min(500, Math.max(1, Number(ctx.query.limit ?? 100) || 100));
+  const { rows } = await pool.query('select id, name, provider, priority, updated_at from bench_rows order by priority, name, id limit $1', [limit]);
+  ctx.body = { data: rows };
+});
 router.get('/rows/:id', async (ctx) => {
   const { rows } = await pool.query('select id, name, provider, priority, updated_at from bench_rows where id = $1', [ctx.params.id]);
   if (!rows[0]) {
