@@ -9,7 +9,7 @@ import Type from 'typebox';
 import { defineFamily } from '../../engine/descriptor.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { sqlExecutor } from '../../engine/persistence/sql.ts';
-import { CONFIG, startVigil, type Client } from '../helpers/harness.ts';
+import { client, CONFIG, startVigil, type Client } from '../helpers/harness.ts';
 import { connectAgent } from '../helpers/mcp.ts';
 
 /** Ordered by a nullable rank, descending, so ties (creation time, then id) and nulls are both paged through. */
@@ -273,4 +273,26 @@ t.test('the audit log pages: REST, the agent tool and the operator API', async (
   t.equal(after.body.next_cursor, null);
   t.equal((await api.get(`${CONFIG}/audit_log?limit=1001`)).body.errors[0].field, 'limit');
   t.equal((await api.get(`${CONFIG}/audit_log?cursor=${encodeURIComponent('x.y')}`)).body.errors[0].field, 'cursor');
+});
+
+t.test('the OpenAPI document describes every list page: limit, cursor, next_cursor, the Link header and the 422', async (t) => {
+  const doc = (await client(vigil.url).get(`${CONFIG}/openapi.json`)).body;
+  const lists = Object.entries(doc.paths as Record<string, { get?: any }>).filter(([, item]) => item.get?.operationId?.startsWith('list_') && item.get['x-vigil-role'] !== undefined);
+  t.ok(lists.some(([path]) => path === '/gauges') && lists.some(([path]) => path === '/audit_log') && lists.length > 20);
+  for (const [path, { get }] of lists) {
+    const parameters = new Map(get.parameters.map((p: { name: string; in: string; schema: unknown }) => [p.name, p]));
+    if (!parameters.has('cursor')) continue; // the domain lists of what the service records are paged later
+    t.same((parameters.get('limit') as any).schema.minimum, 1, `${path}: limit from 1`);
+    t.equal((parameters.get('cursor') as any).in, 'query', `${path}: cursor in the query`);
+    t.ok(get.responses[200].headers?.Link, `${path}: the Link header`);
+    t.ok(get.responses[422], `${path}: 422`);
+    const schema = get.responses[200].content['application/json'].schema;
+    t.ok(schema.properties.next_cursor, `${path}: next_cursor`);
+  }
+  const families = lists.filter(([path]) => doc.paths[path].get.tags[0] === path.slice(1) && !path.includes('{'));
+  t.ok(families.filter(([, { get }]) => get.parameters.some((p: { name: string }) => p.name === 'cursor')).length > 20, 'every family list takes a cursor');
+  const gauges = doc.paths['/gauges'].get;
+  t.equal(gauges.parameters.find((p: { name: string }) => p.name === 'limit').schema.maximum, 500);
+  t.equal(gauges.parameters.find((p: { name: string }) => p.name === 'limit').schema.default, 500);
+  t.equal(doc.paths['/audit_log'].get.parameters.find((p: { name: string }) => p.name === 'limit').schema.maximum, 1000);
 });
