@@ -2,7 +2,8 @@
  * `read` and `update`: Vigil's authenticated read by id and update (with its audit entry) of ai_providers rows
  * through the configuration API, against bench/servers/bare.ts: one primary-key select, and the same transaction
  * an update runs (begin, select for update, update, audit insert, commit) written in bare pg.
- * `list`: a list page of 100 rows (`GET /ai_providers?limit=100`, its cursor signed) against a bare `select … limit 100`.
+ * `list`: a list page of 100 rows (`GET /ai_providers?limit=100`, its cursor signed) against a bare `select … limit 100`
+ *   of the same rows (Vigil's table, the same organization and order).
  * `create-key`: what an `Idempotency-Key` costs a create — `POST /teams` with a new key each time, against the same
  * create without a key, both on Vigil (the baseline is Vigil itself, not a bare server).
  */
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { call, organization, type BenchContext, type Pair } from './context.ts';
 
 export const KEYS = ['read', 'update', 'create-key', 'list'];
-/** The list page: 100 rows of a family with more than 100 (the bare server seeds 150). */
+/** The list page: 100 rows of a family holding 150. */
 const PAGE = 100;
 /** One row per connection, so the update run measures the update path, not 32 waiters on one row lock. */
 const ROWS = 32;
@@ -90,8 +91,11 @@ export async function run(ctx: BenchContext, chosen: Set<string>): Promise<Pair[
       pairs.push(await ctx.pair({
         key: 'list',
         name: 'list page of 100 rows',
-        describe: { vigil: `GET /api/v1/config/ai_providers?limit=${PAGE} (api key; 150 rows; next_cursor and Link)`, bare: `GET /rows?limit=${PAGE}: one select … order by … limit ${PAGE}` },
-        bare: { child: bare, options: { url: `${bare.info.url}/rows?limit=${PAGE}` } },
+        describe: {
+          vigil: `GET /api/v1/config/ai_providers?limit=${PAGE} (api key; 150 rows; next_cursor and Link)`,
+          bare: `GET /page?limit=${PAGE}: select * from the same table, same organization and order, limit ${PAGE}`,
+        },
+        bare: { child: bare, options: { url: `${bare.info.url}/page?organization=${org.id}&limit=${PAGE}` } },
         vigil: { url: `${v}/api/v1/config/ai_providers?limit=${PAGE}`, headers: auth },
       }));
     }

@@ -1,8 +1,8 @@
 /**
  * The baseline: Koa 3 and a pg.Pool (max 20, like Vigil's) answering GET /rows/:id with one primary-key
- * select, GET /rows?limit=n with one ordered select … limit n, and PUT /rows/:id with the same transaction a
- * Vigil update runs (begin, select for update, update, audit insert, commit), on small tables it creates and
- * seeds in the scratch database.
+ * select, PUT /rows/:id with the same transaction a Vigil update runs (begin, select for update, update, audit
+ * insert, commit), on small tables it creates and seeds in the scratch database, and GET /page with one ordered
+ * select … limit n of Vigil's own ai_providers table (the rows a Vigil list page answers).
  * Prints `{"url", "ids"}` on stdout.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,7 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, application_n
 await pool.query(`create table if not exists bench_rows (
   id uuid primary key, name text not null, provider text not null, priority integer not null, updated_at timestamptz not null)`);
 await pool.query(`create table if not exists bench_audit (id uuid primary key, at timestamptz not null, row_id uuid not null, changes jsonb not null)`);
-const ids = Array.from({ length: 150 }, () => randomUUID());
+const ids = Array.from({ length: 100 }, () => randomUUID());
 await pool.query(
   `insert into bench_rows (id, name, provider, priority, updated_at)
    select id, 'row ' || n, 'vendor_a', n, now() from unnest($1::uuid[]) with ordinality as t(id, n)`,
@@ -25,10 +25,16 @@ await pool.query(
 );
 
 const router = new Router();
-/** A page of rows in a stable order, as a list page reads it. */
-router.get('/rows', async (ctx) => {
+/**
+ * A list page: the organization's first `limit` ai_providers rows, Vigil's own table and order (the scenario seeds
+ * them through Vigil), every stored column answered as the driver reads it: the same rows a Vigil page answers.
+ */
+router.get('/page', async (ctx) => {
   const limit = Math.min(500, Math.max(1, Number(ctx.query.limit ?? 100) || 100));
-  const { rows } = await pool.query('select id, name, provider, priority, updated_at from bench_rows order by priority, name, id limit $1', [limit]);
+  const { rows } = await pool.query(
+    'select * from cfg_ai_providers where organization_id = $1 order by priority asc nulls first, name asc nulls first, created_at asc, id asc limit $2',
+    [String(ctx.query.organization), limit],
+  );
   ctx.body = { data: rows };
 });
 router.get('/rows/:id', async (ctx) => {
