@@ -80,8 +80,7 @@ function render(ctx: Context, services: Services, caller: Caller, family: string
   if (result.list) {
     ctx.body = { organization, ...listAnswer(result.list) };
     linkNext(ctx, services.config.publicUrl, result.list.next_cursor);
-  }
-  else if (result.data) ctx.body = { data: result.data, organization, ...(result.notices ? { notices: result.notices } : {}) };
+  } else if (result.data) ctx.body = { data: result.data, organization, ...(result.notices ? { notices: result.notices } : {}) };
 }
 
 /** Query strings are text: numbers and booleans are read as the operation's input schema declares them. */
