@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** Tokens are high-entropy random strings, so one SHA-256 is a safe lookup hash. */
 export function hashToken(token: string): string {
@@ -22,6 +22,8 @@ export function constantTimeEqual(a: string, b: string): boolean {
  */
 export class SecretBox {
   readonly #key: Buffer;
+  /** the derived key of each purpose `sign` was asked for (derived once: a list page signs on every request) */
+  readonly #purposes = new Map<string, KeyObject>();
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('The secret key must be 32 bytes.');
@@ -30,6 +32,19 @@ export class SecretBox {
 
   digest(plaintext: string): string {
     return createHmac('sha256', this.#key).update(plaintext).digest('base64url').slice(0, 22);
+  }
+
+  /**
+   * A MAC for something the service hands out and must later trust (a page cursor), under a key of its own per
+   * purpose, so it can never equal a secret's digest.
+   */
+  sign(purpose: string, text: string): string {
+    let key = this.#purposes.get(purpose);
+    if (!key) {
+      key = createSecretKey(createHmac('sha256', this.#key).update(`vigil purpose: ${purpose}`).digest());
+      this.#purposes.set(purpose, key);
+    }
+    return createHmac('sha256', key).update(text).digest('base64url');
   }
 
   seal(plaintext: string): string {

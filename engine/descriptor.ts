@@ -160,8 +160,8 @@ export interface FamilyDescriptor {
   positioned?: { field: string };
   /** list order (default: creation order) */
   order?: readonly { field: string; direction: 'asc' | 'desc' }[];
-  /** list cap; past it the list answers `truncated: true` (default 500) */
-  listCap?: number;
+  /** the rows one list page holds when the caller sends no `limit` (default 500; at most 500, the most any page holds) */
+  defaultLimit?: number;
   /** fields that only a user credential (personal token) may write */
   userTokenFields?: readonly string[];
   /**
@@ -184,7 +184,8 @@ export function defineFamily<const D extends FamilyDescriptor>(descriptor: D): D
   return descriptor;
 }
 
-export const DEFAULT_LIST_CAP = 500;
+/** A family list's page when no `limit` is sent: the whole list, as before lists were paged, up to the most a page holds. */
+export const DEFAULT_LIST_LIMIT = 500;
 
 export const DEFAULT_ROLES: Record<OperationName, Role> = {
   list: 'viewer',

@@ -2,13 +2,17 @@
  * `read` and `update`: Vigil's authenticated read by id and update (with its audit entry) of ai_providers rows
  * through the configuration API, against bench/servers/bare.ts: one primary-key select, and the same transaction
  * an update runs (begin, select for update, update, audit insert, commit) written in bare pg.
+ * `list`: a list page of 100 rows (`GET /ai_providers?limit=100`, its cursor signed) against a bare `select … limit 100`
+ *   of the same rows (Vigil's table, the same organization and order).
  * `create-key`: what an `Idempotency-Key` costs a create — `POST /teams` with a new key each time, against the same
  * create without a key, both on Vigil (the baseline is Vigil itself, not a bare server).
  */
 import { fileURLToPath } from 'node:url';
 import { call, organization, type BenchContext, type Pair } from './context.ts';
 
-export const KEYS = ['read', 'update', 'create-key'];
+export const KEYS = ['read', 'update', 'create-key', 'list'];
+/** The list page: 100 rows of a family holding 150. */
+const PAGE = 100;
 /** One row per connection, so the update run measures the update path, not 32 waiters on one row lock. */
 const ROWS = 32;
 const server = fileURLToPath(new URL('../servers/bare.ts', import.meta.url));
@@ -80,6 +84,21 @@ export async function run(ctx: BenchContext, chosen: Set<string>): Promise<Pair[
       pairs.push(pair);
     }
     if (chosen.has('create-key')) pairs.push(await createWithKey(ctx, org, auth));
+    if (chosen.has('list')) {
+      for (let i = ROWS + 1; i <= PAGE + 50; i++) await call(`${v}/api/v1/config/ai_providers`, 'POST', org.key, { name: `provider ${i}`, provider: 'vendor_a', priority: i }, 201);
+      const page = await call(`${v}/api/v1/config/ai_providers?limit=${PAGE}`, 'GET', org.key, undefined, 200);
+      if (page.data.length !== PAGE || typeof page.next_cursor !== 'string') throw new Error('list: the first page is not 100 rows with a next cursor');
+      pairs.push(await ctx.pair({
+        key: 'list',
+        name: 'list page of 100 rows',
+        describe: {
+          vigil: `GET /api/v1/config/ai_providers?limit=${PAGE} (api key; 150 rows; next_cursor and Link)`,
+          bare: `GET /page?limit=${PAGE}: select * from the same table, same organization and order, limit ${PAGE}`,
+        },
+        bare: { child: bare, options: { url: `${bare.info.url}/page?organization=${org.id}&limit=${PAGE}` } },
+        vigil: { url: `${v}/api/v1/config/ai_providers?limit=${PAGE}`, headers: auth },
+      }));
+    }
   } finally {
     await bare.stop();
   }

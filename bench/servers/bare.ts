@@ -1,7 +1,8 @@
 /**
  * The baseline: Koa 3 and a pg.Pool (max 20, like Vigil's) answering GET /rows/:id with one primary-key
- * select, and PUT /rows/:id with the same transaction a Vigil update runs (begin, select for update, update,
- * audit insert, commit), on small tables it creates and seeds in the scratch database.
+ * select, PUT /rows/:id with the same transaction a Vigil update runs (begin, select for update, update, audit
+ * insert, commit), on small tables it creates and seeds in the scratch database, and GET /page with one ordered
+ * select … limit n of Vigil's own ai_providers table (the rows a Vigil list page answers).
  * Prints `{"url", "ids"}` on stdout.
  */
 import { randomUUID } from 'node:crypto';
@@ -24,6 +25,18 @@ await pool.query(
 );
 
 const router = new Router();
+/**
+ * A list page: the organization's first `limit` ai_providers rows, Vigil's own table and order (the scenario seeds
+ * them through Vigil), every stored column answered as the driver reads it: the same rows a Vigil page answers.
+ */
+router.get('/page', async (ctx) => {
+  const limit = Math.min(500, Math.max(1, Number(ctx.query.limit ?? 100) || 100));
+  const { rows } = await pool.query(
+    'select * from cfg_ai_providers where organization_id = $1 order by priority asc nulls first, name asc nulls first, created_at asc, id asc limit $2',
+    [String(ctx.query.organization), limit],
+  );
+  ctx.body = { data: rows };
+});
 router.get('/rows/:id', async (ctx) => {
   const { rows } = await pool.query('select id, name, provider, priority, updated_at from bench_rows where id = $1', [ctx.params.id]);
   if (!rows[0]) {

@@ -10,6 +10,8 @@ import { ApiError } from '../errors.ts';
 import { execute, type OperationResult, type Services } from '../operations/index.ts';
 import { executeDomain, type DomainOperation } from '../operations/domain.ts';
 import { executeAction } from '../operations/action.ts';
+import { listAnswer } from '../operations/page.ts';
+import { linkNext, pageQuery } from './page-links.ts';
 import { countRequest } from './rate-limit.ts';
 import type { TSchema } from 'typebox';
 
@@ -75,8 +77,10 @@ function render(ctx: Context, services: Services, caller: Caller, family: string
   if (result.etag) ctx.set('ETag', result.etag);
   if (result.status === 201 && result.id) ctx.set('Location', `${services.config.publicUrl}${CONFIG_PREFIX}/${family}/${encodeURIComponent(result.id)}`);
   const organization = publicOrganization(caller.organization);
-  if (result.list) ctx.body = { organization, data: result.list.data, truncated: result.list.truncated };
-  else if (result.data) ctx.body = { data: result.data, organization, ...(result.notices ? { notices: result.notices } : {}) };
+  if (result.list) {
+    ctx.body = { organization, ...listAnswer(result.list) };
+    linkNext(ctx, services.config.publicUrl, result.list.next_cursor);
+  } else if (result.data) ctx.body = { data: result.data, organization, ...(result.notices ? { notices: result.notices } : {}) };
 }
 
 /** Query strings are text: numbers and booleans are read as the operation's input schema declares them. */
@@ -101,8 +105,10 @@ async function runDomain(ctx: Context, services: Services, caller: Caller, opera
   if (operation.rest!.param && segment !== undefined && input && typeof input === 'object') input = { ...input, [operation.rest!.param]: segment };
   const result = await executeDomain(services, caller, operation, input, idempotencyKey(ctx));
   markReplay(ctx, result);
-  if ('json' in result) ctx.body = result.json;
-  else {
+  if ('json' in result) {
+    ctx.body = result.json;
+    linkNext(ctx, services.config.publicUrl, result.json.next_cursor);
+  } else {
     ctx.type = result.contentType;
     ctx.body = result.text;
   }
@@ -134,6 +140,7 @@ export function configApi(services: Services) {
       body: op === 'create' || op === 'update' ? (hasBody ? body : {}) : undefined,
       ifMatch: ctx.get('if-match') || undefined,
       includeArchived: ctx.query.include_archived === 'true',
+      ...(op === 'list' ? pageQuery(ctx) : {}),
       idempotencyKey: idempotencyKey(ctx),
     });
     render(ctx, services, caller, family, result);

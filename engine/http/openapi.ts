@@ -7,7 +7,7 @@
 import { API_KEY_PREFIX, SCOPE_ROLES } from '../auth/credentials.ts';
 import type { ServiceConfig } from '../config.ts';
 import { isReadOnly } from '../fields.ts';
-import { actionTransports, DEFAULT_LIST_CAP, DEFAULT_ROLES, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
+import { actionTransports, DEFAULT_ROLES, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
 import { takesIdempotencyKey, type DomainOperation } from '../operations/domain.ts';
 import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
@@ -15,6 +15,8 @@ import { CONFIG_PREFIX } from './config-api.ts';
 import { errorResponse, forbiddenCodes, KEY_RUNNING, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas, withRateLimit } from './openapi-responses.ts';
 import { familyExamples, sampleBody } from './openapi-examples.ts';
 import { copy, familySchemas, type Json } from './openapi-schemas.ts';
+import { answersPage, LINK_HEADER, pageMembers, pageParameters } from './openapi-pages.ts';
+import { listLimits } from '../operations/read.ts';
 
 export const OPENAPI_VERSION = '1.0.0';
 /** Where the document and its readable page are served, under the configuration API's prefix. */
@@ -115,15 +117,22 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
 
   if (collection && has('list')) {
     const order = d.order ? `, ordered by ${list(d.order.map((o) => `${o.field}${o.direction === 'desc' ? ' (descending)' : ''}`))}` : d.positioned ? ', in the public order' : ', oldest first';
+    const limits = listLimits(d);
     familyPath.get = op('list', `List ${d.name}`, [
-      `Answers the organization's ${d.name} rows${order}; past ${d.listCap ?? DEFAULT_LIST_CAP} rows the list is cut and \`truncated\` is true.`,
+      `Answers the organization's ${d.name} rows${order}, one page at a time: \`limit\` rows (default ${limits.default}, at most ${limits.max}), ` +
+        'then `next_cursor` (and a Link header) for the next page, until `next_cursor` is null. Rows created or deleted while paging never make a row skipped or repeated.',
       d.archive ? 'Archived rows are left out unless `include_archived=true`.' : '',
     ].filter(Boolean), {
-      ...(d.archive ? { parameters: [ref('parameters', 'IncludeArchived')] } : {}),
+      parameters: [...(d.archive ? [ref('parameters', 'IncludeArchived')] : []), ...pageParameters(limits)],
       responses: {
-        200: jsonBody({ type: 'object', required: ['organization', 'data', 'truncated'], properties: { organization: ref('schemas', 'Organization'), data: { type: 'array', items: row }, truncated: { type: 'boolean', description: 'true when the list was cut at its cap' } } }, `The ${d.name} rows.`),
+        200: jsonBody(
+          { type: 'object', required: ['organization', 'data', 'next_cursor', 'truncated'], properties: { organization: ref('schemas', 'Organization'), data: { type: 'array', items: row }, ...pageMembers() } },
+          `One page of the ${d.name} rows.`,
+          { Link: LINK_HEADER },
+        ),
         401: ref('responses', 'unauthorized'),
         403: forbidden(false),
+        422: ref('responses', 'validation_failed'),
       },
     });
   }
@@ -243,7 +252,12 @@ function domainPath(operation: DomainOperation): Json {
       ...(parameters.length ? { parameters } : {}),
       ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: copy(operation.input) } } } }),
       responses: {
-        200: { description: answer?.contentType ? `The answer, as ${answer.contentType}.` : 'The answer, as JSON.', content, ...(keyed ? { headers: { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } } : {}) },
+        200: {
+          description: answer?.contentType ? `The answer, as ${answer.contentType}.` : 'The answer, as JSON.',
+          content,
+          ...(keyed ? { headers: { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } } : {}),
+          ...(answersPage(answer?.schema as unknown as Json | undefined) ? { headers: { Link: LINK_HEADER } } : {}),
+        },
         ...(get ? {} : { 400: ref('responses', 'bad_request'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type') }),
         401: ref('responses', 'unauthorized'),
         403: errorResponse(forbiddenCodes(write, false)),

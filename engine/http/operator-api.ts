@@ -5,8 +5,8 @@ import { ApiError, validationFailed } from '../errors.ts';
 import { isUuid, unstorableText } from '../validation.ts';
 import { constantTimeEqual, hashToken } from '../crypto.ts';
 import type { Services } from '../operations/types.ts';
-import { auditView } from '../operations/audit.ts';
-import { AuditEntryEntity } from '../persistence/entities.ts';
+import { auditLogPage, OPERATOR_AUDIT_LOG_LIMITS } from '../operations/audit-log.ts';
+import { linkNext, pageQuery } from './page-links.ts';
 import * as orgs from '../admin/organizations.ts';
 import * as users from '../admin/users.ts';
 import { bearerToken } from '../auth/authenticate.ts';
@@ -83,8 +83,9 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
   router.get('/organizations/:id/audit_log', async (ctx) => {
     const id = uuidParam(ctx.params.id);
     await orgs.organizationView(services, id);
-    const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: id }, { orderBy: { seq: 'desc' }, limit: 1000, disableIdentityMap: true });
-    ctx.body = { data: rows.map((r) => auditView(r as Record<string, unknown>)) };
+    const page = await auditLogPage(services, id, pageQuery(ctx), OPERATOR_AUDIT_LOG_LIMITS);
+    ctx.body = page;
+    linkNext(ctx, services.config.publicUrl, page.next_cursor);
   });
   return router;
 }

@@ -15,6 +15,8 @@ import { executeAction } from '../operations/action.ts';
 import { executeDomain, takesIdempotencyKey, type DomainOperation } from '../operations/domain.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../operations/idempotency.ts';
 import { MOVE_INPUT } from '../operations/rows.ts';
+import { listAnswer, NEXT_CURSOR, pageFields } from '../operations/page.ts';
+import { listLimits } from '../operations/read.ts';
 import type { Registry } from '../registry.ts';
 
 type Json = Record<string, unknown>;
@@ -97,7 +99,7 @@ function familyTools(d: FamilyDescriptor): Tool[] {
   const answer = async (services: Services, caller: Caller, request: Parameters<typeof execute>[2]): Promise<ToolAnswer> => {
     const result = await execute(services, caller, request);
     const organization = publicOrganization(caller.organization);
-    if (result.list) return { body: { organization, data: result.list.data, truncated: result.list.truncated } };
+    if (result.list) return { body: { organization, ...listAnswer(result.list) } };
     if (result.status === 204) return { body: { organization, deleted: { family: d.name, id: request.id ?? null } } };
     const body = { data: result.data, organization, ...(result.etag ? { etag: result.etag } : {}), ...(result.notices ? { notices: result.notices } : {}) };
     return { body, ...(result.replayed ? { replayed: true } : {}) };
@@ -109,10 +111,10 @@ function familyTools(d: FamilyDescriptor): Tool[] {
     tools.push({
       name: `list_${d.name}`,
       description: `Lists the organization's ${d.name}.${needs(d, 'list')} ${describe(d)}`,
-      inputSchema: object(d.archive ? { include_archived: { type: 'boolean', description: 'include archived rows' } } : {}),
-      outputSchema: output(object({ organization: ORGANIZATION, data: { type: 'array', items: rowSchema(d) }, truncated: { type: 'boolean' } }, ['organization', 'data', 'truncated'])),
+      inputSchema: object({ ...(d.archive ? { include_archived: { type: 'boolean', description: 'include archived rows' } } : {}), ...pageFields(listLimits(d)) }),
+      outputSchema: output(object({ organization: ORGANIZATION, data: { type: 'array', items: rowSchema(d) }, next_cursor: NEXT_CURSOR, truncated: { type: 'boolean', description: 'true when a next page exists (next_cursor is not null)' } }, ['organization', 'data', 'next_cursor', 'truncated'])),
       annotations: { title: `List ${d.name}`, ...hints(true, false, true) },
-      call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'list', includeArchived: args.include_archived === true }),
+      call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'list', includeArchived: args.include_archived === true, limit: args.limit, cursor: args.cursor }),
     });
   }
   if (d.operations.includes('read')) {

@@ -1,25 +1,61 @@
-/** The organization's own view of its audit log: a read-only domain operation for org admins. */
+/** The organization's own view of its audit log: a read-only domain operation for org admins; the operator API reads the same pages. */
 import Type from 'typebox';
 import { publicOrganization } from '../auth/caller.ts';
-import { AuditEntryEntity } from '../persistence/entities.ts';
+import { iso, jsonValue } from '../persistence/store.ts';
+import type { Row } from '../descriptor.ts';
 import { auditView } from './audit.ts';
+import { readStore } from './context.ts';
 import type { DomainOperation } from './domain.ts';
+import { listAnswer, NEXT_CURSOR, pageFields, pageOf, type PageLimits } from './page.ts';
+import type { Services } from './types.ts';
+
+/** Newest first; 1000 stays the most one page holds, as it was before the log was paged. */
+export const AUDIT_LOG_LIMITS: PageLimits = { default: 200, max: 1000 };
+/** The operator API's view answered 1000 entries before it was paged: that stays its default. */
+export const OPERATOR_AUDIT_LOG_LIMITS: PageLimits = { default: 1000, max: 1000 };
+
+const ENTRY = Type.Object({
+  id: Type.String(),
+  at: Type.String({ format: 'date-time' }),
+  actor: Type.Object({ kind: Type.String(), id: Type.String() }),
+  transport: Type.String(),
+  family: Type.String(),
+  row_id: Type.Union([Type.String(), Type.Null()]),
+  action: Type.String(),
+  changes: Type.Record(Type.String(), Type.Unknown(), { description: 'per changed field: before and after; secrets only as (set), (changed) or (cleared)' }),
+});
+
+/** One page of an organization's audit log, newest first (`seq`: insertion order, unique). */
+export async function auditLogPage(services: Services, organizationId: string, input: { limit?: unknown; cursor?: unknown }, limits = AUDIT_LOG_LIMITS) {
+  const scope = { organizationId, list: 'audit_log', keys: [{ column: 'seq', direction: 'desc' as const }] };
+  const page = await pageOf(services, readStore(services).execute, scope, {
+    select: 'id, seq, at, actor_kind, actor_id, transport, family, row_id, action, changes',
+    from: 'audit_log',
+    where: 'organization_id = ?',
+    params: [organizationId],
+  }, input, limits);
+  const data = page.records.map((r) => auditView({ ...r, at: iso(r.at), changes: jsonValue(r.changes) } as Row));
+  return listAnswer({ data, next_cursor: page.next_cursor });
+}
 
 export const auditLogOperation: DomainOperation = {
   name: 'list_audit_log',
   description:
     'The organization\'s audit log, newest first: one entry per configuration change (time, actor, transport, family, row, action, ' +
-    'changed fields before → after; secrets only as (set), (changed) or (cleared)). Needs an org-admin credential.',
-  input: Type.Object(
-    { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'how many entries, newest first' })) },
-    { additionalProperties: false },
-  ),
+    'changed fields before → after; secrets only as (set), (changed) or (cleared)). Paged: pass `next_cursor` back as `cursor`. Needs an org-admin credential.',
+  input: Type.Object(pageFields(AUDIT_LOG_LIMITS), { additionalProperties: false }),
   role: 'org_admin',
   kind: 'read',
   rest: { method: 'GET', path: 'audit_log' },
+  answer: {
+    schema: Type.Object({
+      organization: Type.Object({ id: Type.String(), name: Type.String(), plan: Type.String() }),
+      data: Type.Array(ENTRY),
+      next_cursor: NEXT_CURSOR,
+      truncated: Type.Boolean({ description: 'true when a next page exists' }),
+    }),
+  },
   async run(services, caller, input) {
-    const limit = typeof input.limit === 'number' ? input.limit : 200;
-    const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: caller.organization.id }, { orderBy: { seq: 'desc' }, limit, disableIdentityMap: true });
-    return { json: { organization: publicOrganization(caller.organization), data: rows.map((r) => auditView(r as Record<string, unknown>)) } };
+    return { json: { organization: publicOrganization(caller.organization), ...(await auditLogPage(services, caller.organization.id, input)) } };
   },
 };

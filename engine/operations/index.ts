@@ -12,7 +12,8 @@
  *     within 24 h → its stored answer replayed (nothing below runs); another request → 422; still running → 409.
  *     Only a 2xx answer is stored; any refusal or failure below releases the key.
  *  6. fields only a user may write → 403 user_token_required
- *  7. parse the body: unknown, read-only and create-only fields and schema violations, all collected → 422
+ *  7. parse the body: unknown, read-only and create-only fields and schema violations, all collected → 422;
+ *     a list reads its page instead (page.ts): `limit` out of range, or a `cursor` it did not issue → 422 naming them
  *  8. in one transaction: load (404) → merge → `prepare` hook → rules and `validate` hook (422) →
  *     references → natural-key conflict (409, existing row) → `If-Match` (412, current row) →
  *     persist with the audit entry

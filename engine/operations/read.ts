@@ -1,24 +1,36 @@
 /** List and read: no transaction, except a singleton that is stored on its first read. */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Caller } from '../auth/caller.ts';
-import { DEFAULT_LIST_CAP, type FamilyDescriptor, type Row } from '../descriptor.ts';
+import { DEFAULT_LIST_LIMIT, type FamilyDescriptor, type Row } from '../descriptor.ts';
 import { notFound } from '../errors.ts';
 import { unwrapNullable } from '../fields.ts';
 import type { FamilyStore } from '../persistence/store.ts';
 import { recordAudit, diffRows } from './audit.ts';
 import { inTransaction, readStore } from './context.ts';
+import { nextCursor, PAGE_MAX, readPage, type KeyColumn, type PageLimits, type PageScope } from './page.ts';
 import { defaultRow, etagOf, project, referenceLoader } from './project.ts';
 import type { OperationRequest, OperationResult, Services } from './types.ts';
 
+/** A family's list order: its declared order (or its public position), then creation, then the id (unique). */
+export function listKeys(d: FamilyDescriptor): KeyColumn[] {
+  const keys: KeyColumn[] = (d.order ?? (d.positioned ? [{ field: d.positioned.field, direction: 'asc' as const }] : [])).map((o) => ({ column: o.field, direction: o.direction }));
+  for (const column of ['created_at', 'id']) if (!keys.some((k) => k.column === column)) keys.push({ column, direction: 'asc' });
+  return keys;
+}
+
+export const listLimits = (d: FamilyDescriptor): PageLimits => ({ default: Math.min(d.defaultLimit ?? DEFAULT_LIST_LIMIT, PAGE_MAX), max: PAGE_MAX });
+
 export async function listRows(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
-  const cap = d.listCap ?? DEFAULT_LIST_CAP;
-  const where = d.archive && !request.includeArchived ? { [d.archive.field]: null } : {};
-  const orderBy = Object.fromEntries((d.order ?? (d.positioned ? [{ field: d.positioned.field, direction: 'asc' }] : [])).map((o) => [o.field, o.direction]));
+  const archived = Boolean(d.archive && request.includeArchived);
+  const where = d.archive && !archived ? { [d.archive.field]: null } : {};
+  const scope: PageScope = { organizationId: caller.organization.id, list: d.name, filters: { include_archived: archived }, keys: listKeys(d) };
+  const window = readPage(services, scope, { limit: request.limit, cursor: request.cursor }, listLimits(d));
   const store = readStore(services);
-  const rows = await store.list(d, caller.organization.id, { where, orderBy, limit: cap + 1 });
-  const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, rows);
+  const page = await store.page(d, caller.organization.id, { where, keys: scope.keys, window });
+  const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, page.rows);
   const ctx = { now: services.clock.now(), config: services.config, referenced };
-  return { status: 200, list: { data: rows.slice(0, cap).map((r) => project(d, r, ctx)), truncated: rows.length > cap } };
+  const next = nextCursor(services, scope, page.next);
+  return { status: 200, list: { data: page.rows.map((r) => project(d, r, ctx)), next_cursor: next } };
 }
 
 /** The stored row, or (singletons) the defaults; a singleton that persists on first read is stored now. */

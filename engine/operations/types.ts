@@ -56,6 +56,9 @@ export interface OperationRequest {
   ifMatch?: string;
   /** lists: include archived rows */
   includeArchived?: boolean;
+  /** lists: the page size and the previous page's `next_cursor`, as sent (checked by the list: 422 naming them) */
+  limit?: unknown;
+  cursor?: unknown;
   /** the `Idempotency-Key` header (MCP: `idempotency_key`) as sent; only creates use it */
   idempotencyKey?: unknown;
 }
@@ -66,7 +69,8 @@ export type Notice = FieldError;
 export interface OperationResult {
   status: 200 | 201 | 204;
   data?: Row;
-  list?: { data: Row[]; truncated: boolean };
+  /** a list page; `next_cursor` is null on the last page */
+  list?: { data: Row[]; next_cursor: string | null };
   etag?: string;
   /** the row id, for the transport's Location header */
   id?: string;

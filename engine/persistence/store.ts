@@ -7,6 +7,7 @@
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { columnFor, planFields } from '../fields.ts';
 import { tableName } from './entities.ts';
+import { selectPage, type KeyColumn, type PageWindow } from './keyset.ts';
 import { prepared, type SqlExecutor } from './sql.ts';
 
 export type { SqlExecutor } from './sql.ts';
@@ -115,6 +116,15 @@ export class FamilyStore {
     const limit = options.limit !== undefined ? ` limit ${Math.max(0, Math.floor(options.limit))}` : '';
     const records = await this.execute(`select ${shape.selectList} from ${shape.table} where ${sql} order by ${order}${limit}`, params);
     return records.map((r: Record<string, unknown>) => toRow(shape, r));
+  }
+
+  /** One keyset page of the organization's rows in `keys` order (the last key unique), and the key values to go on from. */
+  async page(family: FamilyDescriptor, organizationId: string, options: { where?: Row; keys: readonly KeyColumn[]; window: PageWindow }): Promise<{ rows: Row[]; next: unknown[] | null }> {
+    const shape = shapeOf(family);
+    const { sql, params } = whereClause(shape, organizationId, options.where);
+    for (const key of options.keys) if (!shape.columns.includes(key.column)) throw new Error(`unknown column ${key.column}`);
+    const page = await selectPage(this.execute, { select: shape.selectList, from: shape.table, where: sql, params, keys: options.keys }, options.window);
+    return { rows: page.records.map((r) => toRow(shape, r)), next: page.next };
   }
 
   async get(family: FamilyDescriptor, organizationId: string, id: string, lock = false): Promise<Row | null> {

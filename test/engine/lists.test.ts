@@ -10,7 +10,7 @@ const widgets = defineFamily({
   kind: 'collection',
   operations: ['list', 'read', 'create', 'update', 'delete'],
   naturalKey: ['name'],
-  listCap: 3,
+  defaultLimit: 3,
   order: [{ field: 'rank', direction: 'desc' }],
   fields: {
     id: Type.String({ readOnly: true }),
