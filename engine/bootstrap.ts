@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/sql';
 import { generateToken, hashToken } from './crypto.ts';
 import type { Database } from './persistence/database.ts';
 import { OrganizationEntity, SystemSettingEntity } from './persistence/entities.ts';
-import type { Services } from './operations/types.ts';
+import type { Services } from './services.ts';
 import { createApiKey, createOrganization } from './admin/organizations.ts';
 
 async function setting(db: Database, key: string): Promise<string | null> {

@@ -4,9 +4,7 @@
  */
 import type { EntitySchema } from '@mikro-orm/core';
 import type Router from '@koa/router';
-import type { AuditListener } from './operations/audit.ts';
-import type { DomainOperation } from './operations/domain.ts';
-import type { Services } from './operations/types.ts';
+import type { AuditListener, DomainOperation, Services } from './services.ts';
 import type { JobHandler } from './jobs/types.ts';
 
 export type RouterFactory = (services: Services) => Router;

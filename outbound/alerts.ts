@@ -17,7 +17,7 @@
  *   (a quiet re-fire or an un-acknowledgement of an announced alert goes to chat alone: `chatOnly`, a reply in its thread);
  *   `incident.opened` and `incident.closed` with the incident.
  */
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import type { SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import type { ALERT_SEVERITIES } from '../resources/alert_routes.ts';
 import { alertEvent, incidentEvent, type AlertKind, type AlertSummary, type IncidentSummary } from './events.ts';

@@ -6,8 +6,8 @@
  * inside the change's transaction, so an announcement is queued exactly when the change commits. Secrets appear
  * exactly as in the audit entry: (set), (changed), (cleared).
  */
-import type { AuditEntry, AuditListener } from '../engine/operations/audit.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { AuditEntry } from '../engine/operations/audit-entry.ts';
+import type { AuditListener, Services } from '../engine/services.ts';
 import { tableName } from '../engine/persistence/entities.ts';
 import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import { enqueueChatPost } from './chat/notices.ts';

@@ -3,7 +3,7 @@
  * for the event kinds whose `notification_settings.channels` name those channels. Enqueued through the caller's open
  * transaction with the change that caused them (OutboundBatch.enqueue), like outbound deliveries.
  */
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import type { SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import { enqueueChatNotices } from './chat/notices.ts';
 import type { OutboundEvent } from './events.ts';

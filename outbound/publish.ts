@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inTransaction, readStore } from '../engine/operations/context.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import type { SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import { enqueueNotices } from './notices.ts';
 import type { EventKind, OutboundEvent } from './events.ts';

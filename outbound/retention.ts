@@ -5,7 +5,7 @@
  * a message is kept while an unsettled one still waits for it or replies under it.
  */
 import { readStore } from '../engine/operations/context.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 
 export const RETENTION_DAYS = 30;
 const BATCH = 5000;

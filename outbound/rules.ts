@@ -7,7 +7,7 @@
  * delivery. A `pager` config takes alert and incident events only (it has no way to say anything else).
  */
 import { defaultRow } from '../engine/operations/project.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import { tableName } from '../engine/persistence/entities.ts';
 import { selectRow, type RowQuery } from '../engine/persistence/sql.ts';
 import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';

@@ -9,7 +9,7 @@
  */
 import { periodicPass } from '../engine/jobs/periodic.ts';
 import type { JobHandler } from '../engine/jobs/types.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import { releaseHeldChat } from './chat/release.ts';
 import { CHAT_ORPHANS } from './chat/send.ts';
 import { rescueOrphans } from './deliveries/orphans.ts';

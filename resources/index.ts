@@ -1,6 +1,6 @@
 /** The registry of every resource family the service serves. Adding a family is adding a line here. */
 import type { FamilyDescriptor } from '../engine/descriptor.ts';
-import type { DomainOperation } from '../engine/operations/domain.ts';
+import type { DomainOperation } from '../engine/services.ts';
 import ai_providers from './ai_providers.ts';
 import ai_settings from './ai_settings.ts';
 import alert_mutes from './alert_mutes.ts';

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { publicOrganization } from '../engine/auth/caller.ts';
 import { ApiError } from '../engine/errors.ts';
 import { execute } from '../engine/operations/index.ts';
-import type { DomainOperation } from '../engine/operations/domain.ts';
+import type { DomainOperation } from '../engine/services.ts';
 import serviceBindings from './service_bindings.ts';
 import { convention, discovered, resolve } from './service_discovery.ts';
 

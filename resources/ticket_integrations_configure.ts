@@ -6,7 +6,7 @@
 import Type from 'typebox';
 import { publicOrganization } from '../engine/auth/caller.ts';
 import { execute } from '../engine/operations/index.ts';
-import type { DomainOperation } from '../engine/operations/domain.ts';
+import type { DomainOperation } from '../engine/services.ts';
 import ticketIntegrations from './ticket_integrations.ts';
 
 const { provider, base_url, account, api_token, signing_secret, enabled } = ticketIntegrations.fields;

@@ -4,7 +4,7 @@
  * outcome. Each source names its handler (sources/<segment>.ts).
  */
 import type { Organization } from '../engine/auth/caller.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 
 export interface WebhookRequest {
   services: Services;

@@ -1,6 +1,6 @@
 /** What the webhook side hands to its module: the routes that read raw bodies. Each source names its handler (webhooks/sources/). */
 import type Router from '@koa/router';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import { webhookRoutes, type WebhookOptions } from './router.ts';
 
 export type { WebhookOptions };

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../engine/logger.ts';
 import type { CredentialLimiter, RequestCount } from '../engine/http/rate-limit.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import type { RateLimit } from './limits.ts';
 import { redisLimiter } from './rate-limit-redis.ts';
 

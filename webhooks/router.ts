@@ -25,7 +25,7 @@ import type { Organization } from '../engine/auth/caller.ts';
 import { organizationByWebhookToken } from '../engine/admin/organizations.ts';
 import { hashToken } from '../engine/crypto.ts';
 import { ApiError } from '../engine/errors.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import { keptHeaders, keptPayload } from './delivery-log/scrub.ts';
 import { deliveryLog, type DeliveryLog } from './delivery-log/writer.ts';
 import type { WebhookAnswer, WebhookHandler, WebhookRequest } from './handlers.ts';

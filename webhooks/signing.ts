@@ -16,7 +16,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Organization } from '../engine/auth/caller.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import { tableName } from '../engine/persistence/entities.ts';
 import requestSigning from '../resources/request_signing.ts';
 

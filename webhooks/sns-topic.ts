@@ -7,7 +7,7 @@
  * SNS (no envelope) or a bad signature is 401.
  */
 import type { Organization } from '../engine/auth/caller.ts';
-import type { Services } from '../engine/operations/types.ts';
+import type { Services } from '../engine/services.ts';
 import type { WebhookAnswer, WebhookRequest } from './handlers.ts';
 import { outboundHttp } from '../outbound/net/http.ts';
 import { confirmSubscription, createSnsVerifier, isSnsUrl, type SnsHttp, type SnsVerifier } from './sns-trust.ts';

@@ -18,7 +18,7 @@
  * Call it outside any database transaction: it waits on the network and writes the ledger itself.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { AI_PURPOSES } from '../../resources/ai_providers.ts';
 import { recordSpend } from './ledger.ts';
 import { takeRequest } from './limiter.ts';

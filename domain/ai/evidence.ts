@@ -14,7 +14,7 @@
 import { loggedError } from '../../engine/logger.ts';
 import { iso, jsonValue, parseTimestamp, type SqlExecutor } from '../../engine/persistence/store.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import serviceBindings from '../../resources/service_bindings.ts';
 import { convention, discovered, resolve } from '../../resources/service_discovery.ts';
 import { family } from './providers.ts';

@@ -15,7 +15,7 @@
  */
 import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { SqlExecutor } from '../../engine/persistence/store.ts';
 import { AiUnavailable, complete, type AiAnswer, type ChatMessage } from './client.ts';
 import { gatherEvidence, type Evidence } from './evidence.ts';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { readSettings } from '../organization/settings.ts';
 import { monthSpend, monthStart } from './spend.ts';
 

@@ -10,7 +10,7 @@
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import { defaultRow } from '../../engine/operations/project.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import aiProviders, { type PROVIDER_KINDS } from '../../resources/ai_providers.ts';
 import aiSettings, { DEFAULT_RETRY_BUDGET } from '../../resources/ai_settings.ts';
 import { jsonValue } from '../../engine/persistence/store.ts';

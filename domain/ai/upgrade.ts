@@ -14,7 +14,7 @@
 import type { Caller } from '../../engine/auth/caller.ts';
 import { diffRows, recordAudit } from '../../engine/operations/audit.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import aiProviders from '../../resources/ai_providers.ts';
 import { family, type ProviderRow } from './providers.ts';
 import { listModels, type Endpoint, type ListedModel } from './wire.ts';

@@ -30,7 +30,7 @@ import { randomUUID } from 'node:crypto';
 import { DeadlockException } from '@mikro-orm/core';
 import type { Organization } from '../../engine/auth/caller.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { selectRows } from '../../engine/persistence/sql.ts';
 import type { AlertEvent } from './event.ts';
 import { enqueueInvestigation } from '../ai/investigations.ts';

@@ -5,7 +5,7 @@
  * settings are exactly what the configuration API answers.
  */
 import type { FamilyDescriptor } from '../../engine/descriptor.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { selectRow, type RowQuery } from '../../engine/persistence/sql.ts';
 import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';

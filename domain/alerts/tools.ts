@@ -4,7 +4,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';

@@ -1,7 +1,8 @@
 /** The audit entries of the board's writes by an API caller (family `cards`); the tickets webhook writes none. */
 import type { Caller } from '../../engine/auth/caller.ts';
-import { recordAudit, type Change } from '../../engine/operations/audit.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import { recordAudit } from '../../engine/operations/audit.ts';
+import type { Change } from '../../engine/operations/audit-entry.ts';
+import type { Services } from '../../engine/services.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
 
 export function auditCardUpdate(services: Services, store: FamilyStore, caller: Caller, cardId: string, changes: Record<string, Change>, at: Date): Promise<void> {

@@ -14,7 +14,7 @@
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { cardEvent } from '../../outbound/events.ts';
 import { OutboundBatch, takesAny } from '../../outbound/publish.ts';

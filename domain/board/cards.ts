@@ -40,9 +40,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller, Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
-import type { Change } from '../../engine/operations/audit.ts';
+import type { Change } from '../../engine/operations/audit-entry.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { auditComment, auditCardUpdate } from './audit.ts';

@@ -1,5 +1,5 @@
 /** What the board tells the outside: a card's URL, its summary in outbound events, card.updated. */
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
 import { cardEvent } from '../../outbound/events.ts';
 import { publish } from '../../outbound/publish.ts';

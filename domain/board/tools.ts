@@ -5,7 +5,7 @@
  * card). Writes need the member role and are audit-logged (family `cards`).
  */
 import Type from 'typebox';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { addComment, getCard, listCards, updateCard } from './cards.ts';
 import { CARD_FIELDS, checkKey } from './inputs.ts';
 import { CARD_PRIORITIES, CARD_STATUSES, LIMITS } from './vocabulary.ts';

@@ -3,7 +3,7 @@
  * written (never `row_version` or `updated_at`), so the row's ETag, which follows the settable configuration,
  * does not change (the spec's generic rule 4).
  */
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
 import type { AlertFacts, RunVerdict } from './alerts.ts';
 import { checkWidening, type ResolvedCheckOptions } from './options.ts';

@@ -9,7 +9,7 @@ import { loadOrganization } from '../../engine/auth/authenticate.ts';
 import { periodicPass } from '../../engine/jobs/periodic.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { ingestAlerts } from '../alerts/pipeline.ts';
 import { refreshAllSlos } from '../slo/evaluate.ts';

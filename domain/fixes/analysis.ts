@@ -19,7 +19,7 @@
  */
 import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { AiUnavailable, complete } from '../ai/client.ts';
 import { CodeHostError, codeHostClient, repoPath, type CodeHost } from '../../outbound/net/code-host-app.ts';

@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import type { Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { hasFeature } from '../../engine/plans.ts';
 import { appendEvent, COLUMNS } from './records.ts';
 import { refusedFor, resolveTarget } from './targets.ts';

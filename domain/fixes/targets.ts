@@ -17,7 +17,7 @@
 import { ApiError } from '../../engine/errors.ts';
 import { codeHostSettings } from '../../outbound/net/code-host-app.ts';
 import { defaultRow } from '../../engine/operations/project.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
 import codeHostSettingsFamily from '../../resources/code_host_settings.ts';

@@ -5,7 +5,7 @@
  * still shows the requests it made.
  */
 import Type from 'typebox';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { FIX_STATUSES, getFixRequest, listFixRequests } from './records.ts';
 import { FIX_LIMITS } from './requests.ts';
 import { LIST_LIMIT, orNull } from '../../engine/operations/tool-schemas.ts';

@@ -6,7 +6,7 @@
 import Type, { type Static } from 'typebox';
 import type { FamilyDescriptor } from '../../engine/descriptor.ts';
 import { defaultRow } from '../../engine/operations/project.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import organizationSettings from '../../resources/organization_settings.ts';

@@ -11,7 +11,7 @@
  */
 import type { Row } from '../../engine/descriptor.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
 import { evaluate, WINDOW_MS, type Evaluation, type WindowCounts } from './math.ts';

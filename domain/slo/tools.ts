@@ -5,7 +5,7 @@
  * `environment` is echoed and changes nothing (yet).
  */
 import Type from 'typebox';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { refreshSlos } from './evaluate.ts';
 import { decide } from './gate.ts';

@@ -20,7 +20,7 @@
  * a timeout, a failed lookup), so an error cannot map the network behind the service.
  */
 import { codeHostClient, CodeHostError } from '../../outbound/net/code-host-app.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { OutboundHttp } from '../../outbound/net/http.ts';
 
 /** Items fetched per tracker and run at most (GitHub's search answers 1,000 at most anyway). */

@@ -11,7 +11,7 @@
 import type { Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { hasFeature } from '../../engine/plans.ts';
 import { requestFix } from '../fixes/requests.ts';
 import type { TrackerItem } from './item.ts';

@@ -10,7 +10,7 @@ import { loggedError } from '../../engine/logger.ts';
 import type { Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { githubIssues, githubQuery, jiraIssues, linearIssues, TrackerApiError, type Credentials } from './clients.ts';
 import { outboundHttp } from '../../outbound/net/http.ts';
 import { githubIssue } from './github-issues.ts';

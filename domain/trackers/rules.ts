@@ -11,7 +11,7 @@
  */
 import type { Organization } from '../../engine/auth/caller.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SqlExecutor } from '../../engine/persistence/store.ts';
 import type { Provider, TrackerItem } from './item.ts';

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { Organization } from '../../engine/auth/caller.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { parseTimestamp } from '../../engine/persistence/store.ts';
 import { openCard, updateCard } from '../board/cards.ts';
 import { cardUrl } from '../board/publishing.ts';

@@ -9,7 +9,7 @@ import Type from 'typebox';
 import { ApiError } from '../../engine/errors.ts';
 import { recordAudit } from '../../engine/operations/audit.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { runImport, type RunResult } from './import.ts';
 import { PROVIDERS, type Provider } from './item.ts';

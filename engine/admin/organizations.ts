@@ -12,7 +12,7 @@ import { checkScopes, endpointOfScopes, API_KEY_PREFIX, WEBHOOK_TOKEN_PREFIX } f
 import { organizationFromRow } from '../auth/authenticate.ts';
 import { ApiKeyEntity, OrganizationEntity } from '../persistence/entities.ts';
 import type { Organization } from '../auth/caller.ts';
-import type { Services } from '../operations/types.ts';
+import type { Services } from '../services.ts';
 import { isPlainObject } from '../validation.ts';
 
 export const WEBHOOK_GRACE_MS = 72 * 60 * 60 * 1000;

@@ -6,7 +6,7 @@ import { generateToken, hashToken } from '../crypto.ts';
 import { isRole } from '../plans.ts';
 import { PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
 import { MembershipEntity, OrganizationEntity, PersonalTokenEntity, UserEntity } from '../persistence/entities.ts';
-import type { Services } from '../operations/types.ts';
+import type { Services } from '../services.ts';
 import { isPlainObject, isUuid } from '../validation.ts';
 
 type Body = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * built once, on the first request, from the registry and domain operations the service runs with.
  */
 import Router from '@koa/router';
-import type { Services } from '../operations/types.ts';
+import type { Services } from '../services.ts';
 import { CONFIG_PREFIX } from './config-api.ts';
 import { renderDocs } from './openapi-docs.ts';
 import { DOCS_PATH, DOCUMENT_PATH, openApiDocument } from './openapi.ts';

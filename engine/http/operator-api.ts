@@ -4,7 +4,7 @@ import type { Context, Next } from 'koa';
 import { ApiError, validationFailed } from '../errors.ts';
 import { isUuid, unstorableText } from '../validation.ts';
 import { constantTimeEqual, hashToken } from '../crypto.ts';
-import type { Services } from '../operations/types.ts';
+import type { Services } from '../services.ts';
 import { auditLogPage, OPERATOR_AUDIT_LOG_LIMITS } from '../operations/audit-log.ts';
 import { linkNext, pageQuery } from './page-links.ts';
 import * as orgs from '../admin/organizations.ts';

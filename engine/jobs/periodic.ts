@@ -7,7 +7,7 @@
  * tick running when the connection dropped could not queue its successor). Seconds ≤ 0 start no passes (tests run
  * them by hand).
  */
-import type { Services } from '../operations/types.ts';
+import type { Services } from '../services.ts';
 import type { JobHandler } from './types.ts';
 
 export interface PeriodicPass {

@@ -7,12 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import type { PgBoss, SendOptions as BossSendOptions } from 'pg-boss';
 import type { Logger } from '../logger.ts';
-import type { Services } from '../operations/types.ts';
+import type { Services } from '../services.ts';
 import type { Database } from '../persistence/database.ts';
 import type { DatabaseOutage } from '../persistence/outage.ts';
 import { openBoss } from './boss.ts';
 import { storedError } from './stored-error.ts';
-import type { JobHandler, JobQueue, RetryOptions, SendOptions } from './types.ts';
+import type { JobQueue, RetryOptions, SendOptions } from './queue-types.ts';
+import type { JobHandler } from './types.ts';
 
 export interface JobQueueOptions {
   db: Database;

@@ -23,7 +23,7 @@ import { authenticatePersonalToken, ORGANIZATION_HEADER } from '../auth/personal
 import { ApiError } from '../errors.ts';
 import { requireFeature } from '../operations/authorize.ts';
 import { countRequest } from '../http/rate-limit.ts';
-import type { Services } from '../operations/types.ts';
+import type { Services } from '../services.ts';
 import { buildTools, type Tool } from './tools.ts';
 
 export const MCP_PATH = '/api/mcp';

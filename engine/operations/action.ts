@@ -14,7 +14,8 @@ import { etagOf, ifMatchHolds, project } from './project.ts';
 import { preconditionFailed } from './checks.ts';
 import { loadRow } from './read.ts';
 import { changedValues } from './rows.ts';
-import type { OperationResult, Services } from './types.ts';
+import type { Services } from '../services.ts';
+import type { OperationResult } from './types.ts';
 
 export interface ActionRequest {
   family: string;

@@ -5,9 +5,8 @@ import { iso, jsonValue } from '../persistence/store.ts';
 import type { Row } from '../descriptor.ts';
 import { auditView } from './audit.ts';
 import { readStore } from './context.ts';
-import type { DomainOperation } from './domain.ts';
+import type { DomainOperation, Services } from '../services.ts';
 import { listAnswer, NEXT_CURSOR, pageFields, pageOf, type PageLimits } from './page.ts';
-import type { Services } from './types.ts';
 
 /** Newest first; 1000 stays the most one page holds, as it was before the log was paged. */
 export const AUDIT_LOG_LIMITS: PageLimits = { default: 200, max: 1000 };

@@ -7,13 +7,10 @@ import { SecretBox } from '../crypto.ts';
 import { isWriteOnly, planFields } from '../fields.ts';
 import { AuditEntryEntity } from '../persistence/entities.ts';
 import { canonical } from './project.ts';
-import type { Services } from './types.ts';
+import type { Services } from '../services.ts';
+import type { AuditAction, AuditEntry, Change } from './audit-entry.ts';
 
 const AUDIT_TABLE = AuditEntryEntity.meta.tableName;
-
-export type AuditAction = 'create' | 'update' | 'delete' | 'archive' | `action:${string}`;
-
-export type Change = { before: unknown; after: unknown } | '(set)' | '(changed)' | '(cleared)';
 
 const plain = (v: unknown) => (v instanceof Date ? v.toISOString() : (v ?? null));
 
@@ -32,25 +29,6 @@ export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | n
   }
   return changes;
 }
-
-/** An audit entry as written, secrets already markers: what audit listeners receive. */
-export interface AuditEntry {
-  id: string;
-  organizationId: string;
-  at: Date;
-  actor: { kind: string; id: string };
-  transport: string;
-  family: string;
-  rowId: string | null;
-  action: AuditAction;
-  changes: Record<string, Change>;
-}
-
-/**
- * Told of every audit entry inside the write's transaction (`store`), after the entry is written: what it
- * enqueues commits or rolls back with the change. Other parts register listeners in their module's `auditListeners` (engine/module.ts).
- */
-export type AuditListener = (services: Services, store: FamilyStore, entry: AuditEntry) => Promise<void>;
 
 export async function recordAudit(
   services: Services,

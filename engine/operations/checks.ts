@@ -2,7 +2,7 @@
 import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descriptor.ts';
 import { ApiError, validationFailed, type FieldError } from '../errors.ts';
 import type { FamilyStore } from '../persistence/store.ts';
-import type { Services } from './types.ts';
+import type { Services } from '../services.ts';
 import type { Notice } from './types.ts';
 import { project } from './project.ts';
 

@@ -2,7 +2,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { HookContext } from '../descriptor.ts';
 import { sqlExecutor } from '../persistence/sql.ts';
 import { FamilyStore } from '../persistence/store.ts';
-import type { Services } from './types.ts';
+import type { Services } from '../services.ts';
 
 export function hookContext(services: Services, caller: Caller, store: FamilyStore, now: Date): HookContext {
   const family = (name: string) => {

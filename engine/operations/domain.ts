@@ -4,42 +4,13 @@
  * and it runs through the same checks as every operation: endpoint plan, feature, role, input validation.
  * REST and the agent-tool endpoint both serve it from this one declaration.
  */
-import type { TSchema } from 'typebox';
 import type { Caller } from '../auth/caller.ts';
 import type { Row } from '../descriptor.ts';
 import { validationFailed } from '../errors.ts';
-import type { Feature, Role } from '../plans.ts';
 import { checkBody } from '../validation.ts';
 import { requireFeature, requireRole } from './authorize.ts';
 import { idempotent } from './idempotency.ts';
-import type { Services } from './types.ts';
-
-/** JSON for REST's body and MCP's structuredContent, or a document (such as an HCL file) as text. */
-export type DomainResult = { json: Record<string, unknown> } | { text: string; contentType: string };
-
-export interface DomainOperation {
-  /** the agent tool's name, snake_case */
-  name: string;
-  description: string;
-  /** an object schema; REST takes it from the query string (GET) or the body (POST) */
-  input: TSchema;
-  role: Role;
-  feature?: Feature;
-  /** `read` operations answer viewers and read-only keys; `write` ones refuse read-only keys */
-  kind: 'read' | 'write';
-  /** a write that leaves the same state when repeated with the same input (the agent tool's idempotentHint) */
-  idempotent?: boolean;
-  /** a write that only adds (a comment, an entry) and never changes or removes what is there (destructiveHint false) */
-  additive?: boolean;
-  /**
-   * where REST serves it under /api/v1/config; absent: agent tool only. With `param`, REST serves
-   * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}).
-   */
-  rest?: { method: 'GET' | 'POST'; path: string; param?: string };
-  /** what a success answers, for the OpenAPI document: a JSON schema, or a document's content type (default: a JSON object) */
-  answer?: { schema?: TSchema; contentType?: string };
-  run(services: Services, caller: Caller, input: Row): Promise<DomainResult>;
-}
+import type { DomainOperation, DomainResult, Services } from '../services.ts';
 
 /** Writes not declared idempotent take an idempotency key (the header; the agent tool's `idempotency_key`). */
 export const takesIdempotencyKey = (operation: DomainOperation) => operation.kind === 'write' && operation.idempotent !== true;

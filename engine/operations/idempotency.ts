@@ -15,7 +15,7 @@ import type { Caller } from '../auth/caller.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 import { prepared } from '../persistence/sql.ts';
 import { readStore } from './context.ts';
-import type { Services } from './types.ts';
+import type { Services } from '../services.ts';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60_000;
 export const IDEMPOTENCY_KEY_MAX = 255;

@@ -25,7 +25,8 @@ import { ApiError } from '../errors.ts';
 import { authorize } from './authorize.ts';
 import { idempotent } from './idempotency.ts';
 import { listRows, readRow } from './read.ts';
-import type { OperationRequest, OperationResult, Services } from './types.ts';
+import type { Services } from '../services.ts';
+import type { OperationRequest, OperationResult } from './types.ts';
 import { createRow, deleteRow, updateRow } from './write.ts';
 
 const HANDLERS = { list: listRows, read: readRow, create: createRow, update: updateRow, delete: deleteRow };
@@ -39,4 +40,5 @@ export async function execute(services: Services, caller: Caller, request: Opera
   return idempotent(services, caller, call, () => createRow(services, caller, family, request));
 }
 
-export type { OperationRequest, OperationResult, Services } from './types.ts';
+export type { OperationRequest, OperationResult } from './types.ts';
+export type { Services } from '../services.ts';

@@ -13,7 +13,7 @@ import { validationFailed } from '../errors.ts';
 import { orderSql, selectPage, type KeyColumn, type PageQuery, type PageWindow } from '../persistence/keyset.ts';
 import type { SqlExecutor } from '../persistence/sql.ts';
 import { checkValue } from '../validation.ts';
-import type { Services } from './types.ts';
+import type { Services } from '../services.ts';
 
 export type { KeyColumn } from '../persistence/keyset.ts';
 

@@ -9,7 +9,8 @@ import { recordAudit, diffRows } from './audit.ts';
 import { inTransaction, readStore } from './context.ts';
 import { nextCursor, PAGE_MAX, readPage, type KeyColumn, type PageLimits, type PageScope } from './page.ts';
 import { defaultRow, etagOf, project, referenceLoader } from './project.ts';
-import type { OperationRequest, OperationResult, Services } from './types.ts';
+import type { Services } from '../services.ts';
+import type { OperationRequest, OperationResult } from './types.ts';
 
 /** A family's list order: its declared order (or its public position), then creation, then the id (unique). */
 export function listKeys(d: FamilyDescriptor): KeyColumn[] {

@@ -7,7 +7,7 @@ import { planFields } from '../fields.ts';
 import type { FamilyStore } from '../persistence/store.ts';
 import { checkValue } from '../validation.ts';
 import { canonical } from './project.ts';
-import type { Services } from './types.ts';
+import type { Services } from '../services.ts';
 
 /** The id of a row: a uuid, or its `id.from` fields joined by `/` (empty trailing parts left out). */
 export function composeId(d: FamilyDescriptor, row: Row): string {

@@ -4,14 +4,16 @@ import type { Caller } from '../auth/caller.ts';
 import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descriptor.ts';
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { parseWrite } from '../validation.ts';
-import { diffRows, recordAudit, type AuditAction } from './audit.ts';
+import { diffRows, recordAudit } from './audit.ts';
+import type { AuditAction } from './audit-entry.ts';
 import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
 import { hookContext, inTransaction, readStore } from './context.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
 import { loadRow, withSingletonTimes } from './read.ts';
 import { applyMove, composeId, fieldsFromId, MOVE_INPUT, nextPosition, sealSecrets, changedValues } from './rows.ts';
-import type { Notice, OperationRequest, OperationResult, Services } from './types.ts';
+import type { Services } from '../services.ts';
+import type { Notice, OperationRequest, OperationResult } from './types.ts';
 
 interface Written {
   row: Row;

@@ -17,7 +17,7 @@
  * `releaseHeldChat` (release.ts) queues it then.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { OutboundEvent } from '../events.ts';
 import { quietUntil } from '../preferences/quiet-hours.ts';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { CHAT_QUEUE, chatGroup } from './queue.ts';
 
 const BATCH = 200;

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { attemptsAllowed, retryDelay } from '../deliveries/schedule.ts';

@@ -3,7 +3,7 @@
  * for fields never saved, and how an alert's channel is named from `alert_channel_pattern`.
  */
 import { defaultRow } from '../../engine/operations/project.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import chat from '../../resources/chat.ts';

@@ -1,7 +1,7 @@
 /** `list_chat_messages` (viewer; also `GET /api/v1/config/chat_messages`): what was posted to chat, where, and why a post failed. */
 import Type from 'typebox';
 import { readStore } from '../../engine/operations/context.ts';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { literals, orNull, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 

@@ -6,7 +6,7 @@
  * `invalid_auth`, `channel_not_found`, …). The token goes in the header only; what is kept of an answer is an
  * error code of the Web API's vocabulary, never its free text, so a token an API echoed cannot be stored.
  */
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { outboundHttp } from '../net/http.ts';
 
 export const DEFAULT_CHAT_API = 'https://slack.com/api';

@@ -27,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import { planFields } from '../../engine/fields.ts';
 import { tableName } from '../../engine/persistence/entities.ts';

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 
 export const STALE_MINUTES = 15;
 const BATCH = 100;

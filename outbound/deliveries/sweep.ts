@@ -8,7 +8,7 @@
  *   with their attempts, at most `PRUNE_BATCH` per pass.
  */
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { claimDelivery, recordAttempt } from './deliver.ts';
 import { INTERRUPTED, rescueOrphans, type OrphanKind } from './orphans.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from './queue.ts';

@@ -7,7 +7,7 @@ import Type from 'typebox';
 import { ApiError } from '../../engine/errors.ts';
 import { recordAudit } from '../../engine/operations/audit.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { EVENT_KINDS } from '../../resources/outbound_rules.ts';

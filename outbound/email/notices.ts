@@ -7,7 +7,7 @@
  * (`VIGIL_SMTP_URL`) nothing is recorded: there would be no way to send it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { OutboundEvent } from '../events.ts';
 import { envelope } from '../render/envelope.ts';

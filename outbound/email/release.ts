@@ -5,7 +5,7 @@
  * instance stopped): those notices are `failed` rather than sent again, since the server may have taken them.
  */
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { canMail, EMAIL_QUEUE, emailJobKey } from './notices.ts';
 
 /** longer than any one send job may run (its expiry), so a live send is never taken for a dead one */

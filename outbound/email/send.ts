@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { canMail, EMAIL_QUEUE } from './notices.ts';
 import { emailContent } from './message.ts';

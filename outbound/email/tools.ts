@@ -1,7 +1,7 @@
 /** `list_email_notices` (viewer; also `GET /api/v1/config/email_notices`): which events were mailed, when, and why one was not. */
 import Type from 'typebox';
 import { readStore } from '../../engine/operations/context.ts';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { headline } from '../render/headline.ts';
 import { literals, orNull, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';

@@ -20,7 +20,7 @@
  * most 200 characters of the code host's own `message`.
  */
 import githubAppJwt from 'universal-github-app-jwt';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import type { CodeHostSettings } from './config.ts';
 import { OutboundError, outboundHttp, type OutboundHttp } from './http.ts';
 

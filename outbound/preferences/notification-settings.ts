@@ -5,7 +5,7 @@
  * this service does not serve (none are configured) when the family is absent.
  */
 import { defaultRow } from '../../engine/operations/project.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { jsonValue, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { QuietHours } from './quiet-hours.ts';

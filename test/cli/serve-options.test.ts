@@ -2,7 +2,7 @@
 import t, { type Test } from 'tap';
 import { readSettings } from '../../bin/env.ts';
 import { serviceOptions as fromSettings } from '../../bin/serve.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 
 const serviceOptions = (env: NodeJS.ProcessEnv) => fromSettings(readSettings(env));
 

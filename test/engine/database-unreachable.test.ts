@@ -10,7 +10,7 @@ import { createLogger } from '../../engine/logger.ts';
 import { DatabaseOutage } from '../../engine/persistence/outage.ts';
 import { isDatabaseUnreachable } from '../../engine/persistence/unreachable.ts';
 import { periodicPass } from '../../engine/jobs/periodic.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 

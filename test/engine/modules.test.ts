@@ -10,7 +10,7 @@ import t from 'tap';
 import { ManualClock } from '../../engine/clock.ts';
 import { createLogger } from '../../engine/logger.ts';
 import type { Module } from '../../engine/module.ts';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve } from '../../engine/server.ts';
 import { addressPolicy } from '../../outbound/net/addresses.ts';

@@ -1,6 +1,6 @@
 /** Test job handlers that record what they ran, and a wait for an outcome with a generous deadline. */
 import type { JobHandler } from '../../engine/jobs/types.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { readStore } from '../../engine/operations/context.ts';
 
 export interface Run {

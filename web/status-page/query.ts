@@ -6,7 +6,7 @@ import { loadOrganization } from '../../engine/auth/authenticate.ts';
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import { project, referenceLoader } from '../../engine/operations/project.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { parseTimestamp } from '../../engine/persistence/store.ts';
 import { hasFeature } from '../../engine/plans.ts';

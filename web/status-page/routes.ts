@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { NOT_FOUND_HTML, renderStatusPage } from './html.ts';
 import { loadStatusPage } from './query.ts';
 

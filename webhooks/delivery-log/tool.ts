@@ -1,6 +1,6 @@
 /** `list_webhook_deliveries` (also REST `GET /api/v1/config/webhook_deliveries`): the delivery log, newest first. */
 import Type from 'typebox';
-import type { DomainOperation } from '../../engine/operations/domain.ts';
+import type { DomainOperation } from '../../engine/services.ts';
 import { LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
 import { sqlExecutor } from '../../engine/persistence/sql.ts';
 import { SEGMENTS } from '../sources/index.ts';

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loggedError } from '../../engine/logger.ts';
-import type { Services } from '../../engine/operations/types.ts';
+import type { Services } from '../../engine/services.ts';
 import { prepared, sqlExecutor } from '../../engine/persistence/sql.ts';
 
 export const PAYLOAD_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import t from 'tap';
 import { ManualClock } from '../../../engine/clock.ts';
-import type { Services } from '../../../engine/operations/types.ts';
+import type { Services } from '../../../engine/services.ts';
 import { codeHostClient, CodeHostError } from '../../../outbound/net/code-host-app.ts';
 import { chooseFiles, readProposal, UnusableAnswer } from '../../../domain/fixes/patch.ts';
 import { startFakeGitHub } from '../../helpers/fake-github.ts';
