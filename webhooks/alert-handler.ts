@@ -7,7 +7,7 @@
  * A source delivered through an SNS topic (the cloud sources) has its subscriptions confirmed and, when the operator
  * switched it on, signatures checked, as webhooks/sns-topic.ts describes.
  */
-import type { WebhookAnswer, WebhookHandler } from './handlers.ts';
+import type { WebhookAnswer, WebhookHandler } from '../domain/webhook-contract.ts';
 import type { SnsHttp } from './sns-trust.ts';
 import { snsTopic, type SnsTopic } from './sns-topic.ts';
 import type { Parser } from './sources/parser.ts';

@@ -17,37 +17,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Organization } from '../engine/auth/caller.ts';
 import type { Services } from '../engine/services.ts';
+import type { HeaderGetter, Signing, Verifier } from '../domain/webhook-contract.ts';
 import { tableName } from '../engine/persistence/entities.ts';
 import requestSigning from '../resources/request_signing.ts';
-
-/** `stale`: a valid signature over a delivery too old to accept. */
-export type Verdict = 'valid' | 'missing' | 'mismatch' | 'stale';
-
-export type HeaderGetter = (name: string) => string | undefined;
-
-export type Verifier = (raw: Buffer, secret: string, header: HeaderGetter, now: Date) => Verdict;
-
-/** A scalar subquery answering the source's sealed secret or null; it names the organization `o`. */
-export type SecretQuery = (services: Services) => { sql: string; params: unknown[] } | undefined;
-
-/** How one source's requests are signed: every fact the router, request_signing and the refusals need. */
-export interface Signing {
-  /** the scheme's name, named in refusals (and answered as request_signing's `scheme`) */
-  scheme: string;
-  /** the headers that carry the signature, named in refusals; the first is answered as `signature_header` */
-  headers: readonly string[];
-  /** how the sender signs, in words (request_signing's refusals list it) */
-  notes: string;
-  verify: Verifier;
-  /** where the secret is saved when not in request_signing, and how it is read */
-  savedElsewhere?: { savedIn: string; secretQuery: SecretQuery };
-  /** request_signing refuses a secret until the operator switched signing on for the organization ("contact support") */
-  operatorSwitch?: boolean;
-  /** requests must be signed once the organization has an approved runbook that runs automatically */
-  runbookSigned?: boolean;
-  /** the refusal of a `stale` verdict */
-  staleMessage?: string;
-}
 
 /** How far a signed Grafana timestamp may be from the service's clock. */
 export const TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;

@@ -8,7 +8,7 @@
  */
 import type { Organization } from '../engine/auth/caller.ts';
 import type { Services } from '../engine/services.ts';
-import type { WebhookAnswer, WebhookRequest } from './handlers.ts';
+import type { WebhookAnswer, WebhookRequest } from '../domain/webhook-contract.ts';
 import { outboundHttp } from '../outbound/net/http.ts';
 import { confirmSubscription, createSnsVerifier, isSnsUrl, type SnsHttp, type SnsVerifier } from './sns-trust.ts';
 import { isRecord } from '../engine/payload.ts';

@@ -19,7 +19,7 @@
  * address (400), refused: confirmation failed (502).
  */
 import { ApiError } from '../engine/errors.ts';
-import type { WebhookAnswer, WebhookHandler, WebhookRequest } from './handlers.ts';
+import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../domain/webhook-contract.ts';
 import type { SnsHttp } from './sns-trust.ts';
 import { snsTopic } from './sns-topic.ts';
 import { isRecord } from '../engine/payload.ts';

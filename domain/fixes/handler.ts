@@ -14,7 +14,7 @@
  * analysis. Delivery-log outcomes: accepted, replaced, duplicate, refused: <field or reason>, refused: plan.
  */
 import { ApiError } from '../../engine/errors.ts';
-import type { WebhookAnswer, WebhookHandler } from '../../webhooks/handlers.ts';
+import type { WebhookAnswer, WebhookHandler } from '../webhook-contract.ts';
 import { checkKey, fieldRefused, requestFix, requireFixPullRequests } from './requests.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -22,7 +22,7 @@
 import { loggedError } from '../../engine/logger.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
-import type { WebhookAnswer, WebhookRequest } from '../../webhooks/handlers.ts';
+import type { WebhookAnswer, WebhookRequest } from '../webhook-contract.ts';
 import { codeHostIssues } from '../trackers/handler.ts';
 import { readGitHub } from './github.ts';
 import { deploymentEvent } from '../../outbound/events.ts';

@@ -27,7 +27,7 @@
  * not a JSON object). The delivery log's outcome: `created`, `updated` or `refused: <field>`.
  */
 import { validationFailed, type FieldError } from '../../engine/errors.ts';
-import type { WebhookAnswer, WebhookRequest } from '../../webhooks/handlers.ts';
+import type { WebhookAnswer, WebhookRequest } from '../webhook-contract.ts';
 import { httpUrl, isRecord } from '../../engine/payload.ts';
 import { deploymentEvent } from '../../outbound/events.ts';
 import { writeAndPublish } from '../../outbound/publish.ts';

@@ -21,7 +21,7 @@
 import { loggedError } from '../../engine/logger.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
-import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../../webhooks/handlers.ts';
+import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../webhook-contract.ts';
 import { readGitHubIssues } from './github-issues.ts';
 import type { ReadResult } from './item.ts';
 import { readJira } from './jira.ts';

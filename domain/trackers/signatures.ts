@@ -16,7 +16,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import ticketIntegrations from '../../resources/ticket_integrations.ts';
 import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
-import type { Signing } from '../../webhooks/signing.ts';
+import type { Signing } from '../webhook-contract.ts';
 
 /** How far Linear's `webhookTimestamp` may be from the service's clock. */
 export const LINEAR_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;

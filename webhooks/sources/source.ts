@@ -3,8 +3,7 @@
  * (sources/<segment>.ts) and one entry in the list (sources/index.ts). The router, the ready-made URLs, the body
  * limits, request_signing's signable sources and the refusals all read these objects; nothing else names a source.
  */
-import type { WebhookHandler } from '../handlers.ts';
-import type { Signing } from '../signing.ts';
+import type { Signing, WebhookHandler } from '../../domain/webhook-contract.ts';
 import type { SnsTopic } from '../sns-topic.ts';
 import type { SnsHttp } from '../sns-trust.ts';
 import type { Parser } from './parser.ts';
