@@ -112,11 +112,10 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     // test/, bench/, migrations/ and .ci/ are not held to the layout (they reach into every folder by design)
     exclude: { path: ['^(node_modules|test|bench|migrations|\\.ci)/'] },
-    // what Node loads: `import type` lines are erased before anything runs, so they neither load a folder nor close a
-    // cycle. Types still point the other way in places (the domain handlers of the deployments, code-host, tracker
-    // and fix-request sources implement webhooks/handlers.ts's contract; engine/operations' types.ts, domain.ts and
-    // idempotency.ts name each other) until those types find a home both sides may import.
-    tsPreCompilationDeps: false,
+    // `import type` lines count too: Node erases them, but a type the wrong way still ties the two sides together for
+    // a reader and for tsc. Types that two sides share live where both may import them (engine/services.ts,
+    // domain/webhook-contract.ts).
+    tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],

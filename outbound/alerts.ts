@@ -25,6 +25,9 @@ import { OutboundBatch } from './publish.ts';
 import type { OrganizationOutbound } from './rules.ts';
 import { routeAlert, type Routing } from './routing.ts';
 
+/** The route an alert matched, as `route` answers it and the pipeline hands back: named here, the domain's entry point. */
+export type { Routing };
+
 type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
 
 /** What announcing and routing read of an alert event, as the pipeline passes it (domain/alerts/event.ts has more). */
