@@ -4,6 +4,23 @@ import { publicOrganization } from '../auth/caller.ts';
 import { AuditEntryEntity } from '../persistence/entities.ts';
 import { auditView } from './audit.ts';
 import type { DomainOperation } from './domain.ts';
+import { JSON_VALUE, ORGANIZATION } from './tool-schemas.ts';
+
+const CHANGE = Type.Union([
+  Type.Object({ before: JSON_VALUE('the value before (null when the row was created)'), after: JSON_VALUE('the value after (null when the row was deleted)') }),
+  Type.Union([Type.Literal('(set)'), Type.Literal('(changed)'), Type.Literal('(cleared)')], { description: 'a secret: only whether it was set, changed or cleared' }),
+]);
+
+const ENTRY = Type.Object({
+  id: Type.String(),
+  at: Type.String({ format: 'date-time' }),
+  actor: Type.Object({ kind: Type.String({ description: 'api_key, user, operator or system' }), id: Type.String() }),
+  transport: Type.String({ description: 'rest, mcp, console or system' }),
+  family: Type.String(),
+  row_id: Type.Union([Type.String(), Type.Null()]),
+  action: Type.String({ description: 'create, update, delete, archive, or action:<name>' }),
+  changes: Type.Record(Type.String(), CHANGE, { description: 'per changed field' }),
+});
 
 export const auditLogOperation: DomainOperation = {
   name: 'list_audit_log',
@@ -17,6 +34,7 @@ export const auditLogOperation: DomainOperation = {
   role: 'org_admin',
   kind: 'read',
   rest: { method: 'GET', path: 'audit_log' },
+  answer: { schema: Type.Object({ organization: ORGANIZATION, data: Type.Array(ENTRY) }) },
   async run(services, caller, input) {
     const limit = typeof input.limit === 'number' ? input.limit : 200;
     const rows = await services.db.em.fork().find(AuditEntryEntity, { organization_id: caller.organization.id }, { orderBy: { seq: 'desc' }, limit, disableIdentityMap: true });
