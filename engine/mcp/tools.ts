@@ -60,7 +60,7 @@ const IDEMPOTENCY_KEY = {
   type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: '^[\\x20-\\x7e]+$',
   description: 'a key of your choosing (a UUID) that makes a retry safe: repeated with the same arguments within 24 hours, the first answer comes back and nothing is done again; with other arguments it is refused',
 };
-const ADDRESSING = Type.Object({ id: Type.String({ minLength: 1 }), if_match: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+const ADDRESSING = Type.Object({ id: Type.Optional(Type.String({ minLength: 1 })), if_match: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false });
 
 /** The tools that take an idempotency key get it beside their own input fields (it is not part of the body). */
 const withKey = (schema: Json): Json => ({ ...schema, properties: { ...(schema.properties as Json | undefined), idempotency_key: IDEMPOTENCY_KEY } });
