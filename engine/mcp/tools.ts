@@ -138,7 +138,7 @@ function familyTools(d: FamilyDescriptor): Tool[] {
       name: `list_${d.name}`,
       description: `Lists the organization's ${d.name}.${needs(d, 'list')} ${describe(d)}`,
       inputSchema: object(d.archive ? { include_archived: { type: 'boolean', description: 'include archived rows' } } : {}),
-      outputSchema: output(object({ organization: ORGANIZATION, data: { type: 'array', items: rowSchema(d) }, truncated: { type: 'boolean' } }, ['organization', 'data', 'truncated']), refusedRow(d)),
+      outputSchema: output(object({ organization: ORGANIZATION, data: { type: 'array', items: rowSchema(d) }, truncated: { type: 'boolean' } }, ['organization', 'data', 'truncated'])),
       annotations: { title: `List ${d.name}`, ...hints(true, false, true) },
       call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'list', includeArchived: args.include_archived === true }),
     });
