@@ -77,8 +77,17 @@ export interface DomainOperation {
    * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}).
    */
   rest?: { method: 'GET' | 'POST'; path: string; param?: string };
-  /** what a success answers, for the OpenAPI document: a JSON schema, or a document's content type (default: a JSON object) */
-  answer?: { schema?: TSchema; contentType?: string };
+  /**
+   * what a success answers: a JSON schema (OpenAPI's answer, the agent tool's output schema), or a document's content
+   * type (the tool then answers `{ content_type, text }`). Required, and one of the two must be given (checked when
+   * the tools are built), so an agent and a typed client know every answer.
+   */
+  answer: { schema?: TSchema; contentType?: string };
+  /**
+   * it reaches outside the service when it runs (a tracker's API, a receiver's URL, an AI provider): the agent tool's
+   * `openWorldHint`. Absent: it reads and writes this service's own data only.
+   */
+  reachesOutside?: true;
   run(services: Services, caller: Caller, input: Row): Promise<DomainResult>;
 }
 

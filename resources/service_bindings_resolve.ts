@@ -5,7 +5,10 @@ import { ApiError } from '../engine/errors.ts';
 import { execute } from '../engine/operations/index.ts';
 import type { DomainOperation } from '../engine/services.ts';
 import serviceBindings from './service_bindings.ts';
-import { convention, discovered, resolve } from './service_discovery.ts';
+import { convention, discovered, resolve, type Source } from './service_discovery.ts';
+import { JSON_VALUE, ORGANIZATION } from '../engine/operations/tool-schemas.ts';
+
+const SOURCES: readonly Source[] = ['override', 'discovery', 'convention', 'unbound'];
 
 export const resolveServiceBindings: DomainOperation = {
   name: 'resolve_service_bindings',
@@ -23,6 +26,20 @@ export const resolveServiceBindings: DomainOperation = {
   ),
   role: 'viewer',
   kind: 'read',
+  answer: {
+    schema: Type.Object({
+      data: Type.Object({
+        service: Type.String(),
+        environment: Type.String({ description: 'empty for the service\'s binding without an environment' }),
+        override_stored: Type.Boolean({ description: 'whether service_bindings holds an override for the pair' }),
+        fields: Type.Record(Type.String(), Type.Object({
+          value: JSON_VALUE('the value in force (null when unbound)'),
+          source: Type.Union(SOURCES.map((s) => Type.Literal(s)), { description: 'where the value comes from' }),
+        }), { description: 'one entry per binding field' }),
+      }),
+      organization: ORGANIZATION,
+    }),
+  },
   async run(services, caller, input) {
     const service = String(input.service);
     const environment = typeof input.environment === 'string' ? input.environment : '';

@@ -7,9 +7,10 @@ import Type from 'typebox';
 import { publicOrganization } from '../engine/auth/caller.ts';
 import { execute } from '../engine/operations/index.ts';
 import type { DomainOperation } from '../engine/services.ts';
+import { ORGANIZATION, readableRow } from '../engine/operations/tool-schemas.ts';
 import ticketIntegrations from './ticket_integrations.ts';
 
-const { provider, base_url, account, api_token, signing_secret, enabled } = ticketIntegrations.fields;
+const { provider, base_url, account, api_token, signing_secret } = ticketIntegrations.fields;
 
 export const configureTicketIntegration: DomainOperation = {
   name: 'configure_ticket_integration',
@@ -20,13 +21,16 @@ export const configureTicketIntegration: DomainOperation = {
   input: Type.Object(
     {
       provider, base_url: Type.Optional(base_url), account: Type.Optional(account), api_token: Type.Optional(api_token),
-      signing_secret: Type.Optional(signing_secret), enabled: Type.Optional(enabled),
+      signing_secret: Type.Optional(signing_secret),
+      // no schema default: this tool also changes a stored row, where sending the default would enable a disabled one
+      enabled: Type.Optional(Type.Boolean({ description: 'when false the credentials are kept and not used; a new row is enabled unless false is sent' })),
     },
     { additionalProperties: false },
   ),
   role: 'member',
   feature: 'ticket_systems',
   kind: 'write',
+  answer: { schema: Type.Object({ data: readableRow(ticketIntegrations), organization: ORGANIZATION, etag: Type.String() }) },
   async run(services, caller, input) {
     const { provider: kind, ...changes } = input;
     const family = ticketIntegrations.name;

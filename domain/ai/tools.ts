@@ -10,7 +10,7 @@ import type { DomainOperation } from '../../engine/services.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
-import { time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { time, LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 
 const STATUSES = ['requested', 'running', 'completed', 'failed'] as const;
 
@@ -104,7 +104,7 @@ export const listNotifications: DomainOperation = {
         id: Type.String(),
         kind: Type.String(),
         message: Type.String(),
-        detail: Type.Record(Type.String(), Type.Unknown(), { description: 'ai_budget_warning: month, spent_usd, budget_usd, warn_percent' }),
+        detail: Type.Record(Type.String(), JSON_VALUE(), { description: 'ai_budget_warning: month, spent_usd, budget_usd, warn_percent' }),
         created_at: Type.String({ format: 'date-time' }),
       })),
       truncated: Type.Boolean(),

@@ -11,7 +11,7 @@ import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { ALL_ALERT_SOURCES as ALERT_SOURCES } from './event.ts';
 import { EFFECT_KINDS } from './outcomes.ts';
-import { literals, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { literals, time, LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 
 const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
 
@@ -44,7 +44,7 @@ export type Alert = Static<typeof ALERT>;
 const EFFECT = Type.Object({
   kind: literals(EFFECT_KINDS, 'routed (a matched alert route and its team), page (team_ids: the teams paged), page_skipped, chat_post, chat_thread_update, muted, storm_grouped, investigation_requested, investigation_skipped, incident_opened, incident_joined, incident_closed'),
   at: Type.String({ format: 'date-time' }),
-  detail: Type.Record(Type.String(), Type.Unknown(), { description: 'the reason (page_skipped, investigation_skipped) and the ids involved (mute, storm, investigation, incident)' }),
+  detail: Type.Record(Type.String(), JSON_VALUE(), { description: 'the reason (page_skipped, investigation_skipped) and the ids involved (mute, storm, investigation, incident)' }),
 });
 
 const INCIDENT = Type.Object({

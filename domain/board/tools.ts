@@ -9,7 +9,7 @@ import type { DomainOperation } from '../../engine/services.ts';
 import { addComment, getCard, listCards, updateCard } from './cards.ts';
 import { CARD_FIELDS, checkKey } from './inputs.ts';
 import { CARD_PRIORITIES, CARD_STATUSES, LIMITS } from './vocabulary.ts';
-import { LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 
 const CARD_REF = Type.String({ minLength: 1, maxLength: 100, description: 'the card id (uuid) or its key such as OPS-12 (any case)' });
 const STATUS_WORDS =
@@ -72,7 +72,7 @@ export const getCardOperation: DomainOperation = {
         CARD,
         Type.Object({
           comments: Type.Array(Type.Object({ id: Type.String(), body: Type.String(), author: Type.Union([Type.String(), Type.Null()]), comment_id: Type.Union([Type.String(), Type.Null()]), created_at: Type.String() })),
-          effects: Type.Array(Type.Object({ kind: Type.String(), at: Type.String(), detail: Type.Record(Type.String(), Type.Unknown()) })),
+          effects: Type.Array(Type.Object({ kind: Type.String(), at: Type.String(), detail: Type.Record(Type.String(), JSON_VALUE()) })),
         }),
       ]),
     }),

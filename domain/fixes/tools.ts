@@ -8,7 +8,7 @@ import Type from 'typebox';
 import type { DomainOperation } from '../../engine/services.ts';
 import { FIX_STATUSES, getFixRequest, listFixRequests } from './records.ts';
 import { FIX_LIMITS } from './requests.ts';
-import { LIST_LIMIT, orNull } from '../../engine/operations/tool-schemas.ts';
+import { LIST_LIMIT, orNull, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 
 const STATUS_WORDS =
   'analyzing (queued or being analysed), pr_opened (a draft pull request is open: pr_url), declined (the provider proposed no patch: reason), ' +
@@ -71,7 +71,7 @@ export const getFixRequestOperation: DomainOperation = {
       data: Type.Intersect([
         FIX_REQUEST,
         Type.Object({
-          timeline: Type.Array(Type.Object({ at: Type.String(), step: Type.String(), revision: Type.Integer(), detail: Type.Record(Type.String(), Type.Unknown()) })),
+          timeline: Type.Array(Type.Object({ at: Type.String(), step: Type.String(), revision: Type.Integer(), detail: Type.Record(Type.String(), JSON_VALUE()) })),
         }),
       ]),
     }),

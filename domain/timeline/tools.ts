@@ -13,7 +13,7 @@ import { iso, type SqlExecutor } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { TEXT_COLUMNS } from './store.ts';
 import { DEPLOYMENT_EVENT_TYPES, EVENT_TYPES, STATUSES, TIMELINE_SOURCES } from './vocabulary.ts';
-import { literals, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { literals, time, LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 
 const optionalText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -44,7 +44,7 @@ const ENTRY = Type.Object({
   started_at: time('when it started, as the sender said'),
   completed_at: time('when it finished, as the sender said'),
   occurred_at: Type.String({ format: 'date-time', description: 'its time on the timeline: completed_at, else started_at, else when it was first received' }),
-  details: Type.Record(Type.String(), Type.Unknown(), { description: 'code-host extras: github_event, delivery_id, html_url (the event\'s page), run number, conclusion, …; {} for deployments' }),
+  details: Type.Record(Type.String(), JSON_VALUE(), { description: 'code-host extras: github_event, delivery_id, html_url (the event\'s page), run number, conclusion, …; {} for deployments' }),
   created_at: Type.String({ format: 'date-time', description: 'when the first delivery arrived' }),
   updated_at: Type.String({ format: 'date-time', description: 'when a delivery last changed it' }),
 });

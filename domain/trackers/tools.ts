@@ -36,6 +36,8 @@ export const runTicketImport: DomainOperation = {
   role: 'member',
   kind: 'write',
   feature: 'ticket_systems',
+  // it fetches from the trackers' APIs
+  reachesOutside: true,
   answer: {
     schema: Type.Object({
       data: Type.Array(Type.Object({ provider: Type.String(), last_run_at: Type.String({ format: 'date-time' }), counts: COUNTS, error: Type.Optional(Type.String()) })),

@@ -4,11 +4,12 @@
  * as its operations allow, its named actions, and every domain operation. Each tool calls the same
  * operation the REST route calls, so refusals, plan limits and audit entries are the same.
  */
-import type { TSchema } from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import type { Caller } from '../auth/caller.ts';
 import { publicOrganization } from '../auth/caller.ts';
 import { actionTransports, DEFAULT_ROLES, type FamilyDescriptor, type OperationName, type Row } from '../descriptor.ts';
-import { isWriteOnly, planFields } from '../fields.ts';
+import { validationFailed } from '../errors.ts';
+import { planFields } from '../fields.ts';
 import { FEATURES } from '../plans.ts';
 import { execute, type Services } from '../operations/index.ts';
 import { executeAction } from '../operations/action.ts';
@@ -18,7 +19,10 @@ import { IDEMPOTENCY_KEY_MAX } from '../operations/idempotency.ts';
 import { MOVE_INPUT } from '../operations/rows.ts';
 import { listAnswer, NEXT_CURSOR, pageFields } from '../operations/page.ts';
 import { listLimits } from '../operations/read.ts';
+import { ORGANIZATION, readableRow } from '../operations/tool-schemas.ts';
+import { checkBody } from '../validation.ts';
 import type { Registry } from '../registry.ts';
+import { portableSchema, withoutDefault } from './portable.ts';
 
 type Json = Record<string, unknown>;
 
@@ -27,7 +31,7 @@ export interface Tool {
   description: string;
   inputSchema: Json;
   outputSchema?: Json;
-  annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
+  annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   call(services: Services, caller: Caller, args: Json): Promise<ToolAnswer>;
 }
 
@@ -51,33 +55,55 @@ const object = (properties: Record<string, unknown>, required: string[] = [], ad
 });
 
 const ID = { type: 'string', minLength: 1, description: 'the row id, as list and get answer it' };
-const IF_MATCH = { type: 'string', description: 'the etag of a previous read; the write is refused (precondition_failed) if the row changed since; "*" skips the check' };
+const IF_MATCH = {
+  type: 'string', minLength: 1,
+  description: 'the etag of a previous read, with or without its quotes; the write is refused (precondition_failed) if the row changed since; "*" only requires that the row exists',
+};
 const IDEMPOTENCY_KEY = {
   type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: '^[\\x20-\\x7e]+$',
   description: 'a key of your choosing (a UUID) that makes a retry safe: repeated with the same arguments within 24 hours, the first answer comes back and nothing is done again; with other arguments it is refused',
 };
+const ADDRESSING = Type.Object({ id: Type.Optional(Type.String({ minLength: 1 })), if_match: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false });
+
 /** The tools that take an idempotency key get it beside their own input fields (it is not part of the body). */
 const withKey = (schema: Json): Json => ({ ...schema, properties: { ...(schema.properties as Json | undefined), idempotency_key: IDEMPOTENCY_KEY } });
 
-const ORGANIZATION = object({ id: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' } }, ['id', 'name', 'plan']);
+const FIELD_ERROR = object({ field: { type: 'string' }, message: { type: 'string' } }, ['field', 'message'], true);
 
-/** A tool error carries the same body REST answers (the SDK's client checks it against the output schema too). */
-const ERROR_BODY = object({ error: { type: 'string' }, message: { type: 'string' }, errors: { type: 'array' }, data: {} }, ['error', 'message'], true);
+/**
+ * A tool error carries the same body REST answers (the SDK's client checks it against the output schema too). `data`
+ * is what a refusal shows: a family's row (the one holding the natural key, or the current one of a stale if_match;
+ * null when the id has no row). Other members (`retry_after`, `allowed`) are allowed beside.
+ */
+const errorBody = (data?: Json): Json =>
+  object({ error: { type: 'string' }, message: { type: 'string' }, errors: { type: 'array', items: FIELD_ERROR }, ...(data ? { data } : {}) }, ['error', 'message'], true);
 
 /** Tool answers: the success shape, or the error body. */
-function output(success: Json): Json {
-  return { type: 'object', anyOf: [success, ERROR_BODY] };
+function output(success: Json, errorData?: Json): Json {
+  return { type: 'object', anyOf: [success, errorBody(errorData)] };
 }
 
-function rowSchema(d: FamilyDescriptor): Json {
-  const properties = Object.fromEntries(Object.entries(d.fields).filter(([, s]) => !isWriteOnly(s)));
-  return object(properties, [], false);
-}
+const rowSchema = (d: FamilyDescriptor): Json => readableRow(d) as unknown as Json;
+/** a refusal's `data`: the row, or null (a stale if_match on an id that has no row) */
+const refusedRow = (d: FamilyDescriptor): Json => ({ anyOf: [rowSchema(d), { type: 'null' }] });
 
-function inputFields(d: FamilyDescriptor, op: 'create' | 'update'): Record<string, TSchema> {
+/** An update's fields carry no `default`: defaults belong to create (see withoutDefault). */
+function inputFields(d: FamilyDescriptor, op: 'create' | 'update'): Record<string, TSchema | Json> {
   return Object.fromEntries(
-    planFields(d).writable.filter((f) => op === 'create' || !d.createOnly?.includes(f)).map((f) => [f, d.fields[f]!]),
+    planFields(d).writable.filter((f) => op === 'create' || !d.createOnly?.includes(f)).map((f) => [f, op === 'create' ? d.fields[f]! : withoutDefault(d.fields[f]!)]),
   );
+}
+
+/**
+ * The arguments that name the row (`id`, `if_match`), checked by the engine's validator like a body: one of the wrong
+ * type is refused naming it, never turned into a string or skipped. Whether an id is needed at all is the operation's
+ * rule (engine/operations: a collection's get, update and delete refuse a missing id).
+ */
+function addressing(args: Json): { id?: string; ifMatch?: string } {
+  const names = ['id', 'if_match'].filter((name) => args[name] !== undefined);
+  const errors = checkBody(ADDRESSING, Object.fromEntries(names.map((name) => [name, args[name]])));
+  if (errors.length) throw validationFailed(errors);
+  return { id: args.id as string | undefined, ifMatch: args.if_match as string | undefined };
 }
 
 function needs(d: FamilyDescriptor, op: OperationName): string {
@@ -91,7 +117,8 @@ function describe(d: FamilyDescriptor): string {
   return `${d.description}${rules}`;
 }
 
-const single = (d: FamilyDescriptor) => output(object({ data: rowSchema(d), organization: ORGANIZATION, etag: { type: 'string' }, notices: { type: 'array' } }, ['data', 'organization'], false));
+const single = (d: FamilyDescriptor) =>
+  output(object({ data: rowSchema(d), organization: ORGANIZATION, etag: { type: 'string' }, notices: { type: 'array', items: FIELD_ERROR } }, ['data', 'organization'], false), refusedRow(d));
 
 function familyTools(d: FamilyDescriptor): Tool[] {
   const tools: Tool[] = [];
@@ -105,8 +132,9 @@ function familyTools(d: FamilyDescriptor): Tool[] {
     const body = { data: result.data, organization, ...(result.etag ? { etag: result.etag } : {}), ...(result.notices ? { notices: result.notices } : {}) };
     return { body, ...(result.replayed ? { replayed: true } : {}) };
   };
-  const idInput = (args: Json) => (collection ? String(args.id ?? '') : undefined);
-  const hints = (readOnlyHint: boolean, destructiveHint: boolean, idempotentHint: boolean) => ({ readOnlyHint, destructiveHint, idempotentHint });
+  const idInput = (args: Json) => (collection ? addressing(args).id : undefined);
+  // a family's tools read and write this service's own rows: a closed world
+  const hints = (readOnlyHint: boolean, destructiveHint: boolean, idempotentHint: boolean) => ({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint: false });
 
   if (collection && d.operations.includes('list')) {
     tools.push({
@@ -146,8 +174,10 @@ function familyTools(d: FamilyDescriptor): Tool[] {
       inputSchema: object({ ...extra, ...inputFields(d, 'update') }, collection ? ['id'] : []),
       outputSchema: single(d),
       annotations: { title: `Update ${singular}`, ...hints(false, true, true) },
-      call: (services, caller, { id, if_match, ...body }) =>
-        answer(services, caller, { family: d.name, op: 'update', id: collection ? String(id ?? '') : undefined, body, ifMatch: typeof if_match === 'string' ? if_match : undefined }),
+      call: (services, caller, { id, if_match, ...body }) => {
+        const named = addressing({ id, if_match });
+        return answer(services, caller, { family: d.name, op: 'update', id: collection ? named.id : undefined, body, ifMatch: named.ifMatch });
+      },
     });
   }
   if (d.operations.includes('delete')) {
@@ -155,8 +185,12 @@ function familyTools(d: FamilyDescriptor): Tool[] {
       name: `delete_${singular}`,
       description: `${d.archive ? 'Archives' : 'Deletes'} one row of ${d.name}.${needs(d, 'delete')} ${describe(d)}`,
       inputSchema: object({ id: ID, if_match: IF_MATCH }, ['id']),
+      outputSchema: output(object({ organization: ORGANIZATION, deleted: object({ family: { type: 'string', const: d.name }, id: { type: 'string' } }, ['family', 'id']) }, ['organization', 'deleted']), refusedRow(d)),
       annotations: { title: `Delete ${singular}`, ...hints(false, true, true) },
-      call: (services, caller, args) => answer(services, caller, { family: d.name, op: 'delete', id: String(args.id ?? ''), ifMatch: typeof args.if_match === 'string' ? args.if_match : undefined }),
+      call: (services, caller, args) => {
+        const named = addressing(args);
+        return answer(services, caller, { family: d.name, op: 'delete', id: named.id, ifMatch: named.ifMatch });
+      },
     });
   }
   for (const [name, action] of Object.entries(d.actions ?? {})) {
@@ -170,11 +204,12 @@ function familyTools(d: FamilyDescriptor): Tool[] {
       outputSchema: single(d),
       annotations: { title: name, ...hints(false, true, true) },
       call: async (services, caller, { id, if_match, idempotency_key, ...rest }) => {
+        const named = addressing({ id, if_match });
         const key = Object.fromEntries((d.naturalKey ?? []).filter((f) => f in rest).map((f) => [f, rest[f]]));
         const body = Object.fromEntries(Object.entries(rest).filter(([f]) => !(f in key)));
         const result = await executeAction(services, caller, {
-          family: d.name, action: name, id: typeof id === 'string' ? id : undefined, key: Object.keys(key).length ? (key as Row) : undefined, body,
-          ifMatch: typeof if_match === 'string' ? if_match : undefined, idempotencyKey: idempotency_key,
+          family: d.name, action: name, id: named.id, key: Object.keys(key).length ? (key as Row) : undefined, body,
+          ifMatch: named.ifMatch, idempotencyKey: idempotency_key,
         });
         const answer = { data: result.data, organization: publicOrganization(caller.organization), ...(result.etag ? { etag: result.etag } : {}) };
         return { body: answer, ...(result.replayed ? { replayed: true } : {}) };
@@ -184,13 +219,22 @@ function familyTools(d: FamilyDescriptor): Tool[] {
   return tools;
 }
 
+/** A document answer (the HCL export) comes to an agent as its content type and text. */
+const DOCUMENT = object({ content_type: { type: 'string' }, text: { type: 'string' } }, ['content_type', 'text']);
+
 function domainTool(operation: DomainOperation): Tool {
   const keyed = takesIdempotencyKey(operation);
+  const { schema, contentType } = operation.answer;
+  if (!schema && !contentType) throw new Error(`The domain operation ${operation.name} declares no answer: give answer.schema (or answer.contentType for a document).`);
   return {
     name: operation.name,
     description: `${operation.description} Role: ${operation.role}.${operation.feature ? ` Needs ${FEATURES[operation.feature].label}.` : ''}`,
     inputSchema: keyed ? withKey(operation.input as unknown as Json) : (operation.input as unknown as Json),
-    annotations: { title: operation.name, readOnlyHint: operation.kind === 'read', destructiveHint: operation.kind === 'write' && !operation.additive, idempotentHint: operation.kind === 'read' || operation.idempotent === true },
+    outputSchema: output(schema ? (schema as unknown as Json) : DOCUMENT),
+    annotations: {
+      title: operation.name, readOnlyHint: operation.kind === 'read', destructiveHint: operation.kind === 'write' && !operation.additive,
+      idempotentHint: operation.kind === 'read' || operation.idempotent === true, openWorldHint: operation.reachesOutside === true,
+    },
     call: async (services, caller, args) => {
       const { idempotency_key, ...input } = args;
       const result = await executeDomain(services, caller, operation, keyed ? input : args, keyed ? idempotency_key : undefined);
@@ -201,7 +245,11 @@ function domainTool(operation: DomainOperation): Tool {
 }
 
 export function buildTools(registry: Registry, domain: readonly DomainOperation[]): Tool[] {
-  const tools = [...registry.families.flatMap(familyTools), ...domain.map(domainTool)];
+  const tools = [...registry.families.flatMap(familyTools), ...domain.map(domainTool)].map((tool) => ({
+    ...tool,
+    inputSchema: portableSchema(tool.inputSchema),
+    ...(tool.outputSchema ? { outputSchema: portableSchema(tool.outputSchema) } : {}),
+  }));
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.name)) throw new Error(`Two agent tools are named ${tool.name}.`);

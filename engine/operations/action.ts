@@ -50,6 +50,7 @@ export async function executeAction(services: Services, caller: Caller, request:
 
 async function runAction(services: Services, caller: Caller, d: FamilyDescriptor, action: ActionDescriptor, request: ActionRequest): Promise<OperationResult> {
   const errors = checkBody(action.input, request.body ?? {});
+  if (d.kind === 'collection' && !request.id && !request.key) errors.unshift({ field: 'id', message: `is required: the id of the row${d.naturalKey ? `, or its ${d.naturalKey.join(' and ')}` : ''}` });
   if (errors.length) throw validationFailed(errors);
   const input = (request.body ?? {}) as Row;
 

@@ -7,21 +7,27 @@ import { auditView } from './audit.ts';
 import { readStore } from './context.ts';
 import type { DomainOperation, Services } from '../services.ts';
 import { listAnswer, NEXT_CURSOR, pageFields, pageOf, type PageLimits } from './page.ts';
+import { JSON_VALUE, ORGANIZATION } from './tool-schemas.ts';
 
 /** Newest first; 1000 stays the most one page holds, as it was before the log was paged. */
 export const AUDIT_LOG_LIMITS: PageLimits = { default: 200, max: 1000 };
 /** The operator API's view answered 1000 entries before it was paged: that stays its default. */
 export const OPERATOR_AUDIT_LOG_LIMITS: PageLimits = { default: 1000, max: 1000 };
 
+const CHANGE = Type.Union([
+  Type.Object({ before: JSON_VALUE('the value before (null when the row was created)'), after: JSON_VALUE('the value after (null when the row was deleted)') }),
+  Type.Union([Type.Literal('(set)'), Type.Literal('(changed)'), Type.Literal('(cleared)')], { description: 'a secret: only whether it was set, changed or cleared' }),
+]);
+
 const ENTRY = Type.Object({
   id: Type.String(),
   at: Type.String({ format: 'date-time' }),
-  actor: Type.Object({ kind: Type.String(), id: Type.String() }),
-  transport: Type.String(),
+  actor: Type.Object({ kind: Type.String({ description: 'api_key, user, operator or system' }), id: Type.String() }),
+  transport: Type.String({ description: 'rest, mcp, console or system' }),
   family: Type.String(),
   row_id: Type.Union([Type.String(), Type.Null()]),
-  action: Type.String(),
-  changes: Type.Record(Type.String(), Type.Unknown(), { description: 'per changed field: before and after; secrets only as (set), (changed) or (cleared)' }),
+  action: Type.String({ description: 'create, update, delete, archive, or action:<name>' }),
+  changes: Type.Record(Type.String(), CHANGE, { description: 'per changed field' }),
 });
 
 /** One page of an organization's audit log, newest first (`seq`: insertion order, unique). */
@@ -48,7 +54,7 @@ export const auditLogOperation: DomainOperation = {
   rest: { method: 'GET', path: 'audit_log' },
   answer: {
     schema: Type.Object({
-      organization: Type.Object({ id: Type.String(), name: Type.String(), plan: Type.String() }),
+      organization: ORGANIZATION,
       data: Type.Array(ENTRY),
       next_cursor: NEXT_CURSOR,
       truncated: Type.Boolean({ description: 'true when a next page exists' }),

@@ -85,11 +85,15 @@ export function takenError(d: FamilyDescriptor): ApiError {
 }
 
 /**
- * The 412 of a stale `If-Match`, the same for every write: the current row, projected like every answer, in `data`
- * (null when the id had no row yet), and a message that says nothing was changed.
+ * The 412 of an `If-Match` that does not hold, the same for every write: the current row, projected like every answer,
+ * in `data`, and a message that says nothing was changed. With no row under the id (an update that would create it),
+ * `data` is null and the message says so: `If-Match`, even `*`, asks for a stored row (RFC 9110 §13.1.1), and there is none.
  */
 export function preconditionFailed(services: Services, d: FamilyDescriptor, current: Row | null, now: Date, nothing: 'written' | 'deleted' = 'written'): ApiError {
+  if (current === null) {
+    return new ApiError('precondition_failed', `No row of ${d.name} exists with that id, so If-Match (which names a stored row) cannot hold; send the write without it to create the row. Nothing was ${nothing}.`, { data: null });
+  }
   return new ApiError('precondition_failed', `The row changed since that ETag was read; read it again and retry. Nothing was ${nothing}.`, {
-    data: current === null ? null : project(d, current, { now, config: services.config }),
+    data: project(d, current, { now, config: services.config }),
   });
 }

@@ -7,6 +7,7 @@
  *  3. the operation exists on the family → 405 method_not_allowed
  *  4. the family's plan feature for the operation → 403 plan_required
  *  5. the role the operation needs → 403 read_only_key / forbidden
+ *  5a. a collection's read, update and delete (and a named action) name their row: no id → 422 naming `id`
  *  5b. creates and named actions (and domain writes not declared idempotent): the idempotency key
  *     (idempotency.ts) — malformed → 422 naming it; claimed for the organization, or: the same request done
  *     within 24 h → its stored answer replayed (nothing below runs); another request → 422; still running → 409.
@@ -21,7 +22,7 @@
  * 10. project the answer (readable fields only; secrets become `<name>_set`)
  */
 import type { Caller } from '../auth/caller.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, validationFailed } from '../errors.ts';
 import { authorize } from './authorize.ts';
 import { idempotent } from './idempotency.ts';
 import { listRows, readRow } from './read.ts';
@@ -35,10 +36,14 @@ export async function execute(services: Services, caller: Caller, request: Opera
   const family = services.registry.get(request.family);
   if (!family) throw new ApiError('not_found', 'There is no resource family by that name; /api/v1/config/openapi.json lists them (one tag per family).');
   authorize(caller, family, request.op);
+  if (family.kind === 'collection' && request.op !== 'list' && request.op !== 'create' && !request.id) throw idRequired();
   if (request.op !== 'create') return HANDLERS[request.op](services, caller, family, request);
   const call = { key: request.idempotencyKey, operation: `${family.name}.create`, body: request.body };
   return idempotent(services, caller, call, () => createRow(services, caller, family, request));
 }
+
+/** A row-addressed operation without its row: the caller's mistake to fix (a missing row is 404; a missing id is not). */
+export const idRequired = () => validationFailed([{ field: 'id', message: 'is required: the id of the row, as the list answers it' }]);
 
 export type { OperationRequest, OperationResult } from './types.ts';
 export type { Services } from '../services.ts';

@@ -71,10 +71,14 @@ export function etagOf(d: FamilyDescriptor, row: Row): string {
   return `"${createHash('sha256').update(canonical(settableConfig(d, row))).digest('base64url').slice(0, 27)}"`;
 }
 
-/** Strong comparison against an `If-Match` header; `*` matches any stored row. */
+/**
+ * Strong comparison against an `If-Match` header (or the agent tools' `if_match`); `*` matches any stored row. An
+ * entity tag is quoted (RFC 9110), but clients and agents often pass the bare value they read: a tag sent without its
+ * quotes is the same tag, not a stale one.
+ */
 export function ifMatchHolds(header: string | undefined, current: string): boolean {
   if (header === undefined) return true;
-  const tags = header.split(',').map((t) => t.trim());
+  const tags = header.split(',').map((t) => t.trim()).map((t) => (t === '*' || /^"[^"]*"$/.test(t) ? t : `"${t}"`));
   return tags.includes('*') || tags.includes(current);
 }
 

@@ -1,5 +1,7 @@
 /** Schema pieces the domains' agent tools describe their answers with (TypeBox, so JSON Schema). */
 import Type, { type TSchema } from 'typebox';
+import type { FamilyDescriptor } from '../descriptor.ts';
+import { isWriteOnly } from '../fields.ts';
 
 /** one of these strings */
 export const literals = <T extends string>(values: readonly T[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
@@ -12,3 +14,21 @@ export const orNull = (t: TSchema, description?: string) => Type.Union([t, Type.
 export const time = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 /** the `limit` of a list tool: 1–200, 50 unless given */
 export const LIST_LIMIT = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' }));
+
+/**
+ * Any JSON value, spelled as typed branches: an empty schema (`{}`, `Type.Unknown()`) constrains nothing, and strict
+ * tool-schema checkers (the MCP Inspector's `--strict`) flag it as unportable.
+ */
+export const JSON_VALUE = (description?: string) =>
+  Type.Union(
+    [Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Object({}, { additionalProperties: true }), Type.Unsafe<unknown[]>({ type: 'array' })],
+    description === undefined ? {} : { description },
+  );
+
+/** The organization every configuration answer names. */
+export const ORGANIZATION = Type.Object({ id: Type.String(), name: Type.String(), plan: Type.String() }, { additionalProperties: false });
+
+/** A family's row as every answer shows it: its readable fields (write-only secrets never leave; `<name>_set` says they are set). */
+export function readableRow(d: FamilyDescriptor): TSchema {
+  return Type.Object(Object.fromEntries(Object.entries(d.fields).filter(([, s]) => !isWriteOnly(s))), { additionalProperties: false });
+}

@@ -12,7 +12,7 @@ import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { EVENT_KINDS } from '../../resources/outbound_rules.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from './queue.ts';
-import { literals, orNull, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { literals, orNull, time, LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 
 const STATUSES = ['pending', 'sending', 'retrying', 'delivered', 'dead', 'cancelled'] as const;
 
@@ -42,7 +42,7 @@ const DELIVERY = Type.Object({
   last_latency_ms: orNull(Type.Integer(), 'the last attempt\'s duration'),
   created_at: Type.String({ format: 'date-time' }),
   delivered_at: time('when a receiver accepted it'),
-  payload: Type.Unknown({ description: 'the event envelope { type, version, id, occurred_at, organization_id, data }' }),
+  payload: JSON_VALUE('the event envelope { type, version, id, occurred_at, organization_id, data }'),
   attempt_log: Type.Array(ATTEMPT, { description: 'every attempt, first first' }),
 });
 
@@ -115,6 +115,18 @@ export const redeliver: DomainOperation = {
   input: Type.Object({ delivery_id: Type.String({ minLength: 1, maxLength: 100, description: 'the delivery to send again (list_outbound_deliveries)' }) }, { additionalProperties: false }),
   role: 'member',
   kind: 'write',
+  // the delivery goes to the receiver's URL again
+  reachesOutside: true,
+  answer: {
+    schema: Type.Object({
+      data: Type.Object({
+        id: Type.String(),
+        status: Type.Literal('pending', { description: 'queued to be sent again' }),
+        previous_status: Type.String({ description: 'its status before: delivered, dead, cancelled, retrying or pending' }),
+        attempts: Type.Integer({ description: 'attempts made before this round' }),
+      }),
+    }),
+  },
   async run(services, caller, input) {
     const id = String(input.delivery_id);
     const missing = new ApiError('not_found', 'No outbound delivery with that id exists in this organization.');

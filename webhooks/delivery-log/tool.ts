@@ -1,7 +1,7 @@
 /** `list_webhook_deliveries` (also REST `GET /api/v1/config/webhook_deliveries`): the delivery log, newest first. */
 import Type from 'typebox';
 import type { DomainOperation } from '../../engine/services.ts';
-import { LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 import { sqlExecutor } from '../../engine/persistence/sql.ts';
 import { SEGMENTS } from '../sources/index.ts';
 
@@ -14,7 +14,7 @@ const DELIVERY = Type.Object({
   detail: Type.Union([Type.String(), Type.Null()], { description: 'the refusal\'s message, when refused' }),
   size: Type.Integer({ description: 'body size in bytes' }),
   headers: Type.Record(Type.String(), Type.String(), { description: 'the allow-listed request headers (never Authorization or signatures)' }),
-  payload: Type.Unknown({ description: 'the JSON body with credential-like members removed; null after 7 days' }),
+  payload: JSON_VALUE('the JSON body with credential-like members removed; null after 7 days'),
 });
 
 export const listWebhookDeliveries: DomainOperation = {
