@@ -19,7 +19,7 @@ export const CODE_MEANING: Record<ErrorCode, string> = {
   not_found: 'no such row in this organization (an id of another organization reads the same), or nothing is served at that path',
   method_not_allowed: 'the path exists, but not with this method: `allowed` and the Allow header name the methods that do',
   conflict: 'a row already matches the natural key (the existing row is in `data`), or the row is archived; nothing was written',
-  precondition_failed: '`If-Match` does not match the current ETag (the current row is in `data`); nothing was written',
+  precondition_failed: '`If-Match` does not match the current ETag (the current row is in `data`), or names a row that does not exist (`data` null); nothing was written',
   payload_too_large: 'the body is larger than the service accepts',
   unsupported_media_type: 'a body that is not application/json',
   validation_failed: '`errors` holds one { field, message } per refused field, unknown and read-only fields included; nothing was written',
@@ -96,7 +96,7 @@ export function sharedParameters(): Record<string, Json> {
       name: 'If-Match',
       in: 'header',
       required: false,
-      description: 'An ETag read earlier: if the row changed since, the answer is 412 with the current row and nothing is written. `*` skips the check; without the header the write goes through unchecked.',
+      description: 'An ETag read earlier, with or without its quotes: if the row changed since, the answer is 412 with the current row and nothing is written. `*` asks only that the row exists (412 when it does not); without the header the write goes through unchecked.',
       schema: { type: 'string' },
     },
     IdempotencyKey: {
