@@ -17,11 +17,13 @@ export const LIST_LIMIT = Type.Optional(Type.Integer({ minimum: 1, maximum: 200,
 
 /**
  * Any JSON value, spelled as typed branches: an empty schema (`{}`, `Type.Unknown()`) constrains nothing, and strict
- * tool-schema checkers (the MCP Inspector's `--strict`) flag it as unportable.
+ * tool-schema checkers (the MCP Inspector's `--strict`) flag it as unportable. An array must name its items
+ * (Spectral's array-items), so arrays are described two levels deep; an object inside takes anything.
  */
+const scalarOrObject = () => [Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Object({}, { additionalProperties: true })];
 export const JSON_VALUE = (description?: string) =>
   Type.Union(
-    [Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Object({}, { additionalProperties: true }), Type.Unsafe<unknown[]>({ type: 'array' })],
+    [...scalarOrObject(), Type.Array(Type.Union([...scalarOrObject(), Type.Array(Type.Union(scalarOrObject()))]))],
     description === undefined ? {} : { description },
   );
 
