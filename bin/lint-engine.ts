@@ -5,17 +5,10 @@ import { families } from '../resources/index.ts';
 
 export function familyNamesInEngine(root = new URL('../engine', import.meta.url).pathname, names = families.map((f) => f.name)): string[] {
   const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts')) {
-        const text = readFileSync(path, 'utf8');
-        for (const name of names) if (new RegExp(`['"\`]${name}['"\`]`).test(text)) found.push(`${path}: ${name}`);
-      }
-    }
-  };
-  walk(root);
+  for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const name of names) if (new RegExp(`['"\`]${name}['"\`]`).test(text)) found.push(`${join(root, file)}: ${name}`);
+  }
   return found;
 }
 

@@ -21,20 +21,16 @@ export function familyNameLookups(root = ROOT, folders = FOLDERS, names = famili
     new RegExp(`\\b(?:family|table|descriptor|familyOf)\\((?:\\s*services\\s*,)?\\s*${quoted}`),
   ];
   const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts')) {
-        readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
-          const code = line.trimStart();
-          if (code.startsWith('*') || code.startsWith('//') || code.startsWith('/*')) return;
-          if (patterns.some((p) => p.test(line))) found.push(`${relative(root, path)}:${i + 1}: ${line.trim()}`);
-        });
-      }
+  for (const folder of folders) {
+    for (const file of readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+      const path = join(root, folder, file);
+      readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
+        const code = line.trimStart();
+        if (code.startsWith('*') || code.startsWith('//') || code.startsWith('/*')) return;
+        if (patterns.some((p) => p.test(line))) found.push(`${relative(root, path)}:${i + 1}: ${line.trim()}`);
+      });
     }
-  };
-  for (const folder of folders) walk(join(root, folder));
+  }
   return found;
 }
 
