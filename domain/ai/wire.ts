@@ -1,6 +1,6 @@
 /**
  * The OpenAI-compatible wire: `POST {base_url}/chat/completions` and `GET {base_url}/models`, with
- * `Authorization: Bearer <key>` when a key is stored, through the guarded outbound client (outbound/http.ts: the
+ * `Authorization: Bearer <key>` when a key is stored, through the guarded outbound client (outbound/net/http.ts: the
  * address policy, no redirect to another origin, so the key never leaves for another host). Failures are
  * classified here, once:
  * retryable — the provider could not be reached (a refused address, a timeout, a failed connection: one reason

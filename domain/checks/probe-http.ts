@@ -1,5 +1,5 @@
 /**
- * One run of a synthetic check: `method` to `url` through the guarded outbound client (outbound/http.ts) with
+ * One run of a synthetic check: `method` to `url` through the guarded outbound client (outbound/net/http.ts) with
  * the checks' widening, no redirect followed (a 301 is compared with `expected_status` as it is), passing when
  * the status matches within `timeout_ms` and, when `body_contains` is set, the body holds that text. Error texts
  * name what went wrong, never a header value or the body; an endpoint that gave no answer "could not be

@@ -13,7 +13,7 @@
  *   organization's app installation (codehost/app.ts: the deployment's code-host API URL and app), pages of 100;
  *   without a `repo` the search covers the account the app is installed on (`user:<account>`).
  *
- * Every call goes through the guarded outbound client (outbound/http.ts: the address policy, a 15-second deadline,
+ * Every call goes through the guarded outbound client (outbound/net/http.ts: the address policy, a 15-second deadline,
  * at most `MAX_ANSWER_BYTES` read) and follows no redirect (a redirect is an error: a token is never sent on to
  * another address). Errors name the call and the status, never a token or the tracker's whole answer; a tracker
  * that gave no answer "could not be reached", whatever kept it from answering (a refused address, a closed port,

@@ -1,5 +1,5 @@
 /**
- * Sending: the `chat-messages` queue works one job per attempt of one message (outbound/deliver.ts's shape). A job:
+ * Sending: the `chat-messages` queue works one job per attempt of one message (outbound/deliveries/deliver.ts's shape). A job:
  *
  * 1. claims its message with a compare-and-set on `job_id` (a repeated or superseded job does nothing), reading
  *    the chat connection with it: disconnected since → `cancelled`;

@@ -1,7 +1,7 @@
 /**
  * Calls of the chat product's Web API, in Slack's shape: `POST <apiUrl>/<method>` with a JSON body,
  * `Authorization: Bearer <bot token>`, answered `{ ok: true, channel, ts }` or `{ ok: false, error }`, through the
- * SSRF-safe client (outbound/http.ts). Each answer is sorted into sent, transient (tried again: HTTP 5xx, 429,
+ * SSRF-safe client (outbound/net/http.ts). Each answer is sorted into sent, transient (tried again: HTTP 5xx, 429,
  * `ratelimited`, the Web API's own transient errors, an unreachable API) or permanent (anything else:
  * `invalid_auth`, `channel_not_found`, …). The token goes in the header only; what is kept of an answer is an
  * error code of the Web API's vocabulary, never its free text, so a token an API echoed cannot be stored.

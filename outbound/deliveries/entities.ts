@@ -24,7 +24,7 @@ export const OutboundDeliveryEntity = new EntitySchema<any>({
     rule_ids: { type: 'json', columnType: 'jsonb' },
     /** the envelope as JSON text, exactly the bytes a `webhook` config receives and the signature covers */
     payload: text,
-    /** pending, sending, retrying, delivered, dead or cancelled (outbound/deliver.ts) */
+    /** pending, sending, retrying, delivered, dead or cancelled (deliver.ts) */
     status: text,
     attempts: { type: 'integer', default: 0 },
     /** attempts made before the current round of the retry schedule (a redelivery starts a new round) */

@@ -9,7 +9,7 @@
  * installation in this process until five minutes before its `expires_at`.
  *
  * The base URL, app id and private key are deployment settings (`ServiceConfig.codeHost`: `VIGIL_CODE_HOST_*`).
- * Calls go through the guarded outbound client (outbound/http.ts: the address policy, a timeout, 15 s by default,
+ * Calls go through the guarded outbound client (outbound/net/http.ts: the address policy, a timeout, 15 s by default,
  * at most `MAX_ANSWER_BYTES` read), since answers carry what payloads and repositories chose. Redirects are
  * followed only to the same origin (GitHub answers 301/307 for a renamed or moved repository), at most three
  * times; a redirect to another host is refused, so the token never leaves for it. A code host that gave no
