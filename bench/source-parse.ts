@@ -6,7 +6,8 @@
  * a missed goal is reported, not an error.
  */
 import { performance } from 'node:perf_hooks';
-import type { AlertSource, Parser } from '../webhooks/sources/index.ts';
+import type { AlertSource } from '../domain/alerts/event.ts';
+import type { Parser } from '../webhooks/sources/index.ts';
 import { parse as cloudAlarms } from '../webhooks/sources/cloud-alarms.ts';
 import { parse as cloudAudit } from '../webhooks/sources/cloud-audit.ts';
 import { parse as incidentPager } from '../webhooks/sources/incident-pager.ts';

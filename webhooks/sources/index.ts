@@ -56,7 +56,5 @@ export const WEBHOOK_SOURCES: readonly WebhookSourceFacts[] = SOURCES.map(({ seg
     : {}),
 }));
 
-export { ALERT_SOURCES, AlertEventSchema } from '../../domain/alerts/event.ts';
-export type { AlertEvent, AlertSeverity, AlertSource, AlertStatus } from '../../domain/alerts/event.ts';
 export type { ParseResult, Parser } from './parser.ts';
 export type { SourceOptions, WebhookSource } from './source.ts';

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import type { Test as T } from 'tap';
 import Value from 'typebox/value';
-import { AlertEventSchema, type AlertEvent, type AlertSource, type ParseResult, type Parser } from '../../../webhooks/sources/index.ts';
+import { AlertEventSchema, type AlertEvent, type AlertSource } from '../../../domain/alerts/event.ts';
+import type { ParseResult, Parser } from '../../../webhooks/sources/index.ts';
 
 export function fixture(source: AlertSource, name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(`../../fixtures/webhooks/${source}/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;

@@ -1,7 +1,8 @@
 /** The alert sources' parsers (each on its source), and properties every parser shares. */
 import { readdirSync } from 'node:fs';
 import t from 'tap';
-import { ALERT_SOURCES, sourceAt, type AlertSource, type Parser } from '../../../webhooks/sources/index.ts';
+import { ALERT_SOURCES, type AlertSource } from '../../../domain/alerts/event.ts';
+import { sourceAt, type Parser } from '../../../webhooks/sources/index.ts';
 import { eventsOf, fixture, JUNK } from './helpers.ts';
 
 const ALERT_PARSERS = Object.fromEntries(ALERT_SOURCES.map((s) => [s, sourceAt(s)?.parser])) as Record<AlertSource, Parser>;

@@ -7,7 +7,8 @@ import http from 'node:http';
 import t from 'tap';
 import type { Organization } from '../../../engine/auth/caller.ts';
 import { checkSignature } from '../../../webhooks/signing.ts';
-import { ALERT_SOURCES, SEGMENTS, SOURCES, sourceAt, WEBHOOK_SOURCES } from '../../../webhooks/sources/index.ts';
+import { ALERT_SOURCES } from '../../../domain/alerts/event.ts';
+import { SEGMENTS, SOURCES, sourceAt, WEBHOOK_SOURCES } from '../../../webhooks/sources/index.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
 
 const vigil = await startVigil();
