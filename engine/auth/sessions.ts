@@ -72,15 +72,16 @@ export async function checkPassword(services: Services, email: string, password:
   return ok && user?.password_hash ? String(user.id) : null;
 }
 
-/** Stores a new password and ends every session of the user, in one transaction. */
-export async function storePassword(services: Services, userId: string, password: string, sql?: SqlExecutor): Promise<void> {
+/** Writes a password's hash and ends every session of the user (run inside the caller's transaction). */
+async function writePassword(sql: SqlExecutor, userId: string, hash: string, now: Date): Promise<void> {
+  await sql('update users set password_hash = ?, password_changed_at = ? where id = ?', [hash, now, userId]);
+  await sql('delete from console_sessions where user_id = ?', [userId]);
+}
+
+/** Stores a new password and ends every session of the user, in one transaction (hashed before it opens). */
+export async function storePassword(services: Services, userId: string, password: string): Promise<void> {
   const hash = await hashPassword(password);
-  const write = async (run: SqlExecutor) => {
-    await run('update users set password_hash = ?, password_changed_at = ? where id = ?', [hash, services.clock.now(), userId]);
-    await run('delete from console_sessions where user_id = ?', [userId]);
-  };
-  if (sql) return write(sql);
-  await services.db.em.getConnection().transactional((trx) => write(sqlExecutor(services.db, trx)));
+  await services.db.em.getConnection().transactional((trx) => writePassword(sqlExecutor(services.db, trx), userId, hash, services.clock.now()));
 }
 
 /** A one-time link for the user to choose a password: only its hash is stored. */
@@ -106,13 +107,14 @@ export async function signInLinkUser(services: Services, token: string): Promise
 
 /** Uses the link once: the password is stored (ending other sessions) and the link spent, together; false when it was no longer valid. */
 export async function useSignInLink(services: Services, token: string, password: string): Promise<string | null> {
+  // hashed before the transaction: PGlite has one connection, and scrypt takes a while
+  const hash = await hashPassword(password);
+  const now = services.clock.now();
   return services.db.em.getConnection().transactional(async (trx) => {
     const sql = sqlExecutor(services.db, trx);
-    const [row] = await sql('update sign_in_links set used_at = ? where token_hash = ? and used_at is null and expires_at > ? returning user_id', [
-      services.clock.now(), hashToken(token), services.clock.now(),
-    ]);
+    const [row] = await sql('update sign_in_links set used_at = ? where token_hash = ? and used_at is null and expires_at > ? returning user_id', [now, hashToken(token), now]);
     if (!row) return null;
-    await storePassword(services, String(row.user_id), password, sql);
+    await writePassword(sql, String(row.user_id), hash, now);
     return String(row.user_id);
   });
 }
