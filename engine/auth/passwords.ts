@@ -49,8 +49,15 @@ export async function verifyPassword(password: string, stored: string | null | u
     return false;
   }
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
-  if (![N, r, p].every((n) => Number.isInteger(n) && n > 0) || N > 2 ** 20 || r > 32 || p > 16) return false;
+  // parameters within what this service writes or may raise to (N a power of two): a stored value cannot make a check costly
+  const sane = Number.isInteger(N) && N >= 2 && N <= 2 ** 17 && (N & (N - 1)) === 0 && Number.isInteger(r) && r >= 1 && r <= 16 && Number.isInteger(p) && p >= 1 && p <= 4;
+  if (!sane) return false;
   const expected = Buffer.from(parts[5]!, 'base64url');
-  const got = await derive(password, Buffer.from(parts[4]!, 'base64url'), N, r, p);
-  return expected.length === got.length && timingSafeEqual(expected, got);
+  let got: Buffer;
+  try {
+    got = await derive(password, Buffer.from(parts[4]!, 'base64url'), N, r, p);
+  } catch {
+    return false;
+  }
+  return expected.length === KEY_LENGTH && timingSafeEqual(expected, got);
 }

@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { startVigil } from '../../helpers/harness.ts';
 import { browserless, person, PASSWORD } from '../../helpers/console.ts';
 import { SESSION_IDLE_MINUTES } from '../../../engine/auth/sessions.ts';
+import { routeOf } from '../../../engine/observability/routes.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
@@ -91,6 +92,7 @@ t.test('a sign-in link: the person chooses a password once, within 24 hours', as
   t.match(made.body, { url: new RegExp(`^${vigil.url}/sign-in/vigil_si_`), expires_at: '2026-' });
   t.equal(new Date(made.body.expires_at).getTime() - vigil.clock.now().getTime(), 24 * 3_600_000, 'valid 24 hours');
   const path = new URL(made.body.url).pathname;
+  t.equal(routeOf(path, { configPaths: new Set(), webhookSources: new Set() }), '/sign-in/:id', 'logs and metrics name the route, never the token');
 
   const web = browserless(vigil.url);
   const page = await web.get(path);
