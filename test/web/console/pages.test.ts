@@ -212,3 +212,31 @@ t.test('no secret appears in any page', async (t) => {
     for (const secret of secrets) t.notOk(text.includes(secret), `${page} holds no secret`);
   }
 });
+
+t.test('hostile input never causes a 500', async (t) => {
+  const web = await signedIn(member);
+  const csrf = await web.csrf();
+  const gets = [
+    '/board/%00', `/board/${'a'.repeat(5000)}`, '/board/..%2F..%2Fetc', '/board?status[]=x&label[]=y', '/board?cursor=%FF%FE&status=triage',
+    `/board?service=${'s'.repeat(5000)}`, '/deployments?event_type=nope', '/deployments?cursor=garbage', '/deliveries?outcome=%00',
+    '/login?next[]=x', `/login?next=${encodeURIComponent('/\u0000')}`, '/sign-in/%00', `/sign-in/${'x'.repeat(5000)}`,
+  ];
+  for (const path of gets) {
+    const answer = await web.get(path);
+    t.ok(answer.status < 500, `${path.slice(0, 60)} → ${answer.status}`);
+  }
+  const posts: [string, Record<string, string>][] = [
+    [`/board/${first.key}/move`, { _csrf: csrf, status: '\u0000' }],
+    [`/board/${first.key}/comment`, { _csrf: csrf, body: 'x'.repeat(70_000), key: 'not a valid key!' }],
+    [`/board/${first.key}/assign`, { _csrf: csrf, assignee_email: 'a'.repeat(300) }],
+    ['/organization', { _csrf: csrf, organization_id: "' or 1=1 --" }],
+  ];
+  for (const [path, form] of posts) {
+    const answer = await web.post(path, form);
+    t.ok(answer.status >= 400 && answer.status < 500, `${path} → ${answer.status}`);
+  }
+  const big = await web.post(`/board/${first.key}/comment`, { _csrf: csrf, body: 'x'.repeat(300_000) });
+  t.equal(big.status, 413, 'a form over 256 KiB');
+  const cookie = await fetch(`${vigil.url}/board`, { headers: { cookie: `vigil_session=${'%00'.repeat(50)}` }, redirect: 'manual' });
+  t.equal(cookie.status, 303, 'a garbage cookie is signed out');
+});
