@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap';
 import { startVigil } from '../../helpers/harness.ts';
 import { browserless, person, PASSWORD } from '../../helpers/console.ts';
-import { SESSION_IDLE_MINUTES } from '../../../engine/auth/sessions.ts';
+import { SESSION_IDLE_MINUTES, SESSION_MAX_HOURS } from '../../../engine/auth/sessions.ts';
 import { routeOf } from '../../../engine/observability/routes.ts';
 
 const vigil = await startVigil();
@@ -55,6 +55,21 @@ t.test('a session ends after the documented idle time, not before', async (t) =>
   t.equal((await web.get('/board')).status, 200, 'used again in time: still signed in');
   vigil.clock.advance(SESSION_IDLE_MINUTES * 60_000 + 1000);
   await endedAt(t, web, 'idle past the limit: signed out');
+});
+
+t.test('however active, a session ends a week after sign-in', async (t) => {
+  const org = await vigil.organization('business');
+  const { web } = await signedIn(t, org.id);
+  const step = (SESSION_IDLE_MINUTES - 60) * 60_000;
+  let used = 0;
+  while (used + step < SESSION_MAX_HOURS * 3_600_000) {
+    vigil.clock.advance(step);
+    used += step;
+    if ((await web.get('/board')).status !== 200) break;
+  }
+  t.equal((await web.get('/board')).status, 200, 'used within the idle time all week: still signed in');
+  vigil.clock.advance(SESSION_MAX_HOURS * 3_600_000 - used + 1000);
+  await endedAt(t, web, 'past a week since sign-in: signed out');
 });
 
 t.test('a password change ends every session of the user', async (t) => {
