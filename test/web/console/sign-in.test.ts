@@ -116,3 +116,19 @@ t.test('sign-ins are rate-limited per account and per address', async (t) => {
   t.equal(status, 429, 'one address is limited across accounts');
   t.equal((await browserless(vigil.url).signIn(q.email, PASSWORD)).status, 429, 'a good password from that address waits too');
 });
+
+t.test('behind a trusted proxy the address is the one it wrote in X-Forwarded-For, not one the client sent', async (t) => {
+  const proxied = await startVigil({ trustedProxies: 1 });
+  t.teardown(() => proxied.close());
+  const signIn = async (email: string, forwardedFor: string) => {
+    const web = browserless(proxied.url);
+    const page = await web.get('/login');
+    return (await web.post('/login', { _form: web.field(page.text, '_form'), email, password: 'wrong password here' }, { 'x-forwarded-for': forwardedFor })).status;
+  };
+  // one client (203.0.113.7 as the proxy saw it), a new account and a new spoofed first entry each time
+  const statuses: number[] = [];
+  for (let i = 0; i < 30; i++) statuses.push(await signIn(`someone-${i}@example.com`, `10.0.0.${i}, 203.0.113.7`));
+  t.same([...new Set(statuses)], [401], '30 attempts from one address are answered');
+  t.equal(await signIn('someone-new@example.com', '10.9.9.9, 203.0.113.7'), 429, 'the 31st is limited: the spoofed entry changes nothing');
+  t.equal(await signIn('someone-else@example.com', '203.0.113.8'), 401, 'a client the proxy saw at another address is counted apart');
+});
