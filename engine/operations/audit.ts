@@ -40,7 +40,8 @@ export async function recordAudit(
     id: randomUUID(),
     organizationId: caller.organization.id,
     at: entry.at,
-    actor: { kind: caller.credential.kind, id: caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id },
+    // a person (personal token, console session) is named by their user id, a key by its own
+    actor: { kind: caller.credential.kind, id: caller.credential.userId ?? caller.credential.id },
     transport: caller.transport,
     family: entry.family,
     rowId: entry.rowId,
