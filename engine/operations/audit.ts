@@ -30,6 +30,11 @@ export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | n
   return changes;
 }
 
+/** Who a caller is, as audit entries (and what records a person's action elsewhere) name it: a user's token names the user. */
+export function actorOf(caller: Caller): { kind: string; id: string } {
+  return { kind: caller.credential.kind, id: caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id };
+}
+
 export async function recordAudit(
   services: Services,
   store: FamilyStore,
@@ -40,7 +45,7 @@ export async function recordAudit(
     id: randomUUID(),
     organizationId: caller.organization.id,
     at: entry.at,
-    actor: { kind: caller.credential.kind, id: caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id },
+    actor: actorOf(caller),
     transport: caller.transport,
     family: entry.family,
     rowId: entry.rowId,

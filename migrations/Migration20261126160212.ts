@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261126155627 extends Migration {
+export class Migration20261126160212 extends Migration {
 
-  override name = 'Migration20261126155627';
+  override name = 'Migration20261126160212';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "incident_notes" ("id" uuid not null, "seq" bigserial, "organization_id" uuid not null, "incident_id" uuid not null, "author_kind" text not null, "author_id" text not null, "body" text not null, "created_at" timestamptz not null, primary key ("id"));`);
@@ -12,6 +12,8 @@ export class Migration20261126155627 extends Migration {
     this.addSql(`alter table "alerts" add "assignee_id" uuid null;`);
     this.addSql(`create index "alerts_organization_id_seq_index" on "alerts" ("organization_id", "seq");`);
 
+    this.addSql(`create index "audit_log_organization_id_family_row_id_index" on "audit_log" ("organization_id", "family", "row_id");`);
+
     this.addSql(`alter table "incidents" add "acknowledged_at" timestamptz null, add "acknowledged_by" jsonb null, add "assignee_id" uuid null, add "resolved_by" jsonb null;`);
   }
 
@@ -20,6 +22,8 @@ export class Migration20261126155627 extends Migration {
 
     this.addSql(`drop index "alerts_organization_id_seq_index";`);
     this.addSql(`alter table "alerts" drop column "assignee_id";`);
+
+    this.addSql(`drop index "audit_log_organization_id_family_row_id_index";`);
 
     this.addSql(`alter table "incidents" drop column "acknowledged_at", drop column "acknowledged_by", drop column "assignee_id", drop column "resolved_by";`);
   }
