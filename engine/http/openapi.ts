@@ -263,7 +263,7 @@ function domainPath(operation: DomainOperation): Json {
     { id: operation.name, tag: rest.path, summary: `${operation.name[0]!.toUpperCase()}${operation.name.slice(1).replaceAll('_', ' ')}`, what: [operation.description], role: operation.role, feature: operation.feature },
     {
       ...(parameters.length ? { parameters } : {}),
-      ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: body } } } }),
+      ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: body, examples: { request: { summary: 'A request', value: sampleBody(body) } } } } } }),
       responses: {
         200: {
           description: answer?.contentType ? `The answer, as ${answer.contentType}.` : 'The answer, as JSON.',
