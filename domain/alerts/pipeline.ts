@@ -23,6 +23,11 @@
  * events go out to outbound configs is outbound/alerts.ts's to decide; its deliveries are enqueued in
  * this transaction.
  *
+ * A person's actions on alerts and incidents (alert-actions.ts, incident-actions.ts) run through these same steps
+ * (`actOnAlerts`): acknowledge as the pager's acknowledgement, un-acknowledge as its un-acknowledge, resolve as a
+ * resolved event, reopen as the alert firing again; with the row lock, the announcer and the effects of a delivery,
+ * each effect recording `by` (who).
+ *
  * This file runs the steps; the decisions are rules.ts's (pure), the SQL store.ts's, and the writes nothing reads
  * back wait in write-batcher.ts to go out together.
  */
