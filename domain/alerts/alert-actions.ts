@@ -44,6 +44,8 @@ function pipelineAction(name: string, action: PersonAction, description: string)
     role: 'member',
     kind: 'write',
     idempotent: true,
+    // its consequences leave the service: chat thread updates, outbound events, a reopen's page
+    reachesOutside: true,
     rest: { method: 'POST', path: 'alerts', param: 'id', action },
     answer: { schema: ALERT_ANSWER },
     async run(services, caller, input) {

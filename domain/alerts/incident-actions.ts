@@ -86,6 +86,8 @@ function incidentAction(fields: Omit<DomainOperation, 'role' | 'kind' | 'rest' |
   const { action, pipeline, ...declared } = fields;
   return {
     ...declared,
+    // through the pipeline its consequences leave the service (chat, outbound events)
+    ...(pipeline ? { reachesOutside: true as const } : {}),
     role: 'member',
     kind: 'write',
     rest: { method: 'POST', path: 'incidents', param: 'id', action },

@@ -73,13 +73,16 @@ t.test('list_incidents filters and pages; get_incident answers its alerts and a 
   t.same(incident.alerts.map((a: any) => [a.title, a.status]), [['Checkout5xx', 'acknowledged']]);
   const kinds = new Set(incident.timeline.map((e: any) => e.kind));
   t.same([...kinds].sort(), ['action', 'alert', 'alert_effect', 'chat_message', 'deployment', 'investigation', 'note'], 'every kind of entry');
+  t.ok(incident.timeline.some((e: any) => e.kind === 'chat_message' && e.detail.event_type === 'alert.acknowledged'), 'the acknowledgement reached its chat thread');
   t.same(incident.timeline.filter((e: any) => e.kind === 'deployment').map((e: any) => e.detail.version), ['v2'], 'deployments of its service from 2 h before it opened: not the older one, not another service\'s');
   t.match(incident.timeline.find((e: any) => e.kind === 'note'), { summary: 'Rolling back v2', detail: { body: 'Rolling back v2', by: { kind: 'api_key' } } });
   t.same(incident.timeline.filter((e: any) => e.kind === 'action').map((e: any) => e.detail.action), ['add_incident_note', 'acknowledge_incident'], 'the actions on it');
   const times = incident.timeline.map((e: any) => e.at);
   t.same(times, [...times].sort(), 'oldest first');
   const rest = await o.api.get(`${CONFIG}/incidents/${id}`);
-  t.same(rest.body, got.body, 'REST answers what MCP does');
+  // chat messages are being sent meanwhile: their delivery state may move on between the two reads
+  const settled = (data: any) => ({ ...data, timeline: data.timeline.map((e: any) => (e.kind === 'chat_message' ? { ...e, detail: { message_id: e.detail.message_id } } : e)) });
+  t.same(settled(rest.body.data), settled(got.body.data), 'REST answers what MCP does');
   t.equal((await o.api.get(`${CONFIG}/incidents/00000000-0000-4000-8000-000000000000`)).status, 404);
   t.equal((await (await org()).api.get(`${CONFIG}/incidents/${id}`)).status, 404, 'another organization\'s incident is unknown');
 });
@@ -193,4 +196,19 @@ t.test('incident refusals: read-only keys, another organization, bad input', asy
   const incident = (await o.api.get(`${CONFIG}/incidents/${id}`)).body.data;
   t.match(incident, { status: 'open', severity: 'critical' }, 'nothing changed');
   t.same(incident.timeline.filter((e: any) => e.kind === 'note' || e.kind === 'action'), []);
+});
+
+t.test('the agent tools say what each action is: idempotent or keyed, reaching outside or not', async (t) => {
+  const o = await org();
+  const { tools } = await o.agent.client.listTools();
+  const hints = (name: string) => {
+    const tool = tools.find((x) => x.name === name)!;
+    const a = tool.annotations!;
+    return [a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint, 'idempotency_key' in ((tool.inputSchema.properties ?? {}) as object)];
+  };
+  t.same(hints('list_incidents'), [true, false, true, false, false]);
+  t.same(hints('acknowledge_alert'), [false, true, true, true, false], 'a repeat changes nothing; chat and outbound hear of it');
+  t.same(hints('resolve_incident'), [false, true, true, true, false]);
+  t.same(hints('set_incident_severity'), [false, true, true, false, false], 'changes the incident alone');
+  t.same(hints('add_incident_note'), [false, false, false, false, true], 'adds a note each time: it takes an idempotency key');
 });
