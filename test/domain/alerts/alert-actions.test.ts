@@ -175,3 +175,26 @@ t.test('refusals: read-only credentials, another organization, unknown ids, bad 
   t.same([wrongMethod.status, wrongMethod.headers.get('allow')], [405, 'POST'], 'an action is a POST');
   t.equal((await o.alert('Refused')).status, 'firing', 'nothing changed');
 });
+
+t.test('a person\'s token: a member acts and is named as the user; a viewer is refused', async (t) => {
+  const o = await org();
+  await o.fire({ name: 'PersonActs' });
+  const alert = await o.alert('PersonActs');
+  const person = async (role: string) => {
+    const user = await vigil.operator.post('/api/admin/v1/users', { email: `${role}-${Date.now()}@example.com` });
+    await vigil.operator.put(`/api/admin/v1/organizations/${o.id}/members/${user.body.id}`, { role });
+    const token = (await vigil.operator.post(`/api/admin/v1/users/${user.body.id}/tokens`, { name: 'test', organizations: [o.id], max_role: 'unlimited' })).body.token;
+    const agent = await connectAgent(vigil.url, token);
+    t.teardown(() => agent.close());
+    return { id: user.body.id as string, agent };
+  };
+  const viewer = await person('viewer');
+  const refused = await viewer.agent.call('acknowledge_alert', { id: alert.id });
+  t.same([refused.isError, refused.body.error], [true, 'forbidden'], 'a viewer may read but not act');
+  t.equal((await viewer.agent.call('get_alert', { id: alert.id })).isError, false);
+  const member = await person('member');
+  const acked = await member.agent.call('acknowledge_alert', { id: alert.id });
+  t.same(effects(acked.body.data, 'chat_thread_update').at(-1).by, { kind: 'personal_token', id: member.id }, 'the effect names the user');
+  const entry = (await o.api.get(`${CONFIG}/audit_log`)).body.data.find((e: any) => e.action === 'action:acknowledge_alert');
+  t.same(entry.actor, { kind: 'personal_token', id: member.id }, 'so does the audit entry');
+});

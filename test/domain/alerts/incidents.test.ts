@@ -212,3 +212,20 @@ t.test('the agent tools say what each action is: idempotent or keyed, reaching o
   t.same(hints('set_incident_severity'), [false, true, true, false, false], 'changes the incident alone');
   t.same(hints('add_incident_note'), [false, false, false, false, true], 'adds a note each time: it takes an idempotency key');
 });
+
+t.test('a storm\'s incident: acknowledging and resolving it act on each of its alerts', async (t) => {
+  const o = await org({ alert_storm_threshold: 3, auto_close_incidents: true });
+  await o.fire({ name: 'StormA' }, { name: 'StormB' }, { name: 'StormC' });
+  const listed = (await o.api.get(`${CONFIG}/incidents`)).body.data;
+  const storm = (await Promise.all(listed.map((i: any) => o.api.get(`${CONFIG}/incidents/${i.id}`)))).map((r) => r.body.data).find((i) => i.alerts.length > 1);
+  t.ok(storm, 'an incident holds several alerts');
+  const acked = await o.api.post(`${CONFIG}/incidents/${storm.id}/acknowledge`);
+  t.same(acked.body.data.alerts.map((a: any) => a.status), storm.alerts.map(() => 'acknowledged'), 'each of its firing alerts is acknowledged');
+  const resolved = await o.agent.call('resolve_incident', { id: storm.id });
+  t.same(resolved.body.data.alerts.map((a: any) => a.status), storm.alerts.map(() => 'resolved'), 'each is resolved');
+  t.equal(resolved.body.data.status, 'closed');
+  const closings = resolved.body.data.timeline.filter((e: any) => e.kind === 'alert_effect' && e.detail.effect === 'incident_closed');
+  t.equal(closings.length, 1, 'closed once: by the last alert\'s resolve (auto_close_incidents)');
+  t.equal(closings[0].alert_id, storm.alerts.at(-1).id);
+  t.ok(closings[0].detail.by, 'naming who');
+});
