@@ -80,7 +80,7 @@ export interface ActionResult {
   to: AlertStatus;
 }
 
-/** What a person's actions may ask of the pipeline (alerts/actions.ts): each the step a source's event would take. */
+/** What a person's actions may ask of the pipeline (alert-actions.ts, incident-actions.ts): each the step a source's event would take. */
 export interface PersonActions {
   /** the action on one alert of the organization: null when it has none of that id */
   act(alertId: string, action: PersonAction): Promise<ActionResult | null>;
