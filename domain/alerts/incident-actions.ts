@@ -23,7 +23,7 @@ import { actorOf, recordAudit } from '../../engine/operations/audit.ts';
 import type { Change } from '../../engine/operations/audit-entry.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import { literals } from '../../engine/operations/tool-schemas.ts';
-import type { FamilyStore } from '../../engine/persistence/store.ts';
+import { iso, type FamilyStore } from '../../engine/persistence/store.ts';
 import type { Row } from '../../engine/descriptor.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import { isUuid } from '../../engine/validation.ts';
@@ -144,7 +144,7 @@ export const unacknowledgeIncident = incidentAction({
   const changes: Record<string, Change> = {};
   if (incident.acknowledged_at !== null) {
     await store.execute('update incidents set acknowledged_at = null, acknowledged_by = null where id = ?', [id]);
-    changes.acknowledged_at = { before: incident.acknowledged_at instanceof Date ? incident.acknowledged_at.toISOString() : String(incident.acknowledged_at), after: null };
+    changes.acknowledged_at = { before: iso(incident.acknowledged_at), after: null };
   }
   if (alerts.length) changes.alerts_unacknowledged = { before: null, after: alerts };
   return Object.keys(changes).length ? changes : null;
