@@ -18,6 +18,7 @@ import { BossJobQueue } from './jobs/queue.ts';
 import { afterAnswerErrors, errorMiddleware, requireJson } from './http/errors.ts';
 import { jsonBodyParser } from './http/body.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
+import { domainRestPath } from './operations/domain.ts';
 import { configApi } from './http/config-api.ts';
 import { openApiRoutes } from './http/openapi-routes.ts';
 import { checkModules, type Module } from './module.ts';
@@ -219,6 +220,11 @@ function checkDomainOperations(registry: Registry, operations: DomainOperation[]
     if (names.has(op.name)) throw new Error(`Domain operation ${op.name} is registered twice.`);
     names.add(op.name);
     if (op.rest && registry.get(op.rest.path)) throw new Error(`Domain operation ${op.name}: REST path ${op.rest.path} is a family's.`);
+    if (op.rest?.action !== undefined && (op.rest.method !== 'POST' || op.rest.param === undefined || !/^[a-z][a-z0-9_]*$/.test(op.rest.action))) {
+      throw new Error(`Domain operation ${op.name}: a REST action is a POST on one row (give param) named in snake_case.`);
+    }
+    const served = op.rest && operations.find((other) => other !== op && other.rest && domainRestPath(other) === domainRestPath(op));
+    if (served) throw new Error(`Domain operations ${served.name} and ${op.name} are served at one REST path.`);
   }
   return operations;
 }

@@ -74,9 +74,11 @@ export interface DomainOperation {
   additive?: boolean;
   /**
    * where REST serves it under /api/v1/config; absent: agent tool only. With `param`, REST serves
-   * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}).
+   * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}). With `action` too, an
+   * action on that one row: `POST /<path>/{<param>}/<action>` (`acknowledge_alert`: POST /alerts/{id}/acknowledge),
+   * the body holding the rest of the input.
    */
-  rest?: { method: 'GET' | 'POST'; path: string; param?: string };
+  rest?: { method: 'GET' | 'POST'; path: string; param?: string; action?: string };
   /**
    * what a success answers: a JSON schema (OpenAPI's answer, the agent tool's output schema), or a document's content
    * type (the tool then answers `{ content_type, text }`). Required, and one of the two must be given (checked when

@@ -18,7 +18,8 @@
  *   `incident.opened` and `incident.closed` with the incident.
  */
 import type { Services } from '../engine/services.ts';
-import type { SqlExecutor as Sql } from '../engine/persistence/store.ts';
+import { iso, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
+import { ChatMessageEntity } from './chat/entities.ts';
 import type { ALERT_SEVERITIES } from '../resources/alert_routes.ts';
 import { alertEvent, incidentEvent, type AlertKind, type AlertSummary, type IncidentSummary } from './events.ts';
 import { OutboundBatch } from './publish.ts';
@@ -29,6 +30,8 @@ import { routeAlert, type Routing } from './routing.ts';
 export type { Routing };
 
 type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
+
+const CHAT_MESSAGES = ChatMessageEntity.meta.tableName;
 
 /** What announcing and routing read of an alert event, as the pipeline passes it (domain/alerts/event.ts has more). */
 export interface AlertEvent {
@@ -117,4 +120,34 @@ export class AlertAnnouncer {
   enqueue(services: Services, store: { execute: Sql }): Promise<void> {
     return this.#batch.enqueue(services, store, this.#now);
   }
+}
+
+/** A chat message about an alert or incident, as an incident's timeline shows it. */
+export interface ChatMessageNote {
+  id: string;
+  subject_id: string;
+  event_type: string;
+  method: string;
+  status: string;
+  channel: string | null;
+  text: string;
+  created_at: string;
+  sent_at: string | null;
+}
+
+/**
+ * The chat messages about these alerts and incidents (their subjects), oldest first, at most `limit`: what the domain
+ * reads of chat for an incident's timeline, so the chat tables stay outbound's own.
+ */
+export async function chatMessagesAbout(sql: Sql, organizationId: string, subjectIds: readonly string[], limit: number): Promise<ChatMessageNote[]> {
+  if (subjectIds.length === 0) return [];
+  const rows = await sql(
+    `select id, subject_id, event_type, method, status, coalesce(posted_channel, channel) as channel, text, created_at, sent_at from ${CHAT_MESSAGES}
+      where organization_id = ? and subject_id in (${subjectIds.map(() => '?').join(', ')}) order by seq limit ${Math.floor(limit)}`,
+    [organizationId, ...subjectIds],
+  );
+  return rows.map((r) => ({
+    id: String(r.id), subject_id: String(r.subject_id), event_type: String(r.event_type), method: String(r.method), status: String(r.status),
+    channel: (r.channel as string | null) ?? null, text: String(r.text), created_at: iso(r.created_at)!, sent_at: iso(r.sent_at),
+  }));
 }

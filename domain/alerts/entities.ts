@@ -42,6 +42,8 @@ export const AlertEntity = new EntitySchema<any>({
     muted_by: { ...uuid, nullable: true },
     storm_id: { ...uuid, nullable: true },
     incident_id: { ...uuid, nullable: true },
+    /** the member a person assigned it to (assign_alert); null: nobody */
+    assignee_id: { ...uuid, nullable: true },
     created_at: time,
     updated_at: time,
   },
@@ -59,6 +61,8 @@ export const AlertEntity = new EntitySchema<any>({
     },
     { properties: ['incident_id'] },
     { properties: ['storm_id'] },
+    // list_alerts' pages (seq never changes, so repeats stay HOT)
+    { properties: ['organization_id', 'seq'] },
   ],
 });
 
@@ -104,8 +108,34 @@ export const IncidentEntity = new EntitySchema<any>({
     opened_at: time,
     closed_at: optionalTime,
     storm_id: { ...uuid, nullable: true },
+    /** when a person acknowledged it (acknowledge_incident), beside `status`; null: not acknowledged */
+    acknowledged_at: optionalTime,
+    /** who acknowledged it: `{ kind, id }` as the audit log names actors */
+    acknowledged_by: { type: 'json', columnType: 'jsonb', nullable: true },
+    /** the member it is assigned to; null: nobody */
+    assignee_id: { ...uuid, nullable: true },
+    /** who closed it by hand (resolve_incident, or resolving its last alert); null when its alerts' sources closed it */
+    resolved_by: { type: 'json', columnType: 'jsonb', nullable: true },
   },
   indexes: [{ properties: ['organization_id', 'seq'] }],
+});
+
+/** Notes people add to an incident (add_incident_note), in its timeline. */
+export const IncidentNoteEntity = new EntitySchema<any>({
+  name: 'IncidentNote',
+  tableName: 'incident_notes',
+  properties: {
+    id: { ...uuid, primary: true },
+    seq,
+    organization_id: uuid,
+    incident_id: uuid,
+    /** the author as the audit log names actors */
+    author_kind: text,
+    author_id: text,
+    body: text,
+    created_at: time,
+  },
+  indexes: [{ properties: ['incident_id', 'seq'] }],
 });
 
 export const InvestigationEntity = new EntitySchema<any>({
@@ -154,4 +184,4 @@ export const AiSpendEntity = new EntitySchema<any>({
   indexes: [{ properties: ['organization_id', 'occurred_at'] }],
 });
 
-export const ALERT_ENTITIES: EntitySchema[] = [AlertEntity, AlertEffectEntity, AlertStormEntity, IncidentEntity, InvestigationEntity, AiSpendEntity];
+export const ALERT_ENTITIES: EntitySchema[] = [AlertEntity, AlertEffectEntity, AlertStormEntity, IncidentEntity, IncidentNoteEntity, InvestigationEntity, AiSpendEntity];

@@ -1,6 +1,13 @@
-/** Alerts: their tables and agent tools. Their webhook handlers are wired by webhooks/ (one per alert source). */
+/** Alerts and incidents: their tables, reads and actions. Their webhook handlers are wired by webhooks/ (one per alert source). */
 import type { Module } from '../../engine/module.ts';
+import { ALERT_ACTIONS } from './alert-actions.ts';
 import { ALERT_ENTITIES } from './entities.ts';
+import { INCIDENT_ACTIONS } from './incident-actions.ts';
+import { getIncident, listIncidents } from './incidents.ts';
 import { ALERT_OPERATIONS } from './tools.ts';
 
-export const alertsModule: Module = { name: 'alerts', entities: ALERT_ENTITIES, operations: ALERT_OPERATIONS };
+export const alertsModule: Module = {
+  name: 'alerts',
+  entities: ALERT_ENTITIES,
+  operations: [...ALERT_OPERATIONS, ...ALERT_ACTIONS, listIncidents, getIncident, ...INCIDENT_ACTIONS],
+};

@@ -2,9 +2,15 @@
 
 export const EFFECT_KINDS = [
   'routed', 'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
-  'investigation_requested', 'investigation_skipped', 'incident_opened', 'incident_joined', 'incident_closed',
+  'investigation_requested', 'investigation_skipped', 'incident_opened', 'incident_joined', 'incident_closed', 'incident_reopened',
 ] as const;
 export type EffectKind = (typeof EFFECT_KINDS)[number];
+
+/** Who took a person's action, as the audit log names actors: recorded as `by` on each effect it had. */
+export interface Actor {
+  kind: string;
+  id: string;
+}
 
 /** One consequence of an event, stored as an alert_effects row. */
 export interface Effect {

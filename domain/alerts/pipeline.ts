@@ -23,6 +23,11 @@
  * events go out to outbound configs is outbound/alerts.ts's to decide; its deliveries are enqueued in
  * this transaction.
  *
+ * A person's actions on alerts and incidents (alert-actions.ts, incident-actions.ts) run through these same steps
+ * (`actOnAlerts`): acknowledge as the pager's acknowledgement, un-acknowledge as its un-acknowledge, resolve as a
+ * resolved event, reopen as the alert firing again; with the row lock, the announcer and the effects of a delivery,
+ * each effect recording `by` (who).
+ *
  * This file runs the steps; the decisions are rules.ts's (pure), the SQL store.ts's, and the writes nothing reads
  * back wait in write-batcher.ts to go out together.
  */
@@ -31,19 +36,20 @@ import { DeadlockException } from '@mikro-orm/core';
 import type { Organization } from '../../engine/auth/caller.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
+import type { FamilyStore } from '../../engine/persistence/store.ts';
 import { selectRows } from '../../engine/persistence/sql.ts';
 import type { AlertEvent } from './event.ts';
 import { enqueueInvestigation } from '../ai/investigations.ts';
 import { AlertAnnouncer, type Routing } from '../../outbound/alerts.ts';
 import { outboundQuery } from '../../outbound/rules.ts';
-import type { Effect, EffectKind, EventResult, Outcome } from './outcomes.ts';
+import type { Actor, Effect, EffectKind, EventResult, Outcome } from './outcomes.ts';
 import { policyQuery, type Policy } from './policy.ts';
 import { monthSpend, monthStart } from '../ai/spend.ts';
 import {
-  acknowledgedPath, budgetRefusal, cooldownRefusal, firingPath, formsStorm, inRefireCooldown, incidentTitle, investigationCooldownStart,
-  matchingMute, opensIncident, pausedRefusal, shownSeverity, stormWindow, type Refusal, type StormWindow,
+  acknowledgedPath, actionPath, budgetRefusal, cooldownRefusal, firingPath, formsStorm, inRefireCooldown, incidentTitle, investigationCooldownStart,
+  matchingMute, opensIncident, pausedRefusal, shownSeverity, stormWindow, type AlertStatus, type PersonAction, type Refusal, type StormWindow,
 } from './rules.ts';
-import { AlertStore, refreshRepeats, type AlertRow, type StormState } from './store.ts';
+import { AlertStore, refreshRepeats, type AlertRow, type IncidentRow, type StormState } from './store.ts';
 import { WriteBatcher } from './write-batcher.ts';
 
 const DEADLOCK_RETRIES = 3;
@@ -59,9 +65,45 @@ export async function ingestAlerts(services: Services, organization: Organizatio
     else rest.push({ event, index });
   });
   if (rest.length === 0) return results;
-  const [policy, outbound] = await selectRows(readStore(services).execute, policyQuery(services, organization.id, now), outboundQuery(services, organization.id, true));
   // one lock order for every delivery: by fingerprint (a stable sort keeps one alert's events in order)
   rest.sort((a, b) => (a.event.fingerprint < b.event.fingerprint ? -1 : a.event.fingerprint > b.event.fingerprint ? 1 : 0));
+  return pipelineTransaction(services, organization, now, null, async (run) => {
+    for (const { event, index } of rest) results[index] = await run.event(event);
+    return results;
+  });
+}
+
+/** What became of a person's action on one alert (rules.ts `actionPath`), and its status before and after. */
+export interface ActionResult {
+  outcome: 'applied' | 'unchanged' | 'conflict';
+  from: AlertStatus;
+  to: AlertStatus;
+}
+
+/** What a person's actions may ask of the pipeline (alert-actions.ts, incident-actions.ts): each the step a source's event would take. */
+export interface PersonActions {
+  /** the action on one alert of the organization: null when it has none of that id */
+  act(alertId: string, action: PersonAction): Promise<ActionResult | null>;
+  /** closes the incident if open (its consequences recorded on `alertId`, one of its alerts); false when it was not */
+  closeIncident(incidentId: string, alertId: string | null): Promise<boolean>;
+  /** opens the incident again if closed; false when it was not */
+  reopenIncident(incidentId: string, alertId: string | null): Promise<boolean>;
+}
+
+/**
+ * A person's actions on alerts and incidents, through the same steps, store, announcer and effects as a source's
+ * events, in one transaction (`work` may write its own rows through `store` in it). Every effect records `by`.
+ */
+export function actOnAlerts<T>(services: Services, organization: Organization, by: Actor, now: Date, work: (actions: PersonActions, store: FamilyStore) => Promise<T>): Promise<T> {
+  return pipelineTransaction(services, organization, now, by, work);
+}
+
+/**
+ * One run of the pipeline: the policy and outbound rules read once, then one transaction (retried on a deadlock, two
+ * runs locking alerts in turn) that ends by writing the effects and enqueueing the announcer's deliveries.
+ */
+async function pipelineTransaction<T>(services: Services, organization: Organization, now: Date, by: Actor | null, work: (run: Ingestion, store: FamilyStore) => Promise<T>): Promise<T> {
+  const [policy, outbound] = await selectRows(readStore(services).execute, policyQuery(services, organization.id, now), outboundQuery(services, organization.id, true));
   for (let attempt = 1; ; attempt++) {
     try {
       return await inTransaction(services, async (store) => {
@@ -69,11 +111,11 @@ export async function ingestAlerts(services: Services, organization: Organizatio
         const window = stormWindow(policy.settings, now);
         const alerts = new AlertStore(new WriteBatcher(store.execute), organization.id, now, window);
         // an investigation's job commits with its row (the same transaction)
-        const run = new Ingestion(alerts, policy, window, now, (id) => enqueueInvestigation(services, store, id), announce);
-        for (const { event, index } of rest) results[index] = await run.event(event);
+        const run = new Ingestion(alerts, policy, window, now, (id) => enqueueInvestigation(services, store, id), announce, by);
+        const result = await work(run, store);
         await run.finish();
         await announce.enqueue(services, store);
-        return results;
+        return result;
       });
     } catch (error) {
       if (!(error instanceof DeadlockException) || attempt >= DEADLOCK_RETRIES) throw error;
@@ -81,8 +123,11 @@ export async function ingestAlerts(services: Services, organization: Organizatio
   }
 }
 
-/** One delivery's events, in order: facts from the store, decisions from rules.ts, consequences as effects. */
-class Ingestion {
+/**
+ * One delivery's events, in order (or one person's actions): facts from the store, decisions from rules.ts,
+ * consequences as effects.
+ */
+class Ingestion implements PersonActions {
   readonly #store: AlertStore;
   readonly #policy: Policy;
   readonly #window: StormWindow;
@@ -91,14 +136,19 @@ class Ingestion {
   #spent: number | undefined;
   readonly #enqueue: (investigationId: string) => Promise<void>;
   readonly #announce: AlertAnnouncer;
+  /** the person whose action this is (null: a source's events) */
+  readonly #by: Actor | null;
 
-  constructor(store: AlertStore, policy: Policy, window: StormWindow, now: Date, enqueue: (investigationId: string) => Promise<void>, announce: AlertAnnouncer) {
+  constructor(
+    store: AlertStore, policy: Policy, window: StormWindow, now: Date, enqueue: (investigationId: string) => Promise<void>, announce: AlertAnnouncer, by: Actor | null,
+  ) {
     this.#store = store;
     this.#policy = policy;
     this.#window = window;
     this.#now = now;
     this.#enqueue = enqueue;
     this.#announce = announce;
+    this.#by = by;
   }
 
   get #settings() {
@@ -106,7 +156,7 @@ class Ingestion {
   }
 
   #effect(alertId: string, kind: EffectKind, detail: Record<string, unknown> = {}): void {
-    this.#effects.push({ alertId, kind, detail });
+    this.#effects.push({ alertId, kind, detail: this.#by ? { ...detail, by: this.#by } : detail });
   }
 
   async event(event: AlertEvent): Promise<EventResult> {
@@ -119,6 +169,43 @@ class Ingestion {
         : await this.#resolved(alert, event);
     this.#store.save(alert, event, created);
     return { fingerprint: event.fingerprint, alertId: alert.id, outcome };
+  }
+
+  async act(alertId: string, action: PersonAction): Promise<ActionResult | null> {
+    const found = await this.#store.lockById(alertId, action === 'acknowledge' ? 'acknowledged' : action === 'resolve' ? 'resolved' : 'firing');
+    if (!found) return null;
+    const { alert, event } = found;
+    const from = alert.status;
+    const path = actionPath(action, from);
+    if (path !== 'apply') return { outcome: path, from, to: from };
+    if (action === 'acknowledge') this.#acknowledged(alert, false, event);
+    else if (action === 'resolve') await this.#resolved(alert, event);
+    // un-acknowledge (acknowledged → firing, as the pager's) and reopen (resolved → fires again: mute, cooldown, storm, page)
+    else await this.#firing(alert, event, false);
+    this.#store.saveState(alert);
+    return { outcome: 'applied', from, to: alert.status };
+  }
+
+  async closeIncident(incidentId: string, alertId: string | null): Promise<boolean> {
+    const incident = await this.#store.lockOpenIncident(incidentId);
+    if (!incident) return false;
+    const found = alertId ? await this.#store.lockById(alertId, 'resolved') : null;
+    await this.#closeIncident(incidentId, incident, found);
+    return true;
+  }
+
+  async reopenIncident(incidentId: string, alertId: string | null): Promise<boolean> {
+    const incident = await this.#store.lockIncident(incidentId);
+    if (!incident || incident.status !== 'closed') return false;
+    await this.#store.reopenIncident(incidentId);
+    const found = alertId ? await this.#store.lockById(alertId, 'firing') : null;
+    if (found) {
+      this.#effect(found.alert.id, 'incident_reopened', { incident_id: incidentId });
+      this.#announce.incident('incident.opened', {
+        id: incidentId, title: incident.title, severity: incident.severity, status: 'open', opened_at: incident.opened_at.toISOString(), closed_at: null, storm_id: incident.storm_id,
+      }, found.alert, found.event);
+    }
+    return true;
   }
 
   async #existing(fingerprint: string): Promise<{ alert: AlertRow; created: false; storm?: undefined } | null> {
@@ -298,16 +385,20 @@ class Ingestion {
     this.#announce.changed('alert.resolved', alert, event);
     if (this.#settings.auto_close_incidents && alert.incident_id) {
       const incident = await this.#store.lockOpenIncident(alert.incident_id);
-      if (incident && !(await this.#store.incidentStillFiring(alert.incident_id, alert.id))) {
-        await this.#store.closeIncident(alert.incident_id);
-        this.#effect(alert.id, 'incident_closed', { incident_id: alert.incident_id });
-        this.#announce.incident('incident.closed', {
-          id: alert.incident_id, title: incident.title, severity: incident.severity, status: 'closed',
-          opened_at: incident.opened_at.toISOString(), closed_at: this.#now.toISOString(), storm_id: incident.storm_id,
-        }, alert, event);
-      }
+      if (incident && !(await this.#store.incidentStillFiring(alert.incident_id, alert.id))) await this.#closeIncident(alert.incident_id, incident, { alert, event });
     }
     return 'resolved';
+  }
+
+  /** Closes the incident (locked open), recorded on the alert whose resolve (or whose person) closed it. */
+  async #closeIncident(incidentId: string, incident: IncidentRow, by: { alert: AlertRow; event: AlertEvent } | null): Promise<void> {
+    await this.#store.closeIncident(incidentId, this.#by);
+    if (!by) return;
+    this.#effect(by.alert.id, 'incident_closed', { incident_id: incidentId });
+    this.#announce.incident('incident.closed', {
+      id: incidentId, title: incident.title, severity: incident.severity, status: 'closed',
+      opened_at: incident.opened_at.toISOString(), closed_at: this.#now.toISOString(), storm_id: incident.storm_id,
+    }, by.alert, by.event);
   }
 
   /** The effects and every held write, sent. */

@@ -91,3 +91,26 @@ export function opensIncident(severity: AlertSeverity, settings: Settings): bool
 export function incidentTitle(alertTitle: string, stormId: string | null): string {
   return stormId ? `Alert storm: ${alertTitle} and others` : alertTitle;
 }
+
+/** What a person can do to an alert (through its operations), each the same step a source's event takes. */
+export const PERSON_ACTIONS = ['acknowledge', 'unacknowledge', 'resolve', 'reopen'] as const;
+export type PersonAction = (typeof PERSON_ACTIONS)[number];
+
+/**
+ * Whether a person's action applies to an alert in this state: `unchanged` when the alert is already where the action
+ * leads (a repeat: 200, no consequence), `conflict` when it cannot lead there from here (409).
+ * acknowledge: firing or muted → acknowledged (resolved: reopen it first); unacknowledge: acknowledged → firing
+ * (resolved: nothing to take back); resolve: anything not resolved → resolved; reopen: resolved → fires again.
+ */
+export function actionPath(action: PersonAction, status: AlertStatus): 'apply' | 'unchanged' | 'conflict' {
+  switch (action) {
+    case 'acknowledge':
+      return status === 'acknowledged' ? 'unchanged' : status === 'resolved' ? 'conflict' : 'apply';
+    case 'unacknowledge':
+      return status === 'acknowledged' ? 'apply' : status === 'resolved' ? 'conflict' : 'unchanged';
+    case 'resolve':
+      return status === 'resolved' ? 'unchanged' : 'apply';
+    case 'reopen':
+      return status === 'resolved' ? 'apply' : 'unchanged';
+  }
+}

@@ -5,7 +5,7 @@
 import { prepared } from '../../engine/persistence/sql.ts';
 import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import type { AlertEvent, AlertSeverity } from './event.ts';
-import type { Effect } from './outcomes.ts';
+import type { Actor, Effect } from './outcomes.ts';
 import { monthSpend } from '../ai/spend.ts';
 import type { AlertStatus, StormWindow } from './rules.ts';
 import type { WriteBatcher } from './write-batcher.ts';
@@ -24,6 +24,15 @@ export interface AlertRow {
   muted_by: string | null;
   raised_at: Date | null;
   acknowledged_at: Date | null;
+}
+
+/** What closing or reopening an incident reads of it, and announces. */
+export interface IncidentRow {
+  status: 'open' | 'closed';
+  title: string;
+  severity: string;
+  opened_at: Date;
+  storm_id: string | null;
 }
 
 /** The storm decision's inputs: the storm of the latest alert raised inside the window, and how many were raised. */
@@ -124,6 +133,27 @@ export class AlertStore {
   }
 
   /**
+   * The alert of an id, row-locked, with what its source last said of it as an event of `status` (a person's action
+   * runs the step that event would): null when the organization has no such alert.
+   */
+  async lockById(id: string, status: AlertEvent['status']): Promise<{ alert: AlertRow; event: AlertEvent } | null> {
+    const [row] = await this.#sql(
+      prepared(`select ${ALERT_COLUMNS}, fingerprint, source, service, summary, labels, url, external_id, started_at from alerts where organization_id = ? and id = ? for update`),
+      [this.#org, id],
+    );
+    if (!row) return null;
+    const event: AlertEvent = {
+      fingerprint: String(row.fingerprint), status, title: String(row.title), source: row.source as AlertEvent['source'], severity: row.severity as AlertEvent['severity'],
+      labels: (typeof row.labels === 'string' ? JSON.parse(row.labels) : row.labels) ?? {},
+      started_at: (parseTimestamp(row.started_at) as Date).toISOString(),
+    };
+    for (const field of ['service', 'summary', 'url', 'external_id'] as const) {
+      if (row[field] !== null && row[field] !== undefined) event[field] = String(row[field]);
+    }
+    return { alert: alertRow(row), event };
+  }
+
+  /**
    * Inserts the alert unless its fingerprint is known (a concurrent creator's insert makes this one wait, then
    * find nothing inserted: null). `withStorm`: the first storm check comes back with the insert.
    */
@@ -208,12 +238,18 @@ export class AlertStore {
   }
 
   /** The incident if still open, row-locked: two last alerts resolving at once see each other. */
-  async lockOpenIncident(incidentId: string): Promise<{ title: string; severity: string; opened_at: Date; storm_id: string | null } | null> {
-    const [incident] = await this.#sql(`select id, title, severity, opened_at, storm_id from incidents where id = ? and status = 'open' for update`, [incidentId]);
+  async lockOpenIncident(incidentId: string): Promise<IncidentRow | null> {
+    const incident = await this.lockIncident(incidentId);
+    return incident?.status === 'open' ? incident : null;
+  }
+
+  /** The organization's incident, row-locked. */
+  async lockIncident(incidentId: string): Promise<IncidentRow | null> {
+    const [incident] = await this.#sql(`select status, title, severity, opened_at, storm_id from incidents where id = ? and organization_id = ? for update`, [incidentId, this.#org]);
     if (!incident) return null;
     return {
-      title: String(incident.title), severity: String(incident.severity), opened_at: parseTimestamp(incident.opened_at) as Date,
-      storm_id: (incident.storm_id as string | null) ?? null,
+      status: incident.status === 'closed' ? 'closed' : 'open', title: String(incident.title), severity: String(incident.severity),
+      opened_at: parseTimestamp(incident.opened_at) as Date, storm_id: (incident.storm_id as string | null) ?? null,
     };
   }
 
@@ -223,24 +259,39 @@ export class AlertStore {
     return firing !== undefined;
   }
 
-  async closeIncident(incidentId: string): Promise<void> {
-    await this.#sql(`update incidents set status = 'closed', closed_at = ? where id = ?`, [this.#now, incidentId]);
+  /** `by`: the person whose action closed it (null: its alerts' sources did). */
+  async closeIncident(incidentId: string, by: Actor | null): Promise<void> {
+    await this.#sql(`update incidents set status = 'closed', closed_at = ?, resolved_by = ?::jsonb where id = ?`, [this.#now, by ? JSON.stringify(by) : null, incidentId]);
+  }
+
+  /** Open again (reopen_incident): closed_at, who closed it and its acknowledgement cleared (it needs someone again). */
+  async reopenIncident(incidentId: string): Promise<void> {
+    await this.#sql(`update incidents set status = 'open', closed_at = null, resolved_by = null, acknowledged_at = null, acknowledged_by = null where id = ?`, [incidentId]);
   }
 
   /** The alert's new state (held); firing deliveries also refresh what the product says about it. */
   save(alert: AlertRow, event: AlertEvent, created: boolean): void {
-    const state = [alert.status, alert.severity, alert.severity_override, alert.raised_at, alert.acknowledged_at, alert.resolved_at, alert.chat_thread, alert.muted_by, alert.storm_id, alert.incident_id, this.#now];
-    const stateSql = 'status = ?, severity = ?, severity_override = ?, raised_at = ?, acknowledged_at = ?, resolved_at = ?, chat_thread = ?, muted_by = ?, storm_id = ?, incident_id = ?, updated_at = ?';
-    if (event.status === 'resolved' || created) {
-      this.#batch.defer(`update alerts set ${stateSql} where id = ?`, [...state, alert.id]);
-      return;
-    }
+    if (event.status === 'resolved' || created) return this.saveState(alert);
+    const [stateSql, state] = this.#state(alert);
     this.#batch.defer(
       `update alerts set ${stateSql}, title = ?, service = ?, summary = ?, labels = ?::jsonb, url = ?, external_id = ?,
               last_received_at = ?, occurrences = occurrences + ? where id = ?`,
       [...state, event.title, event.service ?? null, event.summary ?? null, JSON.stringify(event.labels), event.url ?? null,
         event.external_id ?? null, this.#now, event.status === 'firing' ? 1 : 0, alert.id],
     );
+  }
+
+  /** The alert's new state alone (held): a resolve, a new alert, or a person's action (the product said nothing new). */
+  saveState(alert: AlertRow): void {
+    const [stateSql, state] = this.#state(alert);
+    this.#batch.defer(`update alerts set ${stateSql} where id = ?`, [...state, alert.id]);
+  }
+
+  #state(alert: AlertRow): [string, unknown[]] {
+    return [
+      'status = ?, severity = ?, severity_override = ?, raised_at = ?, acknowledged_at = ?, resolved_at = ?, chat_thread = ?, muted_by = ?, storm_id = ?, incident_id = ?, updated_at = ?',
+      [alert.status, alert.severity, alert.severity_override, alert.raised_at, alert.acknowledged_at, alert.resolved_at, alert.chat_thread, alert.muted_by, alert.storm_id, alert.incident_id, this.#now],
+    ];
   }
 
   /** The effects and every held write, sent. */

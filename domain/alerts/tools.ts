@@ -6,16 +6,19 @@ import Type, { type Static } from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
 import type { DomainOperation } from '../../engine/services.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { iso } from '../../engine/persistence/store.ts';
+import { iso, jsonValue as json } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { ALL_ALERT_SOURCES as ALERT_SOURCES } from './event.ts';
 import { EFFECT_KINDS } from './outcomes.ts';
-import { literals, time, LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { literals, time, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { listAnswer, NEXT_CURSOR, pageFields, pageOf, type KeyColumn, type PageLimits } from '../../engine/operations/page.ts';
+import type { SqlExecutor } from '../../engine/persistence/sql.ts';
+import { MEMBER, memberColumns, memberOf } from './people.ts';
 
 const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
 
-const ALERT = Type.Object({
+export const ALERT = Type.Object({
   id: Type.String(),
   fingerprint: Type.String({ description: 'stable per alert of the source: `<source>:<the product\'s own id>`' }),
   source: literals(ALERT_SOURCES, 'the webhook source it came from, or synthetic / certificate (the check scheduler)'),
@@ -36,13 +39,14 @@ const ALERT = Type.Object({
   muted_by: Type.Union([Type.String(), Type.Null()], { description: 'the mute that matched' }),
   storm_id: Type.Union([Type.String(), Type.Null()], { description: 'the storm it was grouped into' }),
   incident_id: Type.Union([Type.String(), Type.Null()]),
+  assignee: Type.Union([MEMBER, Type.Null()], { description: 'the member it is assigned to (assign_alert); null: nobody' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
 export type Alert = Static<typeof ALERT>;
 
 const EFFECT = Type.Object({
-  kind: literals(EFFECT_KINDS, 'routed (a matched alert route and its team), page (team_ids: the teams paged), page_skipped, chat_post, chat_thread_update, muted, storm_grouped, investigation_requested, investigation_skipped, incident_opened, incident_joined, incident_closed'),
+  kind: literals(EFFECT_KINDS, 'routed (a matched alert route and its team), page (team_ids: the teams paged), page_skipped, chat_post, chat_thread_update, muted, storm_grouped, investigation_requested, investigation_skipped, incident_opened, incident_joined, incident_closed, incident_reopened (reopen_incident); a person\'s action adds by: { kind, id } to each effect it caused'),
   at: Type.String({ format: 'date-time' }),
   detail: Type.Record(Type.String(), JSON_VALUE(), { description: 'the reason (page_skipped, investigation_skipped) and the ids involved (mute, storm, investigation, incident)' }),
 });
@@ -57,58 +61,91 @@ const INCIDENT = Type.Object({
 });
 
 const COLUMNS = `id, fingerprint, source, title, service, severity, summary, labels, url, external_id, status, started_at, raised_at,
-  acknowledged_at, resolved_at, last_received_at, occurrences, muted_by, storm_id, incident_id, created_at, updated_at`;
+  acknowledged_at, resolved_at, last_received_at, occurrences, muted_by, storm_id, incident_id, ${memberColumns('alerts')}, created_at, updated_at`;
 
-const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+/** Newest first by when Vigil first recorded the alert: an order no later change moves a row in, so pages never skip or repeat one. */
+const ALERT_KEYS: KeyColumn[] = [{ column: 'seq', direction: 'desc' }];
+export const ALERT_LIST_LIMITS: PageLimits = { default: 50, max: 500 };
 
 function toAlert(r: Record<string, unknown>): Alert {
   return {
     id: String(r.id), fingerprint: String(r.fingerprint), source: r.source as Alert['source'], title: String(r.title),
     service: (r.service as string | null) ?? null, severity: r.severity as Alert['severity'], summary: (r.summary as string | null) ?? null,
-    labels: json(r.labels) ?? {}, url: (r.url as string | null) ?? null, external_id: (r.external_id as string | null) ?? null,
+    labels: (json(r.labels) ?? {}) as Record<string, string>, url: (r.url as string | null) ?? null, external_id: (r.external_id as string | null) ?? null,
     status: r.status as Alert['status'], started_at: iso(r.started_at)!, raised_at: iso(r.raised_at), acknowledged_at: iso(r.acknowledged_at),
     resolved_at: iso(r.resolved_at), last_received_at: iso(r.last_received_at)!, occurrences: Number(r.occurrences),
     muted_by: (r.muted_by as string | null) ?? null, storm_id: (r.storm_id as string | null) ?? null,
-    incident_id: (r.incident_id as string | null) ?? null, created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!,
+    incident_id: (r.incident_id as string | null) ?? null, assignee: memberOf(r), created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!,
   };
 }
 
 export const listAlerts: DomainOperation = {
   name: 'list_alerts',
   description:
-    'The alerts the alert webhooks recorded, most recently changed first. One alert per fingerprint, kept across fire and resolve cycles; ' +
-    'status firing, acknowledged, resolved or muted (a muted alert is recorded but paged no one). get_alert gives one with its effects.',
+    'The alerts the alert webhooks recorded, newest first (by when Vigil first recorded each). One alert per fingerprint, kept across fire and resolve cycles; ' +
+    'status firing, acknowledged, resolved or muted (a muted alert is recorded but paged no one). Paged: pass `next_cursor` back as `cursor` with the same filters. ' +
+    'get_alert gives one with its effects.',
   input: Type.Object(
     {
       status: Type.Optional(literals(ALERT_STATES, 'only alerts in this state')),
       source: Type.Optional(literals(ALERT_SOURCES, 'only alerts from this webhook source')),
       service: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'only alerts of this service (exact)' })),
       since: Type.Optional(Type.String({ format: 'date-time', description: 'only alerts changed at or after this time (ISO 8601)' })),
-      limit: LIST_LIMIT,
+      ...pageFields(ALERT_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'alerts' },
-  answer: { schema: Type.Object({ data: Type.Array(ALERT), truncated: Type.Boolean() }) },
+  answer: { schema: Type.Object({ data: Type.Array(ALERT), next_cursor: NEXT_CURSOR, truncated: Type.Boolean({ description: 'true when a next page exists' }) }) },
   async run(services, caller, input) {
-    const limit = Number(input.limit ?? 50);
     const where = ['organization_id = ?'];
     const params: unknown[] = [caller.organization.id];
+    const filters: Record<string, unknown> = {};
     for (const column of ['status', 'source', 'service'] as const) {
-      if (typeof input[column] === 'string') (where.push(`${column} = ?`), params.push(input[column]));
+      if (typeof input[column] === 'string') (where.push(`${column} = ?`), params.push(input[column]), (filters[column] = input[column]));
     }
     if (typeof input.since === 'string') {
       const since = new Date(input.since);
       if (Number.isNaN(since.getTime())) throw validationFailed([{ field: 'since', message: 'must be an ISO 8601 date-time' }]);
-      (where.push('updated_at >= ?'), params.push(since));
+      (where.push('updated_at >= ?'), params.push(since), (filters.since = since.toISOString()));
     }
-    const rows = await readStore(services).execute(
-      `select ${COLUMNS} from alerts where ${where.join(' and ')} order by updated_at desc, seq desc limit ${limit + 1}`, params);
-    return { json: { data: rows.slice(0, limit).map(toAlert), truncated: rows.length > limit } };
+    const scope = { organizationId: caller.organization.id, list: 'alerts', filters, keys: ALERT_KEYS };
+    const page = await pageOf(services, readStore(services).execute, scope, { select: `${COLUMNS}, seq`, from: 'alerts', where: where.join(' and '), params }, input, ALERT_LIST_LIMITS);
+    return { json: listAnswer({ data: page.records.map(toAlert), next_cursor: page.next_cursor }) };
   },
 };
+
+/** The alert as get_alert answers it (effects, incident), read through `sql` (inside a transaction: its store); null when the organization has none of that id or fingerprint. */
+export async function readAlert(sql: SqlExecutor, organizationId: string, by: { id: string } | { fingerprint: string }): Promise<Record<string, unknown> | null> {
+  const [row] = await sql(`select ${COLUMNS} from alerts where organization_id = ? and ${'id' in by ? 'id' : 'fingerprint'} = ?`, [organizationId, 'id' in by ? by.id : by.fingerprint]);
+  if (!row) return null;
+  const alert = toAlert(row);
+  const effects = await sql('select kind, at, detail from alert_effects where alert_id = ? order by seq', [alert.id]);
+  const [incident] = alert.incident_id
+    ? await sql('select id, title, severity, status, opened_at, closed_at from incidents where id = ?', [alert.incident_id])
+    : [];
+  return {
+    ...alert,
+    effects: effects.map((e) => ({ kind: e.kind, at: iso(e.at), detail: json(e.detail) ?? {} })),
+    incident: incident
+      ? { id: String(incident.id), title: String(incident.title), severity: String(incident.severity), status: incident.status, opened_at: iso(incident.opened_at), closed_at: iso(incident.closed_at) }
+      : null,
+  };
+}
+
+/** The most alerts get_incident answers (a storm's incident may hold thousands): the first to join it. */
+export const INCIDENT_ALERTS_MAX = 200;
+
+/** An incident's alerts, in the order they were recorded. */
+export async function alertsOfIncident(sql: SqlExecutor, organizationId: string, incidentId: string): Promise<Alert[]> {
+  const rows = await sql(`select ${COLUMNS} from alerts where organization_id = ? and incident_id = ? order by seq limit ${INCIDENT_ALERTS_MAX}`, [organizationId, incidentId]);
+  return rows.map(toAlert);
+}
+
+/** get_alert's answer, and every alert action's (the alert after the action). */
+export const ALERT_ANSWER = Type.Object({ data: Type.Intersect([ALERT, Type.Object({ effects: Type.Array(EFFECT), incident: Type.Union([INCIDENT, Type.Null()]) })]) });
 
 export const getAlert: DomainOperation = {
   name: 'get_alert',
@@ -126,33 +163,15 @@ export const getAlert: DomainOperation = {
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'alerts', param: 'id' },
-  answer: {
-    schema: Type.Object({ data: Type.Intersect([ALERT, Type.Object({ effects: Type.Array(EFFECT), incident: Type.Union([INCIDENT, Type.Null()]) })]) }),
-  },
+  answer: { schema: ALERT_ANSWER },
   async run(services, caller, input) {
     const { id, fingerprint } = input as { id?: string; fingerprint?: string };
     if ((id === undefined) === (fingerprint === undefined)) throw validationFailed([{ field: 'id', message: 'give either id or fingerprint' }]);
     const missing = new ApiError('not_found', 'No alert with that id or fingerprint exists in this organization.');
     if (id !== undefined && !isUuid(id)) throw missing;
-    const store = readStore(services);
-    const [row] = await store.execute(`select ${COLUMNS} from alerts where organization_id = ? and ${id !== undefined ? 'id' : 'fingerprint'} = ?`, [caller.organization.id, id ?? fingerprint]);
-    if (!row) throw missing;
-    const alert = toAlert(row);
-    const effects = await store.execute('select kind, at, detail from alert_effects where alert_id = ? order by seq', [alert.id]);
-    const [incident] = alert.incident_id
-      ? await store.execute('select id, title, severity, status, opened_at, closed_at from incidents where id = ?', [alert.incident_id])
-      : [];
-    return {
-      json: {
-        data: {
-          ...alert,
-          effects: effects.map((e) => ({ kind: e.kind, at: iso(e.at), detail: json(e.detail) ?? {} })),
-          incident: incident
-            ? { id: String(incident.id), title: String(incident.title), severity: String(incident.severity), status: incident.status, opened_at: iso(incident.opened_at), closed_at: iso(incident.closed_at) }
-            : null,
-        },
-      },
-    };
+    const data = await readAlert(readStore(services).execute, caller.organization.id, id !== undefined ? { id } : { fingerprint: fingerprint! });
+    if (!data) throw missing;
+    return { json: { data } };
   },
 };
 

@@ -8,7 +8,7 @@ import { publicOrganization, type Caller } from '../auth/caller.ts';
 import { actionTransports, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
 import { ApiError } from '../errors.ts';
 import { execute, type OperationResult, type Services } from '../operations/index.ts';
-import { executeDomain } from '../operations/domain.ts';
+import { domainRoute, executeDomain } from '../operations/domain.ts';
 import type { DomainOperation } from '../services.ts';
 import { executeAction } from '../operations/action.ts';
 import { listAnswer } from '../operations/page.ts';
@@ -122,8 +122,8 @@ export function configApi(services: Services) {
     const limited = await countRequest(ctx, services.rateLimit, caller);
     if (limited) throw limited;
     const { family, id } = parsePath(ctx.path);
-    const domain = services.domain.find((op) => op.rest?.path === family && (op.rest.param !== undefined) === (id !== undefined));
-    if (domain) return runDomain(ctx, services, caller, domain, id);
+    const domain = domainRoute(services.domain, family, id);
+    if (domain) return runDomain(ctx, services, caller, domain.operation, domain.segment);
     const descriptor = services.registry.get(family);
     const action = restAction(ctx.method, descriptor, id);
     if (action) {

@@ -18,7 +18,7 @@ export const CODE_MEANING: Record<ErrorCode, string> = {
   organization_disabled: 'the organization is disabled: its keys do not work',
   not_found: 'no such row in this organization (an id of another organization reads the same), or nothing is served at that path',
   method_not_allowed: 'the path exists, but not with this method: `allowed` and the Allow header name the methods that do',
-  conflict: 'a row already matches the natural key (the existing row is in `data`), or the row is archived; nothing was written',
+  conflict: 'a row already matches the natural key (the existing row is in `data`), the row is archived, or it is in a state the action does not apply to; nothing was written',
   precondition_failed: '`If-Match` does not match the current ETag (the current row is in `data`), or names a row that does not exist (`data` null); nothing was written',
   payload_too_large: 'the body is larger than the service accepts',
   unsupported_media_type: 'a body that is not application/json',

@@ -8,7 +8,7 @@ import { API_KEY_PREFIX, SCOPE_ROLES } from '../auth/credentials.ts';
 import type { ServiceConfig } from '../config.ts';
 import { isReadOnly } from '../fields.ts';
 import { actionTransports, DEFAULT_ROLES, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
-import { takesIdempotencyKey } from '../operations/domain.ts';
+import { domainRestPath, takesIdempotencyKey } from '../operations/domain.ts';
 import type { DomainOperation } from '../services.ts';
 import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
@@ -227,6 +227,16 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
   return paths;
 }
 
+const ACTION_CONFLICT = 'The row is in a state this action does not apply to; the message says which, `data` holds the row as it is.';
+
+/** An object schema without one of its properties (the path names it). */
+function withoutProperty(schema: Json, name: string): Json {
+  const { [name]: _named, ...properties } = (schema.properties ?? {}) as Record<string, Json>;
+  const required = ((schema.required ?? []) as string[]).filter((r) => r !== name);
+  const { required: _all, ...rest } = schema;
+  return { ...rest, properties, ...(required.length ? { required } : {}) };
+}
+
 /** A domain operation REST serves: GET reads its input from the query string, POST from the body. */
 function domainPath(operation: DomainOperation): Json {
   const rest = operation.rest!;
@@ -240,6 +250,8 @@ function domainPath(operation: DomainOperation): Json {
     const { description, ...accepted } = copy(input.properties![name]!);
     return { name, in: where, required: where === 'path' || (input.required?.includes(name) ?? false), ...(description ? { description } : {}), schema: accepted };
   };
+  // an action's body is the rest of its input: the row comes from the path
+  const body = rest.param && !get ? withoutProperty(copy(operation.input) as unknown as Json, rest.param) : (copy(operation.input) as unknown as Json);
   const parameters: Json[] = [
     ...(rest.param ? [parameter(rest.param, 'path')] : []),
     ...(get ? Object.keys(input.properties ?? {}).filter((name) => name !== rest.param).map((name) => parameter(name, 'query')) : []),
@@ -251,7 +263,7 @@ function domainPath(operation: DomainOperation): Json {
     { id: operation.name, tag: rest.path, summary: `${operation.name[0]!.toUpperCase()}${operation.name.slice(1).replaceAll('_', ' ')}`, what: [operation.description], role: operation.role, feature: operation.feature },
     {
       ...(parameters.length ? { parameters } : {}),
-      ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: copy(operation.input) } } } }),
+      ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: body, examples: { request: { summary: 'A request', value: sampleBody(body) } } } } } }),
       responses: {
         200: {
           description: answer?.contentType ? `The answer, as ${answer.contentType}.` : 'The answer, as JSON.',
@@ -263,12 +275,13 @@ function domainPath(operation: DomainOperation): Json {
         401: ref('responses', 'unauthorized'),
         403: errorResponse(forbiddenCodes(write, false)),
         ...(rest.param ? { 404: ref('responses', 'not_found') } : {}),
-        ...(keyed ? { 409: errorResponse(['conflict'], undefined, KEY_RUNNING) } : {}),
+        // an action on a row may find it in a state the action does not apply to (its message says which)
+        ...(keyed || rest.action ? { 409: errorResponse(['conflict'], undefined, [rest.action ? ACTION_CONFLICT : '', keyed ? KEY_RUNNING : ''].filter(Boolean).join(' ')) } : {}),
         422: ref('responses', 'validation_failed'),
       },
     },
   );
-  return { [`/${rest.path}${rest.param ? `/{${rest.param}}` : ''}`]: { description: `Offers ${rest.method}; any other method answers 405 method_not_allowed with an Allow header.`, [rest.method.toLowerCase()]: operationJson } };
+  return { [domainRestPath(operation)]: { description: `Offers ${rest.method}; any other method answers 405 method_not_allowed with an Allow header.`, [rest.method.toLowerCase()]: operationJson } };
 }
 
 /** The tag of the document and its page, which are no family's. */

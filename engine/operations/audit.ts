@@ -30,6 +30,14 @@ export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | n
   return changes;
 }
 
+/**
+ * Who a caller is, as audit entries (and what records a person's action elsewhere) name it: a person (personal
+ * token, console session) is named by their user id, a key by its own.
+ */
+export function actorOf(caller: Caller): { kind: string; id: string } {
+  return { kind: caller.credential.kind, id: caller.credential.userId ?? caller.credential.id };
+}
+
 export async function recordAudit(
   services: Services,
   store: FamilyStore,
@@ -40,8 +48,7 @@ export async function recordAudit(
     id: randomUUID(),
     organizationId: caller.organization.id,
     at: entry.at,
-    // a person (personal token, console session) is named by their user id, a key by its own
-    actor: { kind: caller.credential.kind, id: caller.credential.userId ?? caller.credential.id },
+    actor: actorOf(caller),
     transport: caller.transport,
     family: entry.family,
     rowId: entry.rowId,

@@ -139,7 +139,8 @@ export const AuditEntryEntity = new EntitySchema<any>({
     action: text,
     changes: jsonb,
   },
-  indexes: [{ properties: ['organization_id', 'seq'] }],
+  // newest first per organization; and one row's entries (an incident's timeline reads the actions on it and its alerts)
+  indexes: [{ properties: ['organization_id', 'seq'] }, { properties: ['organization_id', 'family', 'row_id'] }],
 });
 
 export const SystemSettingEntity = new EntitySchema<any>({

@@ -11,6 +11,7 @@ import { Compile } from 'typebox/compile';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { actionTransports, DEFAULT_ROLES, defineFamily, type FamilyDescriptor, type OperationName, type Row } from '../../engine/descriptor.ts';
 import { isReadOnly, isWriteOnly } from '../../engine/fields.ts';
+import { domainRestPath } from '../../engine/operations/domain.ts';
 import { CONFIG, client, startVigil, type Answer, type Client } from '../helpers/harness.ts';
 
 type Json = Record<string, any>;
@@ -54,7 +55,7 @@ function documented(): Set<string> {
   return out;
 }
 
-const domainPath = (op: (typeof domain)[number]) => `/${op.rest!.path}${op.rest!.param ? `/{${op.rest!.param}}` : ''}`;
+const domainPath = domainRestPath;
 
 /** (METHOD path) for every operation the REST route table serves, written from the spec's generic rules. */
 function served(): Set<string> {
@@ -224,9 +225,10 @@ t.test('every documented operation is served, and answers as documented', async 
     }
   }
   for (const op of domain) {
-    // a by-id operation is called with an id that names nothing: its documented 404
-    const url = op.rest!.param ? `/${op.rest!.path}/00000000-0000-4000-8000-000000000000` : `/${op.rest!.path}`;
-    const answer = await api.call(op.rest!.method, `${CONFIG}${url}`, op.rest!.method === 'POST' ? {} : undefined);
+    // a by-id operation is called with an id that names nothing (and a POST with its documented example body): its documented 404
+    const url = domainPath(op).replace(/\{[^}]+\}/, '00000000-0000-4000-8000-000000000000');
+    const example = op.rest!.method === 'POST' ? doc.paths[domainPath(op)].post.requestBody.content['application/json'].examples.request.value : undefined;
+    const answer = await api.call(op.rest!.method, `${CONFIG}${url}`, example);
     conforms(t, op.rest!.method, domainPath(op), answer);
     if (op.rest!.param) t.equal(answer.status, 404, `${op.name}: an unknown id answers 404`);
   }

@@ -1,0 +1,141 @@
+/**
+ * Incidents as a read model: `list_incidents` (GET /api/v1/config/incidents, paged, filtered) and `get_incident`
+ * (GET /incidents/{id}) with its alerts and its timeline (incident-timeline.ts). The pipeline opens and closes them
+ * (alerts/pipeline.ts); people act on them through incident-actions.ts.
+ *
+ * `status` stays open or closed (the deploy gate and the incident.opened / incident.closed events read it);
+ * acknowledgement, assignee and who resolved it sit beside it.
+ */
+import Type from 'typebox';
+import { ApiError, validationFailed } from '../../engine/errors.ts';
+import { readStore } from '../../engine/operations/context.ts';
+import { listAnswer, NEXT_CURSOR, pageFields, pageOf, type KeyColumn, type PageLimits } from '../../engine/operations/page.ts';
+import { literals, time } from '../../engine/operations/tool-schemas.ts';
+import type { SqlExecutor } from '../../engine/persistence/sql.ts';
+import { iso, jsonValue } from '../../engine/persistence/store.ts';
+import type { DomainOperation, Services } from '../../engine/services.ts';
+import { isUuid } from '../../engine/validation.ts';
+import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
+import { incidentTimeline, TIMELINE_ENTRY } from './incident-timeline.ts';
+import { ACTOR, MEMBER, memberColumns, memberOf } from './people.ts';
+import { ALERT, alertsOfIncident } from './tools.ts';
+
+export const INCIDENT_STATES = ['open', 'closed'] as const;
+
+const INCIDENT = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  severity: literals(ALERT_SEVERITIES, 'critical, high, warning or info: its opening alert\'s, unless set_incident_severity changed it'),
+  status: literals(INCIDENT_STATES, 'open or closed (acknowledged_at says whether someone took it)'),
+  opened_at: Type.String({ format: 'date-time' }),
+  closed_at: time('when it closed'),
+  storm_id: Type.Union([Type.String(), Type.Null()], { description: 'the storm it was opened for, if any' }),
+  acknowledged_at: time('when someone acknowledged it (acknowledge_incident); null: not acknowledged'),
+  acknowledged_by: Type.Union([ACTOR, Type.Null()], { description: 'who acknowledged it' }),
+  assignee: Type.Union([MEMBER, Type.Null()], { description: 'the member it is assigned to; null: nobody' }),
+  resolved_by: Type.Union([ACTOR, Type.Null()], { description: 'who closed it by hand; null while open, or when its alerts\' sources closed it' }),
+  services: Type.Array(Type.String(), { description: 'the services of its alerts' }),
+});
+
+const COLUMNS = `id, title, severity, status, opened_at, closed_at, storm_id, acknowledged_at, acknowledged_by, ${memberColumns('incidents')}, resolved_by,
+  (select coalesce(json_agg(distinct a.service), '[]'::json) from alerts a where a.incident_id = incidents.id and a.service is not null) as services`;
+
+/** Newest first by when it opened (insertion order): no later change moves an incident, so pages never skip or repeat one. */
+const INCIDENT_KEYS: KeyColumn[] = [{ column: 'seq', direction: 'desc' }];
+export const INCIDENT_LIST_LIMITS: PageLimits = { default: 50, max: 500 };
+
+const actor = (v: unknown) => (jsonValue(v) as { kind: string; id: string } | null) ?? null;
+
+function toIncident(r: Record<string, unknown>) {
+  return {
+    id: String(r.id), title: String(r.title), severity: String(r.severity), status: String(r.status), opened_at: iso(r.opened_at), closed_at: iso(r.closed_at),
+    storm_id: (r.storm_id as string | null) ?? null, acknowledged_at: iso(r.acknowledged_at), acknowledged_by: actor(r.acknowledged_by),
+    assignee: memberOf(r), resolved_by: actor(r.resolved_by), services: ((jsonValue(r.services) as string[] | null) ?? []).sort(),
+  };
+}
+
+export const notFound = () => new ApiError('not_found', 'No incident with that id exists in this organization.');
+
+/** The incident as get_incident answers it (alerts, timeline), read through `sql`; null when the organization has none of that id. */
+export async function readIncident(services: Services, sql: SqlExecutor, organizationId: string, id: string): Promise<Record<string, unknown> | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await sql(`select ${COLUMNS} from incidents where organization_id = ? and id = ?`, [organizationId, id]);
+  if (!row) return null;
+  const incident = toIncident(row);
+  const alerts = await alertsOfIncident(sql, organizationId, id);
+  const timeline = await incidentTimeline(services, sql, organizationId, { ...incident, alerts });
+  return { ...incident, alerts, timeline };
+}
+
+export const INCIDENT_ANSWER = Type.Object({
+  data: Type.Intersect([
+    INCIDENT,
+    Type.Object({
+      alerts: Type.Array(ALERT, { description: 'its alerts, in the order they joined it' }),
+      timeline: Type.Array(TIMELINE_ENTRY, { description: 'what happened, oldest first' }),
+    }),
+  ]),
+});
+
+export const listIncidents: DomainOperation = {
+  name: 'list_incidents',
+  description:
+    'The organization\'s incidents, newest first (by when each opened): open or closed, with who acknowledged, who is assigned and who ' +
+    'resolved each, and its alerts\' services. The alert pipeline opens one for a paging alert (or storm) when auto_open_incidents is on and ' +
+    'its severity reaches incident_severity_floor. Paged: pass `next_cursor` back as `cursor` with the same filters. get_incident gives one ' +
+    'with its alerts and timeline.',
+  input: Type.Object(
+    {
+      status: Type.Optional(literals(INCIDENT_STATES, 'only open or only closed incidents')),
+      severity: Type.Optional(literals(ALERT_SEVERITIES, 'only incidents of this severity')),
+      service: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'only incidents with an alert of this service (exact)' })),
+      since: Type.Optional(Type.String({ format: 'date-time', description: 'only incidents opened at or after this time (ISO 8601)' })),
+      ...pageFields(INCIDENT_LIST_LIMITS),
+    },
+    { additionalProperties: false },
+  ),
+  role: 'viewer',
+  kind: 'read',
+  rest: { method: 'GET', path: 'incidents' },
+  answer: { schema: Type.Object({ data: Type.Array(INCIDENT), next_cursor: NEXT_CURSOR, truncated: Type.Boolean({ description: 'true when a next page exists' }) }) },
+  async run(services, caller, input) {
+    const where = ['organization_id = ?'];
+    const params: unknown[] = [caller.organization.id];
+    const filters: Record<string, unknown> = {};
+    for (const column of ['status', 'severity'] as const) {
+      if (typeof input[column] === 'string') (where.push(`${column} = ?`), params.push(input[column]), (filters[column] = input[column]));
+    }
+    if (typeof input.service === 'string') {
+      where.push('exists (select 1 from alerts a where a.incident_id = incidents.id and a.service = ?)');
+      params.push(input.service);
+      filters.service = input.service;
+    }
+    if (typeof input.since === 'string') {
+      const since = new Date(input.since);
+      if (Number.isNaN(since.getTime())) throw validationFailed([{ field: 'since', message: 'must be an ISO 8601 date-time' }]);
+      (where.push('opened_at >= ?'), params.push(since), (filters.since = since.toISOString()));
+    }
+    const scope = { organizationId: caller.organization.id, list: 'incidents', filters, keys: INCIDENT_KEYS };
+    const page = await pageOf(services, readStore(services).execute, scope, { select: `${COLUMNS}, seq`, from: 'incidents', where: where.join(' and '), params }, input, INCIDENT_LIST_LIMITS);
+    return { json: listAnswer({ data: page.records.map(toIncident), next_cursor: page.next_cursor }) };
+  },
+};
+
+export const getIncident: DomainOperation = {
+  name: 'get_incident',
+  description:
+    'One incident with its alerts and its timeline, oldest first: each alert firing and its effects (pages, chat posts, storm grouping, ' +
+    'investigations requested or skipped, the incident opened, joined, closed or reopened), the deployments of its services from 2 hours ' +
+    'before it opened until it closed, the chat messages about it and its alerts, its alerts\' investigation findings, its notes, and the ' +
+    'actions people took on it and its alerts (who, when, what changed).',
+  input: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'the incident id' }) }, { additionalProperties: false }),
+  role: 'viewer',
+  kind: 'read',
+  rest: { method: 'GET', path: 'incidents', param: 'id' },
+  answer: { schema: INCIDENT_ANSWER },
+  async run(services, caller, input) {
+    const data = await readIncident(services, readStore(services).execute, caller.organization.id, String(input.id));
+    if (!data) throw notFound();
+    return { json: { data } };
+  },
+};
