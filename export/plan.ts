@@ -27,7 +27,8 @@ import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
 import { canonical } from '../engine/operations/project.ts';
 import { readConfigFile, Reference, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
-import { resourceType, secretArgument, secretIsObject } from './export.ts';
+import { secretArgument } from '../engine/config-arguments.ts';
+import { resourceType, secretIsObject } from './export.ts';
 import { CONFIG_PREFIX, PlanError, refusal, rowPath, type ConfigApi } from './remote.ts';
 
 export interface Change {

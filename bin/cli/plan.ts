@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { globalOptions } from './client.ts';
+import { fieldArgument } from '../../engine/config-arguments.ts';
 import type { Plan } from '../../export/plan.ts';
 import type { ApplyResult } from '../../export/apply.ts';
 
@@ -42,7 +43,7 @@ export function planLines(plan: Plan, file: string, referenceOf: (v: unknown) =>
     lines.push(`  ${sign} ${a.action} ${a.address}${a.id && a.action !== 'create' ? ` (id ${a.id})` : ''}${at(a.line)}`);
     for (const c of a.changes) {
       const after = show(c.after, referenceOf);
-      lines.push(clip(a.action === 'create' ? `      ${c.field} = ${after}` : `      ${c.field}: ${show(c.before, referenceOf)} → ${after}`));
+      lines.push(clip(a.action === 'create' ? `      ${fieldArgument(c.field)} = ${after}` : `      ${fieldArgument(c.field)}: ${show(c.before, referenceOf)} → ${after}`));
     }
     if (a.mayBeRefused) lines.push(`      (skipped if the service refuses it: ${a.mayBeRefused})`);
   }
