@@ -76,7 +76,13 @@ export interface DomainOperation {
    * where REST serves it under /api/v1/config; absent: agent tool only. With `param`, REST serves
    * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}).
    */
-  rest?: { method: 'GET' | 'POST'; path: string; param?: string };
+  rest?: {
+    method: 'GET' | 'POST';
+    path: string;
+    param?: string;
+    /** a JSON body limit above the API's own (1mb), for an operation whose one request carries a whole configuration */
+    bodyLimit?: string;
+  };
   /**
    * what a success answers: a JSON schema (OpenAPI's answer, the agent tool's output schema), or a document's content
    * type (the tool then answers `{ content_type, text }`). Required, and one of the two must be given (checked when

@@ -104,6 +104,8 @@ export const AuditEntryEntity = new EntitySchema<any>({
     row_id: { ...text, nullable: true },
     action: text,
     changes: jsonb,
+    // the entries of one batch apply (POST /batch) share it; null for a single write
+    change_id: { ...uuid, nullable: true },
   },
   indexes: [{ properties: ['organization_id', 'seq'] }],
 });
