@@ -29,6 +29,7 @@ import { canonical } from '../engine/operations/project.ts';
 import { readConfigFile, Reference, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
 import { secretArgument } from '../engine/config-arguments.ts';
 import { resourceType, secretIsObject } from './export.ts';
+import { checkPlan, type Refusal } from './batch.ts';
 import { CONFIG_PREFIX, PlanError, refusal, rowPath, type ConfigApi } from './remote.ts';
 
 export interface Change {
@@ -70,6 +71,8 @@ export interface Plan {
   warnings: string[];
   /** address → id of the rows the file's blocks already are */
   ids: Map<string, string>;
+  /** what the service's dry run of the plan refused (export/batch.ts): applying it would change nothing */
+  refusals: Refusal[];
 }
 
 export interface PlanOptions {
@@ -151,7 +154,7 @@ export async function readCurrent(api: ConfigApi, families: readonly FamilyDescr
 export async function computePlan(api: ConfigApi, families: readonly FamilyDescriptor[], file: ConfigFile, options: PlanOptions = {}): Promise<Plan> {
   const env = options.env ?? {};
   const current = await readCurrent(api, families);
-  const plan: Plan = { organization: current.organization ?? { id: '', name: '' }, actions: [], skipped: [], unchanged: 0, kept: [], warnings: [...file.warnings], ids: new Map() };
+  const plan: Plan = { organization: current.organization ?? { id: '', name: '' }, actions: [], skipped: [], unchanged: 0, kept: [], warnings: [...file.warnings], ids: new Map(), refusals: [] };
   const currentIds = new Map(current.resources.map((r) => [r.address, r.importId ?? '']));
   const rank = new Map(familyOrder(families).map((d, i) => [d.name, i]));
   const byFamily = (name: string) => current.resources.filter((r) => r.family.name === name);
@@ -229,6 +232,7 @@ export async function computePlan(api: ConfigApi, families: readonly FamilyDescr
       plan.actions.push({ action: 'delete', address: row.address, family: row.family, id: row.importId, etag: got.etag, changes: [] });
     }
   }
+  await checkPlan(api, plan);
   return plan;
 }
 

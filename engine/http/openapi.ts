@@ -251,7 +251,7 @@ function domainPath(operation: DomainOperation): Json {
     { id: operation.name, tag: rest.path, summary: `${operation.name[0]!.toUpperCase()}${operation.name.slice(1).replaceAll('_', ' ')}`, what: [operation.description], role: operation.role, feature: operation.feature },
     {
       ...(parameters.length ? { parameters } : {}),
-      ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: copy(operation.input) } } } }),
+      ...(get ? {} : { requestBody: { required: false, content: { 'application/json': { schema: copy(operation.input), examples: { request: { summary: 'A request', value: sampleBody(operation.input as unknown as Json) } } } } } }),
       responses: {
         200: {
           description: answer?.contentType ? `The answer, as ${answer.contentType}.` : 'The answer, as JSON.',
