@@ -7,9 +7,9 @@
 import type { Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
 import { canonical } from '../engine/operations/project.ts';
-import { refusalOf, sendBatch, type Refusal } from './batch.ts';
+import { refusalOf, sendBatch } from './batch.ts';
 import { Reference } from './config-file.ts';
-import type { Plan, Skipped } from './plan.ts';
+import type { Plan, Refusal, Skipped } from './plan.ts';
 import type { ConfigApi } from './remote.ts';
 
 export interface ApplyResult {

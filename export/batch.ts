@@ -9,22 +9,13 @@
  * its address. A create the plan expected might be refused (its prerequisite is skipped) is moved to the plan's
  * skipped list when the dry run refuses it, with the changes that refer to it, and the rest is checked again.
  */
-import type { Row } from '../engine/descriptor.ts';
-import { Reference } from './config-file.ts';
-import type { Plan, PlannedAction } from './plan.ts';
+import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
+import { Reference, type ConfigFile } from './config-file.ts';
+import { computePlan, type Plan, type PlannedAction, type PlanOptions, type Refusal } from './plan.ts';
 import { CONFIG_PREFIX, PlanError, refusal, type Answer, type ConfigApi } from './remote.ts';
 
 export const BATCH_PATH = `${CONFIG_PREFIX}/batch`;
 
-/** One refusal the service gave a change of the plan: the sentence and its field lines. */
-export interface Refusal {
-  address: string;
-  line?: number;
-  action: PlannedAction['action'];
-  status: number;
-  reason: string;
-  details: string[];
-}
 
 interface Outcome {
   index: number;
@@ -103,4 +94,11 @@ export async function checkPlan(api: ConfigApi, plan: Plan): Promise<void> {
     }
     plan.actions = plan.actions.filter((a) => !gone.has(a.address));
   }
+}
+
+/** `vigil plan`: the plan computed from the file and the organization, then checked by the service's dry run. */
+export async function checkedPlan(api: ConfigApi, families: readonly FamilyDescriptor[], file: ConfigFile, options: PlanOptions = {}): Promise<Plan> {
+  const plan = await computePlan(api, families, file, options);
+  await checkPlan(api, plan);
+  return plan;
 }

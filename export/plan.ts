@@ -29,7 +29,6 @@ import { canonical } from '../engine/operations/project.ts';
 import { readConfigFile, Reference, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
 import { secretArgument } from '../engine/config-arguments.ts';
 import { resourceType, secretIsObject } from './export.ts';
-import { checkPlan, type Refusal } from './batch.ts';
 import { CONFIG_PREFIX, PlanError, refusal, rowPath, type ConfigApi } from './remote.ts';
 
 export interface Change {
@@ -53,6 +52,16 @@ export interface PlannedAction {
   line?: number;
   /** why the service may refuse this create (a prerequisite is skipped); a refusal then skips it */
   mayBeRefused?: string;
+}
+
+/** One refusal the service's dry run gave a change of the plan (export/batch.ts): the sentence and its field lines. */
+export interface Refusal {
+  address: string;
+  line?: number;
+  action: PlannedAction['action'];
+  status: number;
+  reason: string;
+  details: string[];
 }
 
 export interface Skipped {
@@ -232,7 +241,6 @@ export async function computePlan(api: ConfigApi, families: readonly FamilyDescr
       plan.actions.push({ action: 'delete', address: row.address, family: row.family, id: row.importId, etag: got.etag, changes: [] });
     }
   }
-  await checkPlan(api, plan);
   return plan;
 }
 

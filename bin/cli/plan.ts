@@ -104,14 +104,14 @@ async function run(command: Command, file: string, flags: Flags, apply: boolean)
     throw new Failure([`error: could not read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`]);
   }
   // loaded here, so the other commands start without the engine
-  const [{ families }, { ConfigFileError, readConfigFile, Reference }, { computePlan }, { applyPlan }, { httpConfigApi, PlanError }] = await Promise.all([
-    import('../../resources/index.ts'), import('../../export/config-file.ts'), import('../../export/plan.ts'), import('../../export/apply.ts'), import('../../export/remote.ts'),
+  const [{ families }, { ConfigFileError, readConfigFile, Reference }, { checkedPlan }, { applyPlan }, { httpConfigApi, PlanError }] = await Promise.all([
+    import('../../resources/index.ts'), import('../../export/config-file.ts'), import('../../export/batch.ts'), import('../../export/apply.ts'), import('../../export/remote.ts'),
   ]);
   const referenceOf = (v: unknown) => (v instanceof Reference ? `${v.address}.id` : undefined);
   try {
     const config = readConfigFile(text, families);
     const api = httpConfigApi(options.url, key);
-    const plan = await computePlan(api, families, config, { prune: flags.prune, replaceSecrets: flags.replaceSecrets, env: process.env });
+    const plan = await checkedPlan(api, families, config, { prune: flags.prune, replaceSecrets: flags.replaceSecrets, env: process.env });
     // the dry run already met refusals: the batch would be refused whole, so it is not sent
     const result = apply && plan.actions.length && !plan.refusals.length ? await applyPlan(api, plan) : undefined;
     if (options.json) process.stdout.write(`${JSON.stringify({ plan: planJson(plan, referenceOf), ...(result ? { apply: result } : {}) }, null, 2)}\n`);

@@ -147,7 +147,7 @@ resource "vigil_connectors" "logs" {
   const cli = await run(['apply', path, '--key', key.token], env);
   t.equal(cli.code, 0, cli.stderr);
   t.notOk(/SECRET/.test(cli.stdout), 'no value is printed');
-  t.match(cli.stdout, /Apply complete: 3 change\(s\), 0 skipped/);
+  t.match(cli.stdout, /Apply complete: 3 change\(s\) in one transaction \(change id [0-9a-f-]{36}\)/);
   t.equal((await rowNamed(key, 'synthetic_checks', 'home')).headers_set, true);
   t.equal((await rowNamed(key, 'connectors', 'logs')).credentials_set, true);
   const target = (await key.get(`${CONFIG}/image_targets`)).body.data.find((r: { repository: string }) => r.repository === 'acme/checkout');
