@@ -72,7 +72,12 @@ export async function checkPlan(api: ConfigApi, plan: Plan): Promise<void> {
     const refused = plan.actions.map((action, i) => ({ action, outcome: outcomes[i]! })).filter(({ outcome }) => outcome?.error);
     const expected = refused.filter(({ action }) => action.mayBeRefused);
     if (expected.length === 0) {
-      plan.refusals = refused.map(({ action, outcome }) => refusalOf(action, outcome));
+      // a read-only key (api:config_read) may plan, but the service checks nothing past the key for it
+      const readOnly = refused.filter(({ outcome }) => outcome.error?.error === 'read_only_key');
+      if (readOnly.length) {
+        plan.warnings.push(`this key is read-only, so the service could not check ${readOnly.length} change${readOnly.length === 1 ? '' : 's'} past it (an apply needs a key with api:admin); plan with such a key to have every change checked`);
+      }
+      plan.refusals = refused.filter((r) => !readOnly.includes(r)).map(({ action, outcome }) => refusalOf(action, outcome));
       return;
     }
     const gone = new Set<string>();

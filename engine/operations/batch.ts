@@ -178,7 +178,13 @@ export const batchOperation: DomainOperation = {
     // nothing was committed: answer as the first refusal would, with every change's outcome
     const first = refused[0]!;
     const error = first.error as { error: ApiError['code']; message: string };
+    // every refused change named, its fields under changes[i]; one line for a refusal without field errors (412, 404, 403)
+    const errors = refused.flatMap((o) => {
+      const e = o.error as { message: string; errors?: FieldError[] };
+      return e.errors?.length ? e.errors.map((f) => ({ field: `changes[${o.index}].${f.field}`, message: f.message })) : [{ field: `changes[${o.index}]`, message: e.message }];
+    });
     throw new ApiError(error.error, `The batch was not applied: ${refused.length} of ${outcomes.length} changes were refused, so nothing changed. The first, changes[${first.index}] (${first.op} ${first.family}${first.id ? ` ${first.id}` : ''}): ${error.message}`, {
+      errors,
       extra: { ...answer, note: 'nothing was committed' },
     });
   },

@@ -51,6 +51,7 @@ t.test('a batch refused on its last change leaves the rows and the audit log exa
   t.equal(res.body.committed, false);
   t.equal(res.body.change_id, null);
   t.equal(res.body.changes[2].error.errors[0].field, 'target_percent', 'the refusal names its field');
+  t.same(res.body.errors.map((e: { field: string }) => e.field), ['changes[2].target_percent'], 'and the answer names it where it was sent');
   t.same(await state(api), before, 'nothing changed, nothing audited');
 });
 
@@ -68,6 +69,7 @@ t.test('a batch racing a concurrent edit stops on its If-Match and changes nothi
   t.equal(res.body.error, 'precondition_failed');
   t.equal(res.body.changes[0].error, null, 'the first change alone was fine');
   t.equal(res.body.changes[1].error.error, 'precondition_failed');
+  t.same(res.body.errors.map((e: { field: string }) => e.field), ['changes[1]']);
   t.same(await state(api), before, 'and it was rolled back with the rest');
 });
 
