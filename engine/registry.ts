@@ -2,6 +2,7 @@
  * The registry of families. Every descriptor is checked when it loads; a broken one stops start-up with a
  * sentence naming the family and the field.
  */
+import { argumentMistake } from './config-arguments.ts';
 import { OPERATIONS, type FamilyDescriptor } from './descriptor.ts';
 import { isReadOnly, isWriteOnly, planFields, SYSTEM_FIELDS, withColumnBounds } from './fields.ts';
 import { SHARED_TABLES } from './persistence/entities.ts';
@@ -94,6 +95,8 @@ function checkDescriptor(d: FamilyDescriptor, all: Map<string, FamilyDescriptor>
     if (action.feature && !isFeature(action.feature)) fail(`action ${name} needs an unknown feature.`);
     if (action.transports && (action.transports.length === 0 || action.transports.some((t) => t !== 'rest' && t !== 'mcp'))) fail(`action ${name} must name rest and/or mcp as its transports.`);
   }
+  const argument = argumentMistake(d);
+  if (argument) fail(argument);
   for (const rule of d.rules ?? []) for (const name of rule.fields) field(name, `rule "${rule.description}"`);
   if (d.operations.includes('create') && d.examples.valid.length === 0) fail('it needs at least one valid example body for the conformance suite.');
   if (d.operations.includes('update') && !d.examples.update) fail('it needs an example update body for the conformance suite.');

@@ -19,7 +19,8 @@ import { afterAnswerErrors, errorMiddleware, requireJson } from './http/errors.t
 import { jsonBodyParser } from './http/body.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
 import { domainRestPath } from './operations/domain.ts';
-import { configApi } from './http/config-api.ts';
+import { batchOperation } from './operations/batch.ts';
+import { CONFIG_PREFIX, configApi } from './http/config-api.ts';
 import { openApiRoutes } from './http/openapi-routes.ts';
 import { checkModules, type Module } from './module.ts';
 import type { CredentialLimiter } from './http/rate-limit.ts';
@@ -126,7 +127,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     secrets: new SecretBox(await secretKey(db, options.secretKey)),
     log: options.log,
     credentials: new CredentialCache(options.authCacheMs ?? 2000),
-    domain: checkDomainOperations(options.registry, [auditLogOperation, ...modules.flatMap((m) => m.operations ?? [])]),
+    domain: checkDomainOperations(options.registry, [auditLogOperation, batchOperation, ...modules.flatMap((m) => m.operations ?? [])]),
     jobs,
     outage,
     auditListeners: modules.flatMap((m) => m.auditListeners ?? []),
@@ -174,7 +175,10 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   });
   for (const make of modules.flatMap((m) => m.rawRoutes ?? [])) app.use(make(services).routes());
   app.use(requireJson);
-  app.use(jsonBodyParser({ limit: options.jsonLimit ?? '1mb' }));
+  const parseJson = jsonBodyParser({ limit: options.jsonLimit ?? '1mb' });
+  // an operation may raise the limit for its own REST path (the batch apply carries a whole configuration)
+  const raised = new Map<string, ReturnType<typeof jsonBodyParser>>(services.domain.flatMap((op) => (op.rest?.bodyLimit ? [[`${CONFIG_PREFIX}/${op.rest.path}`, jsonBodyParser({ limit: op.rest.bodyLimit })] as const] : [])));
+  app.use((ctx, next) => (raised.get(ctx.path) ?? parseJson)(ctx, next));
   // the engine's own OpenAPI document and reference page first, then the modules' routes
   for (const make of [openApiRoutes, ...modules.flatMap((m) => m.routes ?? [])]) app.use(make(services).routes());
   app.use(configApi(services));

@@ -78,7 +78,14 @@ export interface DomainOperation {
    * action on that one row: `POST /<path>/{<param>}/<action>` (`acknowledge_alert`: POST /alerts/{id}/acknowledge),
    * the body holding the rest of the input.
    */
-  rest?: { method: 'GET' | 'POST'; path: string; param?: string; action?: string };
+  rest?: {
+    method: 'GET' | 'POST';
+    path: string;
+    param?: string;
+    action?: string;
+    /** a JSON body limit above the API's own (1mb), for an operation whose one request carries a whole configuration */
+    bodyLimit?: string;
+  };
   /**
    * what a success answers: a JSON schema (OpenAPI's answer, the agent tool's output schema), or a document's content
    * type (the tool then answers `{ content_type, text }`). Required, and one of the two must be given (checked when

@@ -11,7 +11,8 @@
  */
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
-import { resourceType, secretArgument, secretIsObject, secretVersionArgument } from './export.ts';
+import { familyArguments, fieldArgument, secretArgument } from '../engine/config-arguments.ts';
+import { resourceType, secretIsObject } from './export.ts';
 import { blockLines, HclSyntaxError, parseHcl, traversalOf, type HclObject } from './hcl-reader.ts';
 import { readMarkers, readOrganization, type Marker } from './markers.ts';
 
@@ -115,21 +116,26 @@ function secretSource(value: unknown, secret: string, isObject: boolean, where: 
 
 function readResource(family: FamilyDescriptor, label: string, body: HclObject, line: number, lines: string[]): FileResource {
   const address = `${resourceType(family.name)}.${label}`;
-  const { writable, secrets } = planFields(family);
+  const { secrets } = planFields(family);
+  const fieldOf = new Map(familyArguments(family).map((a) => [a.argument, a.field]));
   const resource: FileResource = { address, family, label, line, args: {}, secrets: {} };
   for (const [name, value] of Object.entries(body)) {
     const at = argumentLine(lines, line - 1, name);
-    const secret = secrets.find((s) => name === secretArgument(s) || name === secretVersionArgument(s));
-    if (secret) {
-      if (name === secretArgument(secret)) resource.secrets[secret] = secretSource(value, secret, secretIsObject(family, secret), `${address}: ${name}`, at);
-      continue;
-    }
-    if (!writable.includes(name) || secrets.includes(name)) {
-      const why = secrets.includes(name) ? `is write-only: set it with ${secretArgument(name)}` : name in family.fields ? 'is read-only' : `is not a field of ${family.name}`;
+    const field = fieldOf.get(name);
+    if (field === undefined) {
+      const why = secrets.includes(name)
+        ? `is write-only: set it with ${secretArgument(name)}`
+        : fieldArgument(name) !== name && fieldOf.has(fieldArgument(name))
+          ? `is reserved by Terraform: write it as ${fieldArgument(name)}`
+          : name in family.fields ? 'is read-only' : `is not a field of ${family.name}`;
       throw new ConfigFileError(`${address}: argument "${name}" ${why}.`, at);
     }
-    const ref = family.references?.[name];
-    resource.args[name] = ref ? referenceValue(value, ref.family, `${address}: ${name}`, at) : value;
+    if (secrets.includes(field)) {
+      if (name === secretArgument(field)) resource.secrets[field] = secretSource(value, field, secretIsObject(family, field), `${address}: ${name}`, at);
+      continue;
+    }
+    const ref = family.references?.[field];
+    resource.args[field] = ref ? referenceValue(value, ref.family, `${address}: ${name}`, at) : value;
   }
   return resource;
 }

@@ -6,7 +6,8 @@
  * What the file holds, and the decisions taken where the spec is silent:
  * - every family the caller may list (collections) or read (singletons), sorted by name; a family whose
  *   plan feature or role the caller lacks is named in a `(not exported)` comment at the top instead;
- * - per row a `resource "vigil_<family>" "<label>"` block with every settable argument (writable fields;
+ * - per row a `resource "vigil_<family>" "<label>"` block with every settable argument (writable fields, a
+ *   field Terraform reserves under its derived name, engine/config-arguments.ts;
  *   read-only ones are left out, write-only ones appear only as a comment naming `<field>_wo`), and an
  *   `import { to, id }` block. A singleton's label is `this` and its import id the organization id (the id
  *   the engine stores it under), so an export names the organization it came from;
@@ -22,6 +23,7 @@
 import Type from 'typebox';
 import type { Caller } from '../engine/auth/caller.ts';
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
+import { fieldArgument, secretArgument, secretVersionArgument } from '../engine/config-arguments.ts';
 import { ApiError } from '../engine/errors.ts';
 import { planFields, unwrapNullable } from '../engine/fields.ts';
 import { authorize } from '../engine/operations/authorize.ts';
@@ -34,8 +36,6 @@ import { assignLabels, labelSource, sanitizeLabel } from './labels.ts';
 import { familyMarker, organizationLine, rowMarker } from './markers.ts';
 
 export const resourceType = (family: string) => `vigil_${family}`;
-export const secretArgument = (field: string) => `${field}_wo`;
-export const secretVersionArgument = (field: string) => `${field}_wo_version`;
 
 /**
  * Whether a write-only field holds an object (outbound_configs.headers, connectors.credentials, …) rather than
@@ -117,8 +117,9 @@ function resourceBlock(d: FamilyDescriptor, row: ExportedRow, addresses: Map<str
     if (secrets.includes(field)) continue;
     const value = row.view[field] ?? null;
     const ref = d.references?.[field];
-    if (ref) attributes[field] = Array.isArray(value) ? value.map((id) => reference(addresses, ref.family, id)) : reference(addresses, ref.family, value);
-    else attributes[field] = value as HclValue;
+    const argument = fieldArgument(field);
+    if (ref) attributes[argument] = Array.isArray(value) ? value.map((id) => reference(addresses, ref.family, id)) : reference(addresses, ref.family, value);
+    else attributes[argument] = value as HclValue;
   }
   const comments: string[] = [];
   for (const secret of secrets) {

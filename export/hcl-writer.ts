@@ -2,6 +2,12 @@
  * A small, pure HCL writer: values, blocks and comments in, text out. Deterministic by construction:
  * the attributes of a body and the keys of a map are written sorted, and a document's entries are written
  * in the order of their sort keys (compared by code unit, never by locale). It knows nothing of Vigil.
+ *
+ * Layout is exactly what `hclwrite.Format` (`terraform fmt`) makes of it, so formatting an export changes nothing
+ * (test/export/hcl-hashicorp.test.ts checks it with HashiCorp's own code): the `=` of consecutive one-line
+ * arguments is aligned one column past the longest name, and a run ends at an argument whose value opens several
+ * lines (that one keeps a single space, as do the lines after it start a new run); trailing comments of
+ * consecutive lines are aligned one column past the longest of those lines.
  */
 
 /** A raw HCL expression such as `vigil_slos.checkout.id`, written without quotes. */
@@ -48,6 +54,8 @@ export interface HclEntry {
 
 const INDENT = '  ';
 const INLINE_LIMIT = 80;
+/** Marks where a trailing comment starts until its block is laid out (alignComments). */
+const TRAILING = '\u0000';
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** bare words an HCL expression reads as values, so a map key spelled like one is quoted */
 const KEYWORDS = new Set(['true', 'false', 'null', 'for', 'in', 'if', 'endif', 'else', 'endfor']);
@@ -107,7 +115,7 @@ function valueLines(value: HclValue, depth: number): string[] {
   if (plain !== undefined) return [plain];
   if (value instanceof Commented) {
     const lines = valueLines(value.value, depth);
-    lines[lines.length - 1] += `  ${comment(value.comment)}`;
+    lines[lines.length - 1] += `${TRAILING}${comment(value.comment)}`;
     return lines;
   }
   const pad = INDENT.repeat(depth);
@@ -124,7 +132,7 @@ function valueLines(value: HclValue, depth: number): string[] {
       const inner = valueLines(item instanceof Commented ? item.value : item, depth + 1);
       inner[0] = `${pad}${INDENT}${inner[0]}`;
       inner[inner.length - 1] += ',';
-      if (item instanceof Commented) inner[inner.length - 1] += `  ${comment(item.comment)}`;
+      if (item instanceof Commented) inner[inner.length - 1] += `${TRAILING}${comment(item.comment)}`;
       lines.push(...inner);
     }
     lines.push(`${pad}]`);
@@ -138,17 +146,46 @@ function valueLines(value: HclValue, depth: number): string[] {
   throw new Error('not an HCL value');
 }
 
-/** `name = value` lines of a body or map, names padded to one column (as `terraform fmt` aligns them). */
+/**
+ * `name = value` lines of a body or map. As hclwrite aligns them: names padded to one column across each run of
+ * consecutive one-line values; a value spanning lines takes one space and ends the run.
+ */
 function bodyLines(pairs: [string, HclValue][], depth: number): string[] {
   const pad = INDENT.repeat(depth);
-  const width = Math.max(0, ...pairs.map(([name]) => name.length));
+  const rendered = pairs.map(([name, value]) => ({ name, lines: valueLines(value, depth) }));
   const lines: string[] = [];
-  for (const [name, value] of pairs) {
-    const rendered = valueLines(value, depth);
-    rendered[0] = `${pad}${name.padEnd(width)} = ${rendered[0]}`;
-    lines.push(...rendered);
+  for (let start = 0; start < rendered.length; ) {
+    let end = start;
+    while (end < rendered.length && rendered[end]!.lines.length === 1) end++;
+    const width = Math.max(0, ...rendered.slice(start, end).map((r) => r.name.length));
+    for (const r of rendered.slice(start, end)) lines.push(`${pad}${r.name.padEnd(width)} = ${r.lines[0]}`);
+    if (end < rendered.length) {
+      const [first, ...rest] = rendered[end]!.lines;
+      lines.push(`${pad}${rendered[end]!.name} = ${first}`, ...rest);
+    }
+    start = end + 1;
   }
   return lines;
+}
+
+/** Trailing comments of consecutive lines start one column past the longest of those lines (hclwrite's comment cells). */
+function alignComments(lines: string[]): string[] {
+  const out = [...lines];
+  for (let start = 0; start < out.length; ) {
+    if (!out[start]!.includes(TRAILING)) {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < out.length && out[end]!.includes(TRAILING)) end++;
+    const width = Math.max(...out.slice(start, end).map((l) => l.slice(0, l.indexOf(TRAILING)).trimEnd().length));
+    for (let i = start; i < end; i++) {
+      const at = out[i]!.indexOf(TRAILING);
+      out[i] = `${out[i]!.slice(0, at).trimEnd().padEnd(width)} ${out[i]!.slice(at + 1)}`;
+    }
+    start = end;
+  }
+  return out;
 }
 
 /** One block: header, sorted attributes, then its comments. */
@@ -156,7 +193,7 @@ export function writeBlock(block: HclBlock): string {
   for (const name of Object.keys(block.attributes)) if (!IDENTIFIER.test(name)) throw new Error(`not an attribute name: ${JSON.stringify(name)}`);
   const header = [block.type, ...(block.labels ?? []).map(quote)].join(' ');
   const names = Object.keys(block.attributes).sort(byCodeUnit);
-  const body = [...bodyLines(names.map((n) => [n, block.attributes[n]!]), 1), ...(block.comments ?? []).map((c) => `${INDENT}${comment(c)}`)];
+  const body = [...alignComments(bodyLines(names.map((n) => [n, block.attributes[n]!]), 1)), ...(block.comments ?? []).map((c) => `${INDENT}${comment(c)}`)];
   return body.length ? `${header} {\n${body.join('\n')}\n}` : `${header} {}`;
 }
 

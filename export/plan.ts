@@ -27,7 +27,8 @@ import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
 import { canonical } from '../engine/operations/project.ts';
 import { readConfigFile, Reference, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
-import { resourceType, secretArgument, secretIsObject } from './export.ts';
+import { secretArgument } from '../engine/config-arguments.ts';
+import { resourceType, secretIsObject } from './export.ts';
 import { CONFIG_PREFIX, PlanError, refusal, rowPath, type ConfigApi } from './remote.ts';
 
 export interface Change {
@@ -53,6 +54,16 @@ export interface PlannedAction {
   mayBeRefused?: string;
 }
 
+/** One refusal the service's dry run gave a change of the plan (export/batch.ts): the sentence and its field lines. */
+export interface Refusal {
+  address: string;
+  line?: number;
+  action: PlannedAction['action'];
+  status: number;
+  reason: string;
+  details: string[];
+}
+
 export interface Skipped {
   address: string;
   reason: string;
@@ -69,6 +80,8 @@ export interface Plan {
   warnings: string[];
   /** address → id of the rows the file's blocks already are */
   ids: Map<string, string>;
+  /** what the service's dry run of the plan refused (export/batch.ts): applying it would change nothing */
+  refusals: Refusal[];
 }
 
 export interface PlanOptions {
@@ -150,7 +163,7 @@ export async function readCurrent(api: ConfigApi, families: readonly FamilyDescr
 export async function computePlan(api: ConfigApi, families: readonly FamilyDescriptor[], file: ConfigFile, options: PlanOptions = {}): Promise<Plan> {
   const env = options.env ?? {};
   const current = await readCurrent(api, families);
-  const plan: Plan = { organization: current.organization ?? { id: '', name: '' }, actions: [], skipped: [], unchanged: 0, kept: [], warnings: [...file.warnings], ids: new Map() };
+  const plan: Plan = { organization: current.organization ?? { id: '', name: '' }, actions: [], skipped: [], unchanged: 0, kept: [], warnings: [...file.warnings], ids: new Map(), refusals: [] };
   const currentIds = new Map(current.resources.map((r) => [r.address, r.importId ?? '']));
   const rank = new Map(familyOrder(families).map((d, i) => [d.name, i]));
   const byFamily = (name: string) => current.resources.filter((r) => r.family.name === name);

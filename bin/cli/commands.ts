@@ -1,6 +1,7 @@
 /** The operator commands of `vigil`: global options and every call of the operator API. */
 import { Option, type Command } from 'commander';
 import { DEFAULT_URL } from './client.ts';
+import { registerGateCommands } from './gate.ts';
 import { registerOrganizationCommands } from './organizations.ts';
 import { registerPlanCommands } from './plan.ts';
 import { registerUserCommands } from './users.ts';
@@ -13,5 +14,6 @@ export function registerOperatorCommands(program: Command): Command {
   registerOrganizationCommands(program);
   registerUserCommands(program);
   registerPlanCommands(program);
+  registerGateCommands(program);
   return program;
 }

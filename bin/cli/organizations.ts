@@ -55,6 +55,15 @@ export function registerOrganizationCommands(program: Command): void {
       return { answer, lines: [`Created organization ${answer.id}.`, ...organizationLines(answer)] };
     }));
   org
+    .command('list')
+    .description('list every organization: id, name, plan, whether disabled, created (no credentials)')
+    .action(action(async (options) => {
+      const answer = (await operatorCall(options, 'GET', '/organizations')) as Json;
+      const rows = (answer.data ?? []) as Json[];
+      const lines = rows.map((o) => [o.id, o.plan, o.disabled ? 'disabled' : 'enabled', o.created_at, JSON.stringify(o.name)].join('  '));
+      return { answer, lines: lines.length ? lines : ['No organizations.'] };
+    }));
+  org
     .command('show <org-id>')
     .description('show an organization, its features, webhook token and webhook URLs')
     .action(action(async (options, id: string) => {
@@ -95,6 +104,15 @@ export function registerOrganizationCommands(program: Command): void {
         answer,
         lines: [`API key ${answer.id} "${answer.name}" (${(answer.scopes as string[]).join(', ')}):`, answer.key, 'This key is shown once: store it now.'],
       };
+    }));
+  key
+    .command('list <org-id>')
+    .description('list an organization\'s API keys: id, name, scopes, created, revoked (never a key: only its hash is stored)')
+    .action(action(async (options, id: string) => {
+      const answer = (await operatorCall(options, 'GET', path('organizations', id, 'api_keys'))) as Json;
+      const rows = (answer.data ?? []) as Json[];
+      const lines = rows.map((k) => [k.id, (k.scopes as string[]).join(','), k.created_at, k.revoked_at ? `revoked ${k.revoked_at}` : 'active', JSON.stringify(k.name)].join('  '));
+      return { answer, lines: lines.length ? lines : ['No API keys.'] };
     }));
   key
     .command('revoke <org-id> <key-id>')

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { globalOptions } from './client.ts';
+import { fieldArgument } from '../../engine/config-arguments.ts';
 import type { Plan } from '../../export/plan.ts';
 import type { ApplyResult } from '../../export/apply.ts';
 
@@ -42,9 +43,16 @@ export function planLines(plan: Plan, file: string, referenceOf: (v: unknown) =>
     lines.push(`  ${sign} ${a.action} ${a.address}${a.id && a.action !== 'create' ? ` (id ${a.id})` : ''}${at(a.line)}`);
     for (const c of a.changes) {
       const after = show(c.after, referenceOf);
-      lines.push(clip(a.action === 'create' ? `      ${c.field} = ${after}` : `      ${c.field}: ${show(c.before, referenceOf)} → ${after}`));
+      lines.push(clip(a.action === 'create' ? `      ${fieldArgument(c.field)} = ${after}` : `      ${fieldArgument(c.field)}: ${show(c.before, referenceOf)} → ${after}`));
     }
     if (a.mayBeRefused) lines.push(`      (skipped if the service refuses it: ${a.mayBeRefused})`);
+  }
+  if (plan.refusals.length) {
+    lines.push('', `Refused by the service's dry run (${plan.refusals.length}); an apply would change nothing until they are fixed:`);
+    for (const r of plan.refusals) {
+      lines.push(`  x ${r.action} ${r.address}${at(r.line)}: ${r.reason}`);
+      for (const d of r.details) lines.push(`      ${d}`);
+    }
   }
   if (plan.skipped.length) {
     lines.push('', 'Cannot be applied (listed, not failed):');
@@ -66,7 +74,7 @@ function resultLines(result: ApplyResult, file: string): string[] {
   const lines = ['', ...result.done.map((d) => `  ${d}`)];
   if (result.skipped.length) lines.push('', 'Skipped while applying:', ...result.skipped.map((s) => `  ! ${s.address}${s.line ? ` (${file}:${s.line})` : ''}: ${s.reason}`));
   if (result.warnings.length) lines.push('', 'Warnings:', ...result.warnings.map((w) => `  ${w}`));
-  lines.push('', result.stopped ? `Apply stopped after ${result.done.length} change(s).` : `Apply complete: ${result.done.length} change(s), ${result.skipped.length} skipped.`);
+  lines.push('', result.stopped ? 'Apply refused: nothing was changed.' : `Apply complete: ${result.done.length} change(s) in one transaction (change id ${result.changeId}).`);
   return lines;
 }
 
@@ -80,6 +88,7 @@ function planJson(plan: Plan, referenceOf: (v: unknown) => string | undefined): 
       changes: a.changes.map((c) => ({ field: c.field, ...(a.action === 'create' ? {} : { before: plain(c.before) }), after: plain(c.after) })),
       ...(a.mayBeRefused ? { may_be_refused: a.mayBeRefused } : {}),
     })),
+    refusals: plan.refusals.map(({ address, line, action, status, reason, details }) => ({ address, line: line ?? null, action, status, reason, details })),
     skipped: plan.skipped, kept: plan.kept, warnings: plan.warnings, unchanged: plan.unchanged,
   };
 }
@@ -95,18 +104,22 @@ async function run(command: Command, file: string, flags: Flags, apply: boolean)
     throw new Failure([`error: could not read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`]);
   }
   // loaded here, so the other commands start without the engine
-  const [{ families }, { ConfigFileError, readConfigFile, Reference }, { computePlan }, { applyPlan }, { httpConfigApi, PlanError }] = await Promise.all([
-    import('../../resources/index.ts'), import('../../export/config-file.ts'), import('../../export/plan.ts'), import('../../export/apply.ts'), import('../../export/remote.ts'),
+  const [{ families }, { ConfigFileError, readConfigFile, Reference }, { checkedPlan }, { applyPlan }, { httpConfigApi, PlanError }] = await Promise.all([
+    import('../../resources/index.ts'), import('../../export/config-file.ts'), import('../../export/batch.ts'), import('../../export/apply.ts'), import('../../export/remote.ts'),
   ]);
   const referenceOf = (v: unknown) => (v instanceof Reference ? `${v.address}.id` : undefined);
   try {
     const config = readConfigFile(text, families);
     const api = httpConfigApi(options.url, key);
-    const plan = await computePlan(api, families, config, { prune: flags.prune, replaceSecrets: flags.replaceSecrets, env: process.env });
-    const result = apply && plan.actions.length ? await applyPlan(api, plan) : undefined;
+    const plan = await checkedPlan(api, families, config, { prune: flags.prune, replaceSecrets: flags.replaceSecrets, env: process.env });
+    // the dry run already met refusals: the batch would be refused whole, so it is not sent
+    const result = apply && plan.actions.length && !plan.refusals.length ? await applyPlan(api, plan) : undefined;
     if (options.json) process.stdout.write(`${JSON.stringify({ plan: planJson(plan, referenceOf), ...(result ? { apply: result } : {}) }, null, 2)}\n`);
     else process.stdout.write(`${[...planLines(plan, file, referenceOf), ...(result ? resultLines(result, file) : [])].join('\n')}\n`);
     if (result?.stopped) throw new Failure([`error: ${result.stopped.message}`, ...result.stopped.details.map((d) => `  ${d}`)]);
+    if (plan.refusals.length) {
+      throw new Failure([`error: the service would refuse ${plan.refusals.length} change${plan.refusals.length === 1 ? '' : 's'} of this plan (listed above)${apply ? ', so nothing was applied' : ''}.`]);
+    }
   } catch (error) {
     if (error instanceof ConfigFileError) throw new Failure([`${file}:${error.line ?? 1}: ${error.message}`]);
     if (error instanceof PlanError) throw new Failure([`error: ${error.message}`, ...error.details.map((d) => `  ${d}`)]);

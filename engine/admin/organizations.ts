@@ -51,6 +51,23 @@ export async function organizationView(services: Services, id: string): Promise<
   };
 }
 
+/** Every organization, oldest first: what `vigil org list` shows. No webhook token: it is a credential (`org show` gives it). */
+export async function listOrganizations(services: Services): Promise<Body> {
+  const rows = (await em(services).find(OrganizationEntity, {}, { orderBy: { created_at: 'asc', id: 'asc' }, disableIdentityMap: true })) as Body[];
+  const data = rows.map((row) => ({ id: row.id, name: row.name, plan: row.plan, disabled: row.disabled, created_at: (row.created_at as Date).toISOString() }));
+  return { data };
+}
+
+/** An organization's API keys, newest first: id, name, scopes and times only; a key is never stored, only its hash, and the hash is not answered. */
+export async function listApiKeys(services: Services, organizationId: string): Promise<Body> {
+  const manager = em(services);
+  if (!(await manager.findOne(OrganizationEntity, { id: organizationId }, { disableIdentityMap: true }))) throw notFound('organization');
+  const rows = (await manager.find(ApiKeyEntity, { organization_id: organizationId }, { orderBy: { created_at: 'desc', id: 'asc' }, disableIdentityMap: true })) as Body[];
+  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : null);
+  const data = rows.map((row) => ({ id: row.id, name: row.name, scopes: row.scopes, created_at: iso(row.created_at), revoked_at: iso(row.revoked_at) }));
+  return { data };
+}
+
 export async function createOrganization(services: Services, body: unknown): Promise<Body> {
   if (!isPlainObject(body)) throw validationFailed([{ field: 'body', message: 'must be a JSON object' }]);
   const errors: FieldError[] = [];

@@ -44,6 +44,12 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
     ctx.status = 201;
     ctx.body = await orgs.createOrganization(services, body(ctx));
   });
+  router.get('/organizations', async (ctx) => {
+    ctx.body = await orgs.listOrganizations(services);
+  });
+  router.get('/organizations/:id/api_keys', async (ctx) => {
+    ctx.body = await orgs.listApiKeys(services, uuidParam(ctx.params.id));
+  });
   router.get('/organizations/:id', async (ctx) => {
     ctx.body = await orgs.organizationView(services, uuidParam(ctx.params.id));
   });

@@ -15,4 +15,6 @@ export interface AuditEntry {
   rowId: string | null;
   action: AuditAction;
   changes: Record<string, Change>;
+  /** the change id of the batch apply that wrote it; null for a single write */
+  changeId: string | null;
 }

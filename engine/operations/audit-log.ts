@@ -28,13 +28,14 @@ const ENTRY = Type.Object({
   row_id: Type.Union([Type.String(), Type.Null()]),
   action: Type.String({ description: 'create, update, delete, archive, or action:<name>' }),
   changes: Type.Record(Type.String(), CHANGE, { description: 'per changed field' }),
+  change_id: Type.Union([Type.String(), Type.Null()], { description: 'the entries one batch apply (POST /batch, `vigil apply`) wrote share it; null for a single write' }),
 });
 
 /** One page of an organization's audit log, newest first (`seq`: insertion order, unique). */
 export async function auditLogPage(services: Services, organizationId: string, input: { limit?: unknown; cursor?: unknown }, limits = AUDIT_LOG_LIMITS) {
   const scope = { organizationId, list: 'audit_log', keys: [{ column: 'seq', direction: 'desc' as const }] };
   const page = await pageOf(services, readStore(services).execute, scope, {
-    select: 'id, seq, at, actor_kind, actor_id, transport, family, row_id, action, changes',
+    select: 'id, seq, at, actor_kind, actor_id, transport, family, row_id, action, changes, change_id',
     from: 'audit_log',
     where: 'organization_id = ?',
     params: [organizationId],

@@ -6,6 +6,7 @@ import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { SecretBox } from '../crypto.ts';
 import { isWriteOnly, planFields } from '../fields.ts';
 import { AuditEntryEntity } from '../persistence/entities.ts';
+import { currentChangeId } from './context.ts';
 import { canonical } from './project.ts';
 import type { Services } from '../services.ts';
 import type { AuditAction, AuditEntry, Change } from './audit-entry.ts';
@@ -54,10 +55,11 @@ export async function recordAudit(
     rowId: entry.rowId,
     action: entry.action,
     changes: entry.changes,
+    changeId: currentChangeId(services),
   };
   await store.execute(
-    `insert into ${AUDIT_TABLE} (id, organization_id, at, actor_kind, actor_id, transport, family, row_id, action, changes) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
-    [written.id, written.organizationId, written.at, written.actor.kind, written.actor.id, written.transport, written.family, written.rowId, written.action, JSON.stringify(written.changes)],
+    `insert into ${AUDIT_TABLE} (id, organization_id, at, actor_kind, actor_id, transport, family, row_id, action, changes, change_id) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)`,
+    [written.id, written.organizationId, written.at, written.actor.kind, written.actor.id, written.transport, written.family, written.rowId, written.action, JSON.stringify(written.changes), written.changeId],
   );
   for (const listener of services.auditListeners) await listener(services, store, written);
 }
@@ -72,5 +74,6 @@ export function auditView(entry: Record<string, unknown>): Row {
     row_id: entry.row_id,
     action: entry.action,
     changes: entry.changes,
+    change_id: entry.change_id ?? null,
   };
 }

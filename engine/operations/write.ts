@@ -7,7 +7,7 @@ import { parseWrite } from '../validation.ts';
 import { diffRows, recordAudit } from './audit.ts';
 import type { AuditAction } from './audit-entry.ts';
 import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
-import { hookContext, inTransaction, readStore } from './context.ts';
+import { hookContext, inTransaction, readStore, whenCommitted } from './context.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
 import { loadRow, withSingletonTimes } from './read.ts';
@@ -52,7 +52,12 @@ async function conflictOnRace<T>(services: Services, caller: Caller, d: FamilyDe
   }
 }
 
-async function afterCommit(services: Services, d: FamilyDescriptor, op: 'create' | 'update' | 'delete', written: Written): Promise<void> {
+/** After the commit (inside a batch: after the batch's commit, never when it rolls back). */
+function afterCommit(services: Services, d: FamilyDescriptor, op: 'create' | 'update' | 'delete', written: Written): Promise<void> {
+  return whenCommitted(services, () => runAfterCommit(services, d, op, written));
+}
+
+async function runAfterCommit(services: Services, d: FamilyDescriptor, op: 'create' | 'update' | 'delete', written: Written): Promise<void> {
   if (d.authenticates) services.credentials.clear();
   if (!d.hooks?.afterCommit) return;
   try {

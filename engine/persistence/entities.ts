@@ -138,6 +138,8 @@ export const AuditEntryEntity = new EntitySchema<any>({
     row_id: { ...text, nullable: true },
     action: text,
     changes: jsonb,
+    // the entries of one batch apply (POST /batch) share it; null for a single write
+    change_id: { ...uuid, nullable: true },
   },
   // newest first per organization; and one row's entries (an incident's timeline reads the actions on it and its alerts)
   indexes: [{ properties: ['organization_id', 'seq'] }, { properties: ['organization_id', 'family', 'row_id'] }],

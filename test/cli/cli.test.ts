@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import t from 'tap';
 import { CONFIG, OPERATOR_TOKEN, client, startVigil } from '../helpers/harness.ts';
+import { connectAgent } from '../helpers/mcp.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
@@ -206,4 +207,47 @@ t.test('refusals', async (t) => {
   const noName = await run(['org', 'create']);
   t.equal(noName.code, 1);
   t.match(noName.stderr, /--name/);
+});
+
+t.test('org list and key list: every organization, a key\'s id, name and scopes, never a key or a webhook token', async (t) => {
+  const org = await vigil.organization('business');
+  const made = await org.key(['api:config_read']);
+  const orgs = await json(['org', 'list']);
+  const mine = orgs.data.find((o: { id: string }) => o.id === org.id);
+  t.same(Object.keys(mine).sort(), ['created_at', 'disabled', 'id', 'name', 'plan']);
+  t.notOk(JSON.stringify(orgs).includes(org.webhookToken), 'no webhook token in the list');
+  const text = await run(['org', 'list']);
+  t.equal(text.code, 0, text.stderr);
+  t.match(text.stdout, new RegExp(`${org.id}  business  enabled`));
+  const keys = await json(['key', 'list', org.id]);
+  const listed = keys.data.find((k: { id: string }) => k.id === made.keyId);
+  t.same(Object.keys(listed).sort(), ['created_at', 'id', 'name', 'revoked_at', 'scopes']);
+  t.same(listed.scopes, ['api:config_read']);
+  t.notOk(JSON.stringify(keys).includes(made.token), 'never the key');
+  t.equal((await run(['key', 'revoke', org.id, made.keyId])).code, 0);
+  t.match((await run(['key', 'list', org.id])).stdout, new RegExp(`${made.keyId}  api:config_read  \\S+  revoked`));
+  const missing = await run(['key', 'list', '00000000-0000-4000-8000-000000000000']);
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, /not found|no organization|organization/i);
+});
+
+t.test('gate check: exit 0 when the gate allows, 1 with the reason when it holds', async (t) => {
+  const org = await vigil.organization('business');
+  const key = await org.key(['api:admin']);
+  const allowed = await run(['gate', 'check', '--service', 'checkout', '--environment', 'production', '--key', key.token]);
+  t.equal(allowed.code, 0, allowed.stderr);
+  t.match(allowed.stdout, /The deploy gate allows checkout \(production\)\./);
+  const policy = await key.post(`${CONFIG}/deploy_policies`, { service: 'checkout' });
+  t.equal(policy.status, 201);
+  const agent = await connectAgent(vigil.url, (await org.key(['mcp:write'])).token);
+  t.teardown(() => agent.close());
+  t.equal((await agent.call('set_deploy_freeze', { id: policy.body.data.id, reason: 'release week' })).isError, false, 'someone freezes deploys');
+  const held = await run(['gate', 'check', '--service', 'checkout'], { VIGIL_API_KEY: key.token });
+  t.equal(held.code, 1);
+  t.match(held.stderr, /the deploy gate holds checkout:\n\s+.*release week/);
+  const noKey = await run(['gate', 'check', '--service', 'checkout'], { VIGIL_API_KEY: undefined });
+  t.equal(noKey.code, 1);
+  t.match(noKey.stderr, /no organization API key/);
+  const badKey = await run(['gate', 'check', '--service', 'checkout', '--key', 'vk_nope']);
+  t.equal(badKey.code, 1);
 });

@@ -48,3 +48,19 @@ t.test('no file under engine/ names a family', async (t) => {
   t.same(familyNamesInEngine(), []);
   t.ok(familyNamesInEngine(new URL('../../resources', import.meta.url).pathname).length > 0, 'the check does find names where they are');
 });
+
+t.test('configuration-file arguments: a Terraform meta-argument gets its derived name; a collision is refused at load', async (t) => {
+  const withProvider = { ...base, fields: { ...base.fields, provider: Type.String() } } as FamilyDescriptor;
+  t.doesNotThrow(() => createRegistry([withProvider]), 'a field named provider alone loads (it is written provider_value)');
+  const refused: [string, Record<string, unknown>, RegExp][] = [
+    ['derived name taken by a field', { provider: Type.String(), provider_value: Type.String() }, /widgets: field provider is written in configuration files as provider_value, which is also a field of its own/],
+    ['derived name taken by a read-only field', { count: Type.Integer(), count_value: Type.Integer({ readOnly: true }) }, /widgets: field count is written in configuration files as count_value/],
+    ['a secret argument taken by a field', { secret_wo: Type.String() }, /widgets: field secret(_wo)? is written in configuration files as secret_wo|widgets: field secret_wo is written/],
+    ['a secret version argument taken by a field', { secret_wo_version: Type.Integer() }, /secret_wo_version/],
+  ];
+  for (const [label, fields, message] of refused) {
+    const d = { ...base, fields: { ...base.fields, ...fields } } as FamilyDescriptor;
+    t.throws(() => createRegistry([d]), message, label);
+    t.throws(() => createRegistry([d]), DescriptorError, `${label}: a DescriptorError`);
+  }
+});

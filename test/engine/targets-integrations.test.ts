@@ -41,7 +41,7 @@ t.test('apply goes through the same operations: a refused URL stops it, naming t
   const text = 'resource "vigil_outbound_configs" "meta" {\n  name = "meta"\n  kind = "webhook"\n  url  = "https://[::ffff:169.254.169.254]/hook"\n}\n';
   const remote = httpConfigApi(vigil.url, key.token);
   const result = await applyPlan(remote, await computePlan(remote, families, readConfigFile(text, families)));
-  t.match(result.stopped, { address: 'vigil_outbound_configs.meta', details: [/^url: must not point at an address the service may not reach/] });
+  t.match(result.stopped, { address: 'vigil_outbound_configs.meta', refusals: [{ details: [/^url: must not point at an address the service may not reach/] }] });
   t.notOk(JSON.stringify(result).includes('169.254'), 'the value is not repeated');
   t.same((await key.get(`${CONFIG}/outbound_configs`)).body.data, []);
 });

@@ -2,6 +2,7 @@
 import t from 'tap';
 import Type from 'typebox';
 import { defineFamily, type FamilyDescriptor } from '../../engine/descriptor.ts';
+import { familyArguments } from '../../engine/config-arguments.ts';
 import { planFields } from '../../engine/fields.ts';
 import { parseHcl, traversalOf } from '../../export/hcl-reader.ts';
 import { families } from '../../resources/index.ts';
@@ -64,8 +65,10 @@ t.test('every argument equals what the API answers; read-only fields are left ou
       const answer = await api.get(d.kind === 'singleton' ? `${CONFIG}/${d.name}` : `${CONFIG}/${d.name}/${encodeURIComponent(id)}`);
       t.equal(answer.status, 200);
       const row = answer.body.data;
-      t.same(Object.keys(block!).sort(), writable.filter((f) => !secrets.includes(f)).sort(), `${type}.${label}: exactly the settable arguments`);
-      for (const [field, value] of Object.entries(block!)) {
+      const fieldOf = new Map(familyArguments(d).map((a) => [a.argument, a.field]));
+      t.same(Object.keys(block!).map((a) => fieldOf.get(a)).sort(), writable.filter((f) => !secrets.includes(f)).sort(), `${type}.${label}: exactly the settable arguments`);
+      for (const [argument, value] of Object.entries(block!)) {
+        const field = fieldOf.get(argument)!;
         const ref = d.references?.[field];
         const asId = (v: unknown) => {
           const traversal = traversalOf(v);
@@ -182,3 +185,14 @@ t.test('a throwaway family appears in the export with no other change', async (t
 });
 
 export type { Client };
+
+t.test('no argument of any block is a Terraform meta-argument or reserved name; such a field is written under its derived name', async (t) => {
+  const { TERRAFORM_RESERVED } = await import('../../engine/config-arguments.ts');
+  for (const [type, labelled] of Object.entries(parsed.resource)) {
+    for (const [label, bodies] of Object.entries(labelled)) {
+      const reserved = Object.keys(bodies[0] ?? {}).filter((a) => TERRAFORM_RESERVED.includes(a));
+      t.same(reserved, [], `${type}.${label} holds no reserved argument`);
+    }
+  }
+  t.equal(parsed.resource.vigil_ai_providers!.primary![0]!.provider_value, 'vendor_a', 'ai_providers.provider is written provider_value');
+});

@@ -40,8 +40,9 @@ t.test('applying the export to an empty organization reproduces it, secrets asid
   t.equal((await key.get(`${CONFIG}/ai_providers`)).body.data.find((p: { name: string }) => p.name === 'primary').api_key_set, false, 'no secret is carried');
 
   const again = await plan(key, exported);
-  t.same(again.actions.filter((a) => !a.mayBeRefused), [], 'planning again changes nothing (but the create that waits for a secret)');
-  t.same(addresses(again), ['vigil_ticket_import_rules.issue_tracker']);
+  t.same(addresses(again), [], 'planning again changes nothing');
+  t.match(again.skipped.find((s) => s.address === 'vigil_ticket_import_rules.issue_tracker'), { reason: /^refused because it needs vigil_ticket_integrations\.issue_tracker first/ }, 'the create that waits for a secret is listed: the dry run refused it');
+  t.same(again.refusals, []);
 });
 
 t.test('a write-only value given as var.<name> is sent, and what needs it follows', async (t) => {
@@ -70,7 +71,7 @@ t.test('a write-only value given as var.<name> is sent, and what needs it follow
   t.same(addresses(replaced), ['vigil_ticket_integrations.issue_tracker'], 'unless --replace-secrets');
 });
 
-t.test('a concurrent change stops apply with a clear message; nothing after it is applied', async (t) => {
+t.test('a concurrent change stops apply on its If-Match; nothing at all is applied', async (t) => {
   const org = await vigil.organization('business', { compliance: true });
   const key = await org.key();
   await applyPlan(remote(key), await plan(key, exported));
@@ -79,21 +80,54 @@ t.test('a concurrent change stops apply with a clear message; nothing after it i
     .replace(/(target_percent\s+=) 99\.9/, '$1 99.95')
     .replace(/(alert_storm_threshold\s+=) 5/, '$1 6');
   const p = await plan(key, changed);
-  t.same(addresses(p), ['vigil_deploy_policies.billing_worker', 'vigil_organization_settings.this', 'vigil_slos.checkout_99_9', 'vigil_ticket_import_rules.issue_tracker']);
+  t.same(addresses(p), ['vigil_deploy_policies.billing_worker', 'vigil_organization_settings.this', 'vigil_slos.checkout_99_9']);
   t.same(p.actions[2]!.changes, [{ field: 'target_percent', before: 99.9, after: 99.95 }]);
   const slos = (await key.get(`${CONFIG}/slos`)).body.data;
   const slo = slos.find((s: { name: string }) => s.name === 'checkout 99.9');
+  const policies = async () => (await key.get(`${CONFIG}/deploy_policies`)).body.data;
+  const policiesBefore = await policies();
   t.equal((await key.put(`${CONFIG}/organization_settings`, { timezone: 'Asia/Tokyo' })).status, 200, 'someone changes a row the plan will update');
+  const auditBefore = (await key.get(`${CONFIG}/audit_log`)).body.data;
   const result = await applyPlan(remote(key), p);
-  t.same(result.done, ['updated vigil_deploy_policies.billing_worker']);
+  t.same(result.done, [], 'nothing is reported done');
   t.equal(result.stopped?.address, 'vigil_organization_settings.this');
-  t.match(result.stopped?.message, /vigil_organization_settings\.this changed since the plan was made, so it was not updated \(412 precondition_failed\)\. 1 change was applied before it; nothing after it was\. Run `vigil plan` again/);
+  t.match(result.stopped?.message, /the service refused 1 of 3 changes, so nothing was applied \(the apply is one transaction\)\. vigil_organization_settings\.this changed since the plan was made \(412 precondition_failed\): run `vigil plan` again/);
   t.equal((await key.get(`${CONFIG}/organization_settings`)).body.data.timezone, 'Asia/Tokyo', 'the other change stands');
+  t.same(await policies(), policiesBefore, 'the change before it was rolled back');
   t.equal((await key.get(`${CONFIG}/slos/${slo.id}`)).body.data.target_percent, 99.9, 'the change after it was not applied');
+  t.same((await key.get(`${CONFIG}/audit_log`)).body.data, auditBefore, 'and nothing was audited');
 
   const path = await file('changed.hcl', changed);
   await key.put(`${CONFIG}/organization_settings`, { alert_storm_threshold: 5 });
   const cli = await run(['apply', path, '--key', key.token]);
   t.equal(cli.code, 0, cli.stderr);
   t.equal((await key.get(`${CONFIG}/slos/${slo.id}`)).body.data.target_percent, 99.95, 'planning again and applying goes through');
+});
+
+t.test('the plan predicts the apply: the service\'s dry run lists the chat secret and a deployment-wide taken slug as refusals', async (t) => {
+  const holder = await (await vigil.organization('business', { compliance: true })).key();
+  t.equal((await holder.put(`${CONFIG}/status_page_settings`, { slug: 'taken-by-another' })).status, 200);
+  const org = await vigil.organization('business', { compliance: true });
+  const key = await org.key();
+  const text = [
+    'resource "vigil_slis" "fine" {\n  name      = "fine"\n  service   = "checkout"\n  indicator = "availability"\n}\n',
+    'resource "vigil_chat" "this" {\n  workspace_id = "T0001"\n}\n',
+    'resource "vigil_status_page_settings" "this" {\n  slug = "taken-by-another"\n}\n',
+  ].join('\n');
+  const auditBefore = (await key.get(`${CONFIG}/audit_log`)).body.data;
+  const p = await plan(key, text);
+  t.same(p.refusals.map((r) => r.address).sort(), ['vigil_chat.this', 'vigil_status_page_settings.this']);
+  t.match(p.refusals.find((r) => r.address === 'vigil_chat.this')!.details, [/^bot_token: is required while workspace_id is set/]);
+  t.match(p.refusals.find((r) => r.address === 'vigil_status_page_settings.this')!.details, [/^slug: .*taken/]);
+
+  const path = await file('refused.hcl', text);
+  const planned = await run(['plan', path, '--key', key.token]);
+  t.equal(planned.code, 1, 'a plan the service would refuse fails');
+  t.match(planned.stdout, /x update vigil_chat\.this .*\n\s+bot_token: is required while workspace_id is set/);
+  t.match(planned.stdout, /x update vigil_status_page_settings\.this/);
+  const applied = await run(['apply', path, '--key', key.token]);
+  t.equal(applied.code, 1);
+  t.match(applied.stderr, /would refuse 2 changes of this plan \(listed above\), so nothing was applied/);
+  t.equal((await key.get(`${CONFIG}/slis`)).body.data.length, 0, 'not even the change that was fine');
+  t.same((await key.get(`${CONFIG}/audit_log`)).body.data, auditBefore, 'and the dry runs audited nothing');
 });

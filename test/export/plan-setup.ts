@@ -4,7 +4,8 @@
  */
 import t from 'tap';
 import { readConfigFile, Reference, type ConfigFile } from '../../export/config-file.ts';
-import { computePlan, type Plan } from '../../export/plan.ts';
+import { checkedPlan } from '../../export/batch.ts';
+import type { Plan } from '../../export/plan.ts';
 import { httpConfigApi } from '../../export/remote.ts';
 import { families } from '../../resources/index.ts';
 import { runCli, scratchFiles } from '../helpers/cli.ts';
@@ -24,7 +25,7 @@ export const exported = (await sourceApi.get(EXPORT)).body as string;
 
 export const remote = (key: Client & { token: string }) => httpConfigApi(vigil.url, key.token);
 export const plan = (key: Client & { token: string }, file: ConfigFile | string, options = {}) =>
-  computePlan(remote(key), families, typeof file === 'string' ? readConfigFile(file, families) : file, options);
+  checkedPlan(remote(key), families, typeof file === 'string' ? readConfigFile(file, families) : file, options);
 export const addresses = (p: Plan, action?: string) => p.actions.filter((a) => !action || a.action === action).map((a) => a.address);
 
 /** Each block's arguments, references as addresses: what must match between two organizations. */

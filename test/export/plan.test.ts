@@ -21,6 +21,10 @@ t.test('planning an export against its own organization is a no-op', async (t) =
   t.match(cli.stdout, /No changes: the organization matches the file/);
   const reader = await source.key(['api:config_read']);
   t.same((await plan(reader, exported)).actions, [], 'a read-only key may plan');
+  const changed = await plan(reader, exported.replace(/(target_percent\s+=) 99\.9/, '$1 99.95'));
+  t.equal(changed.actions.length, 1, 'and is shown the change');
+  t.same(changed.refusals, [], 'which its key alone does not make a refusal');
+  t.match(changed.warnings, [/this key is read-only, so the service could not check 1 change past it/]);
 });
 
 t.test('rows no block names are kept, and deleted only with --prune', async (t) => {
@@ -62,6 +66,7 @@ const BROKEN: [string, string, number, RegExp][] = [
   ['an argument set twice', 'resource "vigil_slis" "a" {\n  name = "x"\n  service = "s"\n  name = "y"\n}\n', 4, /"name" is set twice \(first on line 2\)/],
   ['a read-only argument', 'resource "vigil_slis" "a" {\n  name = "x"\n  updated_at = "2026-01-01T00:00:00Z"\n}\n', 3, /"updated_at" is read-only/],
   ['a secret written as its field', 'resource "vigil_ai_providers" "a" {\n  name = "x"\n  api_key = "sk"\n}\n', 3, /write-only: set it with api_key_wo/],
+  ['a Terraform meta-argument as an argument', 'resource "vigil_ai_providers" "a" {\n  name = "x"\n  provider = "vendor_a"\n}\n', 3, /"provider" is reserved by Terraform: write it as provider_value/],
   ['a reference to a missing block', 'resource "vigil_slos" "a" {\n  name = "x"\n  sli_id = vigil_slis.nope.id\n}\n', 1, /refers to vigil_slis\.nope, which has no resource block/],
   ['a reference of the wrong family', 'resource "vigil_slos" "a" {\n  name = "x"\n  sli_id = vigil_slos.a.id\n}\n', 3, /must refer to a vigil_slis block/],
   ['an unknown Vigil type', '\nresource "vigil_gadgets" "a" {\n}\n', 2, /vigil_gadgets is not a Vigil family/],

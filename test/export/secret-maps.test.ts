@@ -96,7 +96,7 @@ resource "vigil_outbound_rules" "pages" {
   const blocked = await plan(key, rule, { env: { VIGIL_VAR_team: 'ops' } });
   t.match(blocked.skipped.find((s) => s.address === 'vigil_outbound_rules.pages'), { reason: 'refers to vigil_outbound_configs.ops, which is skipped' }, 'what refers to it waits too');
 
-  const provider = 'resource "vigil_ai_providers" "primary" {\n  name       = "primary"\n  provider   = "vendor_a"\n  api_key_wo = var.ai_key\n}\n';
+  const provider = 'resource "vigil_ai_providers" "primary" {\n  name           = "primary"\n  provider_value = "vendor_a"\n  api_key_wo     = var.ai_key\n}\n';
   t.same((await plan(key, provider)).skipped, [{ address: 'vigil_ai_providers.primary', reason: 'needs a value for api_key, which api_key_wo gives; var.ai_key is not set (VIGIL_VAR_ai_key)', line: 1 }], 'a string secret alike');
 
   // a row that exists without headers: the update leaves them as they are, with a warning
@@ -132,7 +132,7 @@ resource "vigil_image_targets" "checkout" {
 resource "vigil_connectors" "logs" {
   name           = "logs"
   kind           = "logs"
-  provider       = "loki"
+  provider_value = "loki"
   settings       = { url = "https://loki.example.com" }
   credentials_wo = { username = "vigil", password = "loki-SECRET-0001" }
 }
@@ -147,7 +147,7 @@ resource "vigil_connectors" "logs" {
   const cli = await run(['apply', path, '--key', key.token], env);
   t.equal(cli.code, 0, cli.stderr);
   t.notOk(/SECRET/.test(cli.stdout), 'no value is printed');
-  t.match(cli.stdout, /Apply complete: 3 change\(s\), 0 skipped/);
+  t.match(cli.stdout, /Apply complete: 3 change\(s\) in one transaction \(change id [0-9a-f-]{36}\)/);
   t.equal((await rowNamed(key, 'synthetic_checks', 'home')).headers_set, true);
   t.equal((await rowNamed(key, 'connectors', 'logs')).credentials_set, true);
   const target = (await key.get(`${CONFIG}/image_targets`)).body.data.find((r: { repository: string }) => r.repository === 'acme/checkout');

@@ -1,0 +1,129 @@
+/**
+ * POST /api/v1/config/batch (and the tool apply_configuration_batch): many changes in one transaction, all or
+ * nothing, every refusal reported, one change id across the audit entries; `dry_run` checks and rolls back.
+ */
+import t from 'tap';
+import { CONFIG, startVigil, type Client } from '../helpers/harness.ts';
+import { connectAgent } from '../helpers/mcp.ts';
+
+const vigil = await startVigil();
+t.teardown(() => vigil.close());
+const BATCH = `${CONFIG}/batch`;
+
+/** Every row of the families a test touches, and the whole audit log: what "exactly as before" compares. */
+async function state(api: Client) {
+  const [slis, slos, settings, audit] = await Promise.all([
+    api.get(`${CONFIG}/slis`), api.get(`${CONFIG}/slos`), api.get(`${CONFIG}/status_page_settings`), api.get(`${CONFIG}/audit_log?limit=1000`),
+  ]);
+  return { slis: slis.body.data, slos: slos.body.data, settings: settings.body.data, audit: audit.body.data };
+}
+
+const sli = (name: string) => ({ family: 'slis', op: 'create', ref: name, body: { name, service: 'checkout', indicator: 'availability' } });
+
+t.test('a batch commits whole: creates refer to earlier ones by ref, and the audit entries share one change id', async (t) => {
+  const org = await vigil.organization('business');
+  const api = await org.key();
+  const res = await api.post(BATCH, { changes: [sli('avail'), { family: 'slos', op: 'create', ref: 'slo', body: { name: 'checkout 99.9', sli_id: { $ref: 'avail' }, target_percent: 99.9 } }] });
+  t.equal(res.status, 200, 'applied');
+  t.equal(res.body.committed, true);
+  t.equal(res.body.refused, 0);
+  const [made, slo] = res.body.changes;
+  t.equal(made.status, 201);
+  t.equal(slo.data.sli_id, made.id, 'the $ref became the id the earlier create got');
+  const audit = (await api.get(`${CONFIG}/audit_log`)).body.data;
+  t.same(audit.map((e: { change_id: string }) => e.change_id), [res.body.change_id, res.body.change_id], 'one entry per row, one change id');
+  const single = await api.post(`${CONFIG}/slis`, { name: 'single', service: 'checkout', indicator: 'availability' });
+  t.equal(single.status, 201);
+  t.equal((await api.get(`${CONFIG}/audit_log`)).body.data[0].change_id, null, 'a single write has none');
+});
+
+t.test('a batch refused on its last change leaves the rows and the audit log exactly as before', async (t) => {
+  const org = await vigil.organization('business');
+  const api = await org.key();
+  await api.post(`${CONFIG}/slis`, { name: 'existing', service: 'checkout', indicator: 'availability' });
+  const before = await state(api);
+  const res = await api.post(BATCH, {
+    changes: [sli('a'), sli('b'), { family: 'slos', op: 'create', body: { name: 'x', sli_id: { $ref: 'a' }, target_percent: 150 } }],
+  });
+  t.equal(res.status, 422, 'answered as its refusal');
+  t.equal(res.body.error, 'validation_failed');
+  t.match(res.body.message, /1 of 3 changes were refused, so nothing changed.*changes\[2\] \(create slos\)/);
+  t.equal(res.body.committed, false);
+  t.equal(res.body.change_id, null);
+  t.equal(res.body.changes[2].error.errors[0].field, 'target_percent', 'the refusal names its field');
+  t.same(res.body.errors.map((e: { field: string }) => e.field), ['changes[2].target_percent'], 'and the answer names it where it was sent');
+  t.same(await state(api), before, 'nothing changed, nothing audited');
+});
+
+t.test('a batch racing a concurrent edit stops on its If-Match and changes nothing', async (t) => {
+  const org = await vigil.organization('business');
+  const api = await org.key();
+  const made = await api.post(`${CONFIG}/slis`, { name: 'raced', service: 'checkout', indicator: 'availability' });
+  const etag = made.headers.get('etag')!;
+  t.equal((await api.put(`${CONFIG}/slis/${made.body.data.id}`, { service: 'payments' })).status, 200, 'someone else edits it');
+  const before = await state(api);
+  const res = await api.post(BATCH, {
+    changes: [sli('new'), { family: 'slis', op: 'update', id: made.body.data.id, if_match: etag, body: { service: 'search' } }],
+  });
+  t.equal(res.status, 412);
+  t.equal(res.body.error, 'precondition_failed');
+  t.equal(res.body.changes[0].error, null, 'the first change alone was fine');
+  t.equal(res.body.changes[1].error.error, 'precondition_failed');
+  t.same(res.body.errors.map((e: { field: string }) => e.field), ['changes[1]']);
+  t.same(await state(api), before, 'and it was rolled back with the rest');
+});
+
+t.test('a dry run reports every refusal, the deployment-wide slug and the chat secret among them, and commits nothing', async (t) => {
+  const other = await vigil.organization('business');
+  t.equal((await (await other.key()).put(`${CONFIG}/status_page_settings`, { slug: 'taken-slug' })).status, 200);
+  const org = await vigil.organization('business');
+  const api = await org.key();
+  const before = await state(api);
+  const res = await api.post(BATCH, {
+    dry_run: true,
+    changes: [
+      sli('fine'),
+      { family: 'chat', op: 'update', body: { workspace_id: 'T0001' } },
+      { family: 'status_page_settings', op: 'update', body: { slug: 'taken-slug' } },
+      { family: 'slis', op: 'update', id: 'no-such-row', body: { service: 'x' } },
+    ],
+  });
+  t.equal(res.status, 200, 'a dry run answers what it found');
+  t.same([res.body.dry_run, res.body.committed, res.body.refused, res.body.change_id], [true, false, 3, null]);
+  const [fine, chat, slug, missing] = res.body.changes;
+  t.equal(fine.status, 201);
+  t.match(chat.error.errors, [{ field: 'bot_token', message: /is required while workspace_id is set/ }]);
+  t.match(slug.error.errors, [{ field: 'slug', message: /taken/ }]);
+  t.equal(missing.status, 404);
+  t.same(await state(api), before, 'nothing was committed');
+});
+
+t.test('the batch is checked as a whole before it runs; each change is authorized as its own write', async (t) => {
+  const org = await vigil.organization('business');
+  const api = await org.key();
+  const dup = await api.post(BATCH, { changes: [sli('x'), sli('x')] });
+  t.equal(dup.status, 422);
+  t.same(dup.body.errors.map((e: { field: string }) => e.field), ['changes[1].ref']);
+  t.equal((await api.post(BATCH, { changes: [] })).status, 422, 'an empty batch is refused');
+  const dangling = await api.post(BATCH, { dry_run: true, changes: [{ family: 'slos', op: 'create', body: { name: 'x', sli_id: { $ref: 'nowhere' }, target_percent: 99 } }] });
+  t.match(dangling.body.changes[0].error.errors, [{ field: 'sli_id', message: /no earlier change/ }]);
+  const reader = await org.key(['api:config_read']);
+  const read = await reader.post(BATCH, { dry_run: true, changes: [sli('y')] });
+  t.equal(read.status, 200, 'a read-only key may dry-run');
+  t.equal(read.body.changes[0].error.error, 'read_only_key', 'and learns its change would be refused');
+  t.equal((await reader.post(BATCH, { changes: [sli('y')] })).status, 403, 'but not apply');
+  t.equal((await api.get(`${CONFIG}/slis`)).body.data.length, 0);
+});
+
+t.test('the agent tool is the same operation', async (t) => {
+  const org = await vigil.organization('business');
+  const api = await org.key();
+  const agent = await connectAgent(vigil.url, (await org.key(['mcp:admin'])).token);
+  t.teardown(() => agent.close());
+  const ok = await agent.call('apply_configuration_batch', { changes: [sli('tool')] });
+  t.equal(ok.isError, false);
+  t.equal(ok.body.committed, true);
+  const refused = await agent.call('apply_configuration_batch', { changes: [sli('tool2'), sli('tool')] });
+  t.equal(refused.isError, true, 'a refused batch is a tool error');
+  t.equal((await api.get(`${CONFIG}/slis`)).body.data.length, 1, 'and changed nothing');
+});
