@@ -9,6 +9,7 @@ import type { KeyRecord } from './auth/authenticate.ts';
 import type { Caller } from './auth/caller.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 import type { Clock } from './clock.ts';
+import type { ErrorCode } from './errors.ts';
 import type { ServiceConfig } from './config.ts';
 import type { SecretBox } from './crypto.ts';
 import type { Row } from './descriptor.ts';
@@ -89,9 +90,10 @@ export interface DomainOperation {
   /**
    * what a success answers: a JSON schema (OpenAPI's answer, the agent tool's output schema), or a document's content
    * type (the tool then answers `{ content_type, text }`). Required, and one of the two must be given (checked when
-   * the tools are built), so an agent and a typed client know every answer.
+   * the tools are built), so an agent and a typed client know every answer. `refusals`: what it may refuse with
+   * beyond what every operation may (validation, roles, a row of the path not found), so REST documents them.
    */
-  answer: { schema?: TSchema; contentType?: string };
+  answer: { schema?: TSchema; contentType?: string; refusals?: readonly ErrorCode[] };
   /**
    * it reaches outside the service when it runs (a tracker's API, a receiver's URL, an AI provider): the agent tool's
    * `openWorldHint`. Absent: it reads and writes this service's own data only.

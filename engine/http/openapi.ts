@@ -13,6 +13,7 @@ import type { DomainOperation } from '../services.ts';
 import { FEATURES, roleAtLeast, type Feature, type Role } from '../plans.ts';
 import type { Registry } from '../registry.ts';
 import { CONFIG_PREFIX } from './config-api.ts';
+import { ERROR_STATUS } from '../errors.ts';
 import { errorResponse, forbiddenCodes, KEY_RUNNING, ref, sharedHeaders, sharedParameters, sharedResponses, sharedSchemas, withRateLimit } from './openapi-responses.ts';
 import { familyExamples, sampleBody } from './openapi-examples.ts';
 import { copy, familySchemas, type Json } from './openapi-schemas.ts';
@@ -259,6 +260,8 @@ function domainPath(operation: DomainOperation): Json {
   const write = operation.kind === 'write';
   const keyed = !get && takesIdempotencyKey(operation);
   if (keyed) parameters.push(ref('parameters', 'IdempotencyKey'));
+  // what the operation may refuse with beyond the usual, unless documented already (the key's 409)
+  const refusals = Object.fromEntries((answer?.refusals ?? []).map((code) => [ERROR_STATUS[code], errorResponse([code])]));
   const operationJson = operationObject(
     { id: operation.name, tag: rest.path, summary: `${operation.name[0]!.toUpperCase()}${operation.name.slice(1).replaceAll('_', ' ')}`, what: [operation.description], role: operation.role, feature: operation.feature },
     {
@@ -274,6 +277,7 @@ function domainPath(operation: DomainOperation): Json {
         ...(get ? {} : { 400: ref('responses', 'bad_request'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type') }),
         401: ref('responses', 'unauthorized'),
         403: errorResponse(forbiddenCodes(write, false)),
+        ...refusals,
         ...(rest.param ? { 404: ref('responses', 'not_found') } : {}),
         // an action on a row may find it in a state the action does not apply to (its message says which)
         ...(keyed || rest.action ? { 409: errorResponse(['conflict'], undefined, [rest.action ? ACTION_CONFLICT : '', keyed ? KEY_RUNNING : ''].filter(Boolean).join(' ')) } : {}),

@@ -152,6 +152,8 @@ export const batchOperation: DomainOperation = {
   kind: 'write',
   rest: { method: 'POST', path: 'batch', bodyLimit: BATCH_BODY_LIMIT },
   answer: {
+    // a refused batch answers its first refusal's status
+    refusals: ['not_found', 'conflict', 'precondition_failed'],
     schema: Type.Object({
       organization: ORGANIZATION,
       change_id: Type.Union([Type.String(), Type.Null()], { description: 'the audit entries\' change id; null when nothing was committed' }),
