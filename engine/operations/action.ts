@@ -8,7 +8,7 @@ import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { checkBody } from '../validation.ts';
 import { diffRows, recordAudit } from './audit.ts';
 import { requireFeature, requireRole } from './authorize.ts';
-import { hookContext, inTransaction } from './context.ts';
+import { hookContext, inTransaction, type FirstStatement } from './context.ts';
 import { idempotent } from './idempotency.ts';
 import { etagOf, ifMatchHolds, project } from './project.ts';
 import { preconditionFailed } from './checks.ts';
@@ -45,10 +45,11 @@ export async function executeAction(services: Services, caller: Caller, request:
   requireRole(caller, action.role);
   // an action sets state from its input, yet a stale retry would undo a later change: it takes a key like a create
   const call = { key: request.idempotencyKey, operation: `${d.name}.${request.action}`, target: request.id ?? request.key, body: request.body ?? {} };
-  return idempotent(services, caller, call, () => runAction(services, caller, d, action, request));
+  return idempotent(services, caller, call, (claim) => runAction(services, caller, d, action, request, claim), { claimInTransaction: true });
 }
 
-async function runAction(services: Services, caller: Caller, d: FamilyDescriptor, action: ActionDescriptor, request: ActionRequest): Promise<OperationResult> {
+/** `claim`: the idempotency key's claim, run first in the action's one transaction. */
+async function runAction(services: Services, caller: Caller, d: FamilyDescriptor, action: ActionDescriptor, request: ActionRequest, claim?: FirstStatement): Promise<OperationResult> {
   const errors = checkBody(action.input, request.body ?? {});
   if (d.kind === 'collection' && !request.id && !request.key) errors.unshift({ field: 'id', message: `is required: the id of the row${d.naturalKey ? `, or its ${d.naturalKey.join(' and ')}` : ''}` });
   if (errors.length) throw validationFailed(errors);
@@ -68,7 +69,7 @@ async function runAction(services: Services, caller: Caller, d: FamilyDescriptor
     const stored = await store.update(d, existing, changedValues(next, changes), now);
     await recordAudit(services, store, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
     return stored;
-  });
+  }, claim);
   const now = services.clock.now();
   return { status: 200, data: project(d, written, { now, config: services.config }), etag: etagOf(d, written), id: String(written.id) };
 }

@@ -14,7 +14,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 import { prepared } from '../persistence/sql.ts';
-import { readStore } from './context.ts';
+import { readStore, type FirstStatement } from './context.ts';
 import type { Services } from '../services.ts';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60_000;
@@ -62,49 +62,98 @@ function canonical(value: unknown): unknown {
 const fingerprintOf = (call: IdempotentCall) =>
   createHash('sha256').update(JSON.stringify(canonical([call.operation, call.target ?? null, call.body ?? {}]))).digest('hex');
 
+/** The key is held: by a request still running, or by a stored answer (replayed, or another request's: 422). */
+class KeyHeld extends Error {}
+
+/** Claims the key: a new row, or one past the window taken over; nothing when another holds it. */
+const CLAIM = `insert into idempotency_keys (organization_id, key, fingerprint, claim, state, result, created_at)
+  select ?, ?, ?, ?, 'running', null, ? where %GUARD%
+  on conflict (organization_id, key) do update set fingerprint = excluded.fingerprint, claim = excluded.claim, state = 'running', result = null, created_at = excluded.created_at
+  where idempotency_keys.created_at <= ?
+  returning claim`;
+const CLAIM_ALONE = CLAIM.replace('%GUARD%', UNFLUSHED);
+/**
+ * Inside the operation's transaction the claim waits for no one: a transaction-scoped advisory lock on the key
+ * (tried, never awaited) stands for "running", so a racing repeat sees the lock taken and answers 409 at once
+ * instead of queueing behind the first one's uncommitted row. The lock ends with the transaction, when the row
+ * it guarded is committed (then visible to repeats) or rolled back (the key free again).
+ */
+const CLAIM_IN_TRANSACTION = CLAIM.replace('%GUARD%', 'pg_try_advisory_xact_lock(hashtextextended(?, 0))');
+
 /**
  * Runs `run` at most once per (organization, key) within the window. The result must be JSON (it is stored as
  * text, so a replay answers the same bytes in the same order). No key: `run` runs as it would without this step.
+ *
+ * `claimInTransaction`: `run` opens one transaction before it writes anything and runs the claim it is handed as that
+ * transaction's first statement (engine creates and actions). The claim then commits with the write, or rolls back
+ * with a refusal: no statement and no commit of its own. Otherwise (domain operations, whose writes take any shape)
+ * the key is claimed in a statement of its own before `run`, and released if `run` fails.
  */
-export async function idempotent<T extends object>(services: Services, caller: Caller, call: IdempotentCall, run: () => Promise<T>): Promise<T & { replayed?: true }> {
+export async function idempotent<T extends object>(
+  services: Services,
+  caller: Caller,
+  call: IdempotentCall,
+  run: (claim?: FirstStatement) => Promise<T>,
+  options: { claimInTransaction?: boolean } = {},
+): Promise<T & { replayed?: true }> {
   if (call.key === undefined) return run();
   const key = checkKey(caller, call.key);
   const fingerprint = fingerprintOf(call);
   const orgId = caller.organization.id;
   const sql = readStore(services).execute;
   const claim = randomUUID();
-  for (let attempt = 0; ; attempt++) {
+  const window = () => {
     const now = services.clock.now();
-    const claimed = await sql(
-      prepared(`insert into idempotency_keys (organization_id, key, fingerprint, claim, state, result, created_at)
-       select ?, ?, ?, ?, 'running', null, ? where ${UNFLUSHED}
-       on conflict (organization_id, key) do update set fingerprint = excluded.fingerprint, claim = excluded.claim, state = 'running', result = null, created_at = excluded.created_at
-       where idempotency_keys.created_at <= ?
-       returning claim`),
-      [orgId, key, fingerprint, claim, now, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)],
-    );
-    if (claimed.length) break;
-    const [held] = await readStore(services).execute(prepared('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ?'), [orgId, key]);
-    // released between the insert and the read (the first one was refused): claim it again
-    if (!held && attempt < 3) continue;
-    if (!held || held.state === 'running') {
+    return { now, expired: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS) };
+  };
+  const heldRow = async () =>
+    (await readStore(services).execute(prepared('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ?'), [orgId, key]))[0];
+  /** What a request that did not get the key answers: the stored answer, or why not. */
+  const answerHeld = (row: Record<string, unknown> | undefined): T & { replayed: true } => {
+    if (!row || row.state === 'running') {
       throw new ApiError('conflict', 'A request with this idempotency key is still running; retry later to get its answer.', { headers: { 'Retry-After': '1' } });
     }
-    if (held.fingerprint !== fingerprint) {
+    if (row.fingerprint !== fingerprint) {
       throw validationFailed([{ field: keyField(caller), message: 'was used within the last 24 hours with another request (another operation, row or body); send a new key' }]);
     }
-    return { ...(JSON.parse(String(held.result)) as T), replayed: true };
-  }
+    return { ...(JSON.parse(String(row.result)) as T), replayed: true };
+  };
   // a failure to record the outcome must not turn a committed write into an error: the claim then stays running
   // (409 to repeats until it expires), which never repeats the write
   const settle = (sqlText: string, params: unknown[]) =>
     sql(sqlText, params).catch((error: Error) => services.log.error({ err: error.name, operation: call.operation }, 'idempotency key not settled'));
+  const release = () => settle(prepared('delete from idempotency_keys where organization_id = ? and key = ? and claim = ?'), [orgId, key, claim]);
+
   let result: T;
-  try {
-    result = await run();
-  } catch (error) {
-    await settle(prepared('delete from idempotency_keys where organization_id = ? and key = ? and claim = ?'), [orgId, key, claim]);
-    throw error;
+  if (options.claimInTransaction) {
+    const first: FirstStatement = async (store) => {
+      const { now, expired } = window();
+      const claimed = await store.execute(prepared(CLAIM_IN_TRANSACTION), [orgId, key, fingerprint, claim, now, `${orgId}:${key}`, expired]);
+      if (!claimed.length) throw new KeyHeld();
+    };
+    try {
+      result = await run(first);
+    } catch (error) {
+      if (error instanceof KeyHeld) return answerHeld(await heldRow());
+      // a refusal rolled the claim back with its transaction; a failure after the commit leaves it to release
+      await release();
+      throw error;
+    }
+  } else {
+    for (let attempt = 0; ; attempt++) {
+      const { now, expired } = window();
+      if ((await sql(prepared(CLAIM_ALONE), [orgId, key, fingerprint, claim, now, expired])).length) break;
+      const row = await heldRow();
+      // released between the insert and the read (the first one was refused): claim it again
+      if (!row && attempt < 3) continue;
+      return answerHeld(row);
+    }
+    try {
+      result = await run();
+    } catch (error) {
+      await release();
+      throw error;
+    }
   }
   await settle(prepared(`update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ? and ${UNFLUSHED}`), [JSON.stringify(result), orgId, key, claim]);
   return result;

@@ -7,7 +7,7 @@ import { parseWrite } from '../validation.ts';
 import { diffRows, recordAudit } from './audit.ts';
 import type { AuditAction } from './audit-entry.ts';
 import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
-import { hookContext, inTransaction, readStore } from './context.ts';
+import { hookContext, inTransaction, readStore, type FirstStatement } from './context.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
 import { loadRow, withSingletonTimes } from './read.ts';
@@ -68,7 +68,8 @@ async function answer(services: Services, caller: Caller, d: FamilyDescriptor, s
   return { status, data, etag: etagOf(d, written.row), id: String(written.row.id), notices: written.notices.length ? written.notices : undefined };
 }
 
-export async function createRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
+/** `claim`: the idempotency key's claim, run first in the create's one transaction. */
+export async function createRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest, claim?: FirstStatement): Promise<OperationResult> {
   const input = parseOrRefuse(services, d, caller, request, 'create');
   const orgId = caller.organization.id;
   let candidate: Row | undefined;
@@ -88,7 +89,7 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
       const stored = await store.insert(d, orgId, sealSecrets(services, d, row, input), now);
       await recordAudit(services, store, { caller, family: d.name, rowId: String(stored.id), action: 'create', changes: diffRows(d, null, stored), at: now });
       return { row: stored, notices: settled.notices, ctx };
-    }),
+    }, claim),
   );
   await afterCommit(services, d, 'create', written);
   return answer(services, caller, d, 201, written);
