@@ -25,20 +25,13 @@ export function hookContext(services: Services, caller: Caller, store: FamilySto
   };
 }
 
-/** A statement a transaction runs before its work, to commit or roll back with it (an idempotency key's claim). */
-export type FirstStatement = (store: FamilyStore) => Promise<void>;
-
 /**
  * Runs `work` in one transaction on MikroORM's connection (plain SQL needs no EntityManager); nothing else
- * touches the database from inside it (PGlite has one connection). `first`, when given, runs before `work`.
+ * touches the database from inside it (PGlite has one connection).
  */
-export function inTransaction<T>(services: Services, work: (store: FamilyStore) => Promise<T>, first?: FirstStatement): Promise<T> {
+export function inTransaction<T>(services: Services, work: (store: FamilyStore) => Promise<T>): Promise<T> {
   const connection = services.db.em.getConnection();
-  return connection.transactional(async (trx) => {
-    const store = new FamilyStore(sqlExecutor(services.db, trx));
-    if (first) await first(store);
-    return work(store);
-  });
+  return connection.transactional((trx) => work(new FamilyStore(sqlExecutor(services.db, trx))));
 }
 
 /** Reads outside a transaction go straight to the connection: no EntityManager is needed for plain SQL. */

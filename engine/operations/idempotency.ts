@@ -4,17 +4,21 @@
  * operation, target and body replays the first answer (`replayed: true`) and does nothing else; with anything
  * else it is 422 naming the key; while the first still runs it is 409.
  *
- * The claim is a row (`idempotency_keys`, primary key organization + key) inserted before the operation runs, so
- * of two racing requests exactly one inserts it; the other finds it running. Only a success (2xx) is stored: a
- * refusal wrote nothing (every operation refuses before writing), so its claim is released and a retry runs again
- * and answers what holds then. A 5xx or a crash of the operation releases the claim too. A row older than 24 hours
- * is ignored (a new request takes the key over) and pruned by the periodic housekeeping (`pruneIdempotencyKeys`).
+ * The claim is a row (`idempotency_keys`, primary key organization + key). Engine creates and actions insert it as
+ * the first statement of their own transaction and store their answer in it as the last, so both commit with the
+ * write (or roll back with a refusal; a crash mid-way leaves nothing); a racing repeat finds the key's
+ * transaction-scoped advisory lock taken and answers 409 at once. Domain writes, whose writes take any shape,
+ * insert it before they run and store the answer after. Only a success (2xx) is stored: a refusal wrote nothing
+ * (every operation refuses before writing), so its claim is gone and a retry runs again and answers what holds
+ * then. A row older than 24 hours is ignored (a new request takes the key over) and pruned by the periodic
+ * housekeeping (`pruneIdempotencyKeys`).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 import { prepared } from '../persistence/sql.ts';
-import { readStore, type FirstStatement } from './context.ts';
+import { readStore } from './context.ts';
+import type { FamilyStore } from '../persistence/store.ts';
 import type { Services } from '../services.ts';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60_000;
@@ -23,7 +27,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const PRUNE_BATCH = 5000;
 /**
  * A condition that is always true and makes its statement's own transaction commit without waiting for the WAL
- * flush (`synchronous_commit` off until that commit): the claim and its outcome cost no flush of their own. The
+ * flush (`synchronous_commit` off until that commit): a domain write's claim and outcome cost no flush of their own. The
  * write they guard commits later and waits for its flush, which carries theirs (WAL is written in order): a claim
  * lost in a crash guarded nothing that committed, and a lost `done` leaves the claim running (409 until it
  * expires), never a second write.
@@ -81,19 +85,29 @@ const CLAIM_ALONE = CLAIM.replace('%GUARD%', UNFLUSHED);
 const CLAIM_IN_TRANSACTION = CLAIM.replace('%GUARD%', 'pg_try_advisory_xact_lock(hashtextextended(?, 0))');
 
 /**
+ * The key's two statements inside an operation's one transaction: `claim` first, before anything is written (a
+ * refusal it throws ends the operation: the caller answers the stored answer, 409 or 422); `record` last, with the
+ * answer, so the answer commits with the write it answers. Neither commits on its own.
+ */
+export interface KeyClaim {
+  claim(store: FamilyStore): Promise<void>;
+  record(store: FamilyStore, result: object): Promise<void>;
+}
+
+/**
  * Runs `run` at most once per (organization, key) within the window. The result must be JSON (it is stored as
  * text, so a replay answers the same bytes in the same order). No key: `run` runs as it would without this step.
  *
- * `claimInTransaction`: `run` opens one transaction before it writes anything and runs the claim it is handed as that
- * transaction's first statement (engine creates and actions). The claim then commits with the write, or rolls back
- * with a refusal: no statement and no commit of its own. Otherwise (domain operations, whose writes take any shape)
- * the key is claimed in a statement of its own before `run`, and released if `run` fails.
+ * `claimInTransaction`: `run` writes in one transaction and runs the `KeyClaim` it is handed there (engine creates
+ * and actions): the claim and the stored answer commit with the write, a refusal rolls the claim back, and a crash
+ * mid-way leaves nothing behind. Otherwise (domain operations, whose writes take any shape) the key is claimed in a
+ * statement of its own before `run` (released if `run` fails) and given the answer in another after it.
  */
 export async function idempotent<T extends object>(
   services: Services,
   caller: Caller,
   call: IdempotentCall,
-  run: (claim?: FirstStatement) => Promise<T>,
+  run: (claim?: KeyClaim) => Promise<T>,
   options: { claimInTransaction?: boolean } = {},
 ): Promise<T & { replayed?: true }> {
   if (call.key === undefined) return run();
@@ -118,44 +132,49 @@ export async function idempotent<T extends object>(
     }
     return { ...(JSON.parse(String(row.result)) as T), replayed: true };
   };
+  const DONE = `update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ?`;
+
+  if (options.claimInTransaction) {
+    const steps: KeyClaim = {
+      async claim(store) {
+        const { now, expired } = window();
+        const claimed = await store.execute(prepared(CLAIM_IN_TRANSACTION), [orgId, key, fingerprint, claim, now, `${orgId}:${key}`, expired]);
+        if (!claimed.length) throw new KeyHeld();
+      },
+      // no UNFLUSHED here: it would let the write's own commit skip its flush
+      async record(store, result) {
+        await store.execute(prepared(DONE), [JSON.stringify(result), orgId, key, claim]);
+      },
+    };
+    try {
+      return await run(steps);
+    } catch (error) {
+      // any other failure rolled the claim back with its transaction, or came after the commit of a recorded answer
+      if (error instanceof KeyHeld) return answerHeld(await heldRow());
+      throw error;
+    }
+  }
+
+  for (let attempt = 0; ; attempt++) {
+    const { now, expired } = window();
+    if ((await sql(prepared(CLAIM_ALONE), [orgId, key, fingerprint, claim, now, expired])).length) break;
+    const row = await heldRow();
+    // released between the insert and the read (the first one was refused): claim it again
+    if (!row && attempt < 3) continue;
+    return answerHeld(row);
+  }
   // a failure to record the outcome must not turn a committed write into an error: the claim then stays running
   // (409 to repeats until it expires), which never repeats the write
   const settle = (sqlText: string, params: unknown[]) =>
     sql(sqlText, params).catch((error: Error) => services.log.error({ err: error.name, operation: call.operation }, 'idempotency key not settled'));
-  const release = () => settle(prepared('delete from idempotency_keys where organization_id = ? and key = ? and claim = ?'), [orgId, key, claim]);
-
   let result: T;
-  if (options.claimInTransaction) {
-    const first: FirstStatement = async (store) => {
-      const { now, expired } = window();
-      const claimed = await store.execute(prepared(CLAIM_IN_TRANSACTION), [orgId, key, fingerprint, claim, now, `${orgId}:${key}`, expired]);
-      if (!claimed.length) throw new KeyHeld();
-    };
-    try {
-      result = await run(first);
-    } catch (error) {
-      if (error instanceof KeyHeld) return answerHeld(await heldRow());
-      // a refusal rolled the claim back with its transaction; a failure after the commit leaves it to release
-      await release();
-      throw error;
-    }
-  } else {
-    for (let attempt = 0; ; attempt++) {
-      const { now, expired } = window();
-      if ((await sql(prepared(CLAIM_ALONE), [orgId, key, fingerprint, claim, now, expired])).length) break;
-      const row = await heldRow();
-      // released between the insert and the read (the first one was refused): claim it again
-      if (!row && attempt < 3) continue;
-      return answerHeld(row);
-    }
-    try {
-      result = await run();
-    } catch (error) {
-      await release();
-      throw error;
-    }
+  try {
+    result = await run();
+  } catch (error) {
+    await settle(prepared('delete from idempotency_keys where organization_id = ? and key = ? and claim = ?'), [orgId, key, claim]);
+    throw error;
   }
-  await settle(prepared(`update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ? and ${UNFLUSHED}`), [JSON.stringify(result), orgId, key, claim]);
+  await settle(prepared(`${DONE} and ${UNFLUSHED}`), [JSON.stringify(result), orgId, key, claim]);
   return result;
 }
 
