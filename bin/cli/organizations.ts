@@ -143,11 +143,29 @@ export function registerOrganizationCommands(program: Command): void {
 
   program
     .command('audit <org-id>')
-    .description('an organization\'s audit log, newest first: time, actor, transport, family, row, action')
-    .action(action(async (options, id: string) => {
-      const answer = (await operatorCall(options, 'GET', path('organizations', id, 'audit_log'))) as Json;
+    .description('an organization\'s audit log, newest first: time, actor, transport, family, row, action. One page (1000 entries) unless --all')
+    .option('--limit <n>', 'entries per page (1 to 1000; default 1000)')
+    .option('--cursor <cursor>', 'start at this page (the next_cursor a previous run printed)')
+    .option('--all', 'follow every page to the end of the log')
+    .action(action(async (options, id: string, opts: { limit?: string; cursor?: string; all?: boolean }) => {
+      // the operator API refuses a bad limit or cursor (422 naming it); the CLI only passes them on
+      const page = (cursor: string | undefined) => {
+        const query = new URLSearchParams({ ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(cursor !== undefined ? { cursor } : {}) }).toString();
+        return operatorCall(options, 'GET', `${path('organizations', id, 'audit_log')}${query ? `?${query}` : ''}`) as Promise<Json>;
+      };
+      let answer = await page(opts.cursor);
+      if (opts.all) {
+        const data = [...(answer.data ?? [])] as Json[];
+        while (answer.next_cursor) {
+          answer = await page(answer.next_cursor as string);
+          data.push(...((answer.data ?? []) as Json[]));
+        }
+        answer = { data, next_cursor: null, truncated: false };
+      }
       const entries = (answer.data ?? []) as Json[];
       const lines = entries.map((e) => [e.at, `${e.actor?.kind}:${e.actor?.id}`, e.transport, e.family, e.row_id ?? '-', e.action].join('  '));
-      return { answer, lines: lines.length ? lines : ['No audit entries.'] };
+      if (!lines.length) lines.push('No audit entries.');
+      if (answer.next_cursor) lines.push(`More entries follow: add --cursor ${answer.next_cursor} for the next page, or --all for every page.`);
+      return { answer, lines };
     }));
 }

@@ -1,6 +1,7 @@
 /**
  * `get_investigation` (also REST `GET /api/v1/config/investigations/{id}`): one investigation by its id, or the
  * latest of an alert by `alert_id`, with its status, findings or failure reason, and what its provider calls cost.
+ * `list_investigations` (also `GET /api/v1/config/investigations`): every investigation, newest first, paged.
  * `list_notifications` (also `GET /api/v1/config/notifications`): what the service raised for the organization's
  * people, newest first (the monthly AI budget warning). Another organization's rows answer 404 like unknown ids.
  */
@@ -10,7 +11,9 @@ import type { DomainOperation } from '../../engine/services.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { iso, jsonValue } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
-import { time, LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { time, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { pageFields } from '../../engine/operations/page.ts';
+import { equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 
 const STATUSES = ['requested', 'running', 'completed', 'failed'] as const;
 
@@ -41,6 +44,17 @@ const INVESTIGATION = Type.Object({
   cost_usd: Type.Number({ description: 'what its provider calls cost (the spend ledger)' }),
 });
 
+const INVESTIGATION_COLUMNS = `i.id, i.alert_id, i.storm_id, i.trigger, i.status, i.requested_at, i.started_at, i.finished_at, i.findings, i.failure_reason,
+  (select coalesce(sum(s.cost_usd), 0)::float8 from ai_spend s where s.organization_id = i.organization_id and s.reference = i.id::text) as cost_usd`;
+
+function investigationView(row: Record<string, unknown>) {
+  return {
+    id: String(row.id), alert_id: (row.alert_id as string | null) ?? null, storm_id: (row.storm_id as string | null) ?? null, trigger: String(row.trigger),
+    status: row.status, requested_at: iso(row.requested_at), started_at: iso(row.started_at), finished_at: iso(row.finished_at),
+    findings: jsonValue(row.findings) ?? null, failure_reason: (row.failure_reason as string | null) ?? null, cost_usd: Number(row.cost_usd ?? 0),
+  };
+}
+
 export const getInvestigation: DomainOperation = {
   name: 'get_investigation',
   description:
@@ -64,24 +78,50 @@ export const getInvestigation: DomainOperation = {
     const missing = new ApiError('not_found', id !== undefined ? 'No investigation with that id exists in this organization.' : 'No investigation of that alert exists in this organization.');
     if (!isUuid(id ?? alertId!)) throw missing;
     const [row] = await readStore(services).execute(
-      `select i.id, i.alert_id, i.storm_id, i.trigger, i.status, i.requested_at, i.started_at, i.finished_at, i.findings, i.failure_reason,
-              (select coalesce(sum(s.cost_usd), 0)::float8 from ai_spend s where s.organization_id = i.organization_id and s.reference = i.id::text) as cost_usd
-         from investigations i where i.organization_id = ? and ${id !== undefined ? 'i.id = ?' : 'i.alert_id = ?'}
+      `select ${INVESTIGATION_COLUMNS} from investigations i where i.organization_id = ? and ${id !== undefined ? 'i.id = ?' : 'i.alert_id = ?'}
         order by i.requested_at desc, i.seq desc limit 1`,
       [caller.organization.id, id ?? alertId],
     );
     if (!row) throw missing;
-    return {
-      json: {
-        data: {
-          id: String(row.id), alert_id: (row.alert_id as string | null) ?? null, storm_id: (row.storm_id as string | null) ?? null, trigger: String(row.trigger),
-          status: row.status, requested_at: iso(row.requested_at), started_at: iso(row.started_at), finished_at: iso(row.finished_at),
-          findings: jsonValue(row.findings) ?? null, failure_reason: (row.failure_reason as string | null) ?? null, cost_usd: Number(row.cost_usd ?? 0),
-        },
-      },
-    };
+    return { json: { data: investigationView(row) } };
   },
 };
+
+const INVESTIGATIONS: RecordList = {
+  name: 'investigations',
+  select: `i.seq, ${INVESTIGATION_COLUMNS}`,
+  from: 'investigations i',
+  organizationColumn: 'i.organization_id',
+  keys: NEWEST_FIRST,
+  limits: RECORD_LIST_LIMITS,
+};
+
+export const listInvestigations: DomainOperation = {
+  name: 'list_investigations',
+  description:
+    'The organization\'s AI investigations, newest first (by when they were requested), with status, findings or failure reason and cost. ' +
+    'Filters: alert_id (the investigations of one alert), status. get_investigation gives one. Paged: pass `next_cursor` back as `cursor`.',
+  input: Type.Object(
+    {
+      alert_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only investigations of this alert' })),
+      status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)), { description: 'only investigations in this state' })),
+      ...pageFields(RECORD_LIST_LIMITS),
+    },
+    { additionalProperties: false },
+  ),
+  role: 'viewer',
+  kind: 'read',
+  rest: { method: 'GET', path: 'investigations' },
+  answer: { schema: recordPageSchema(INVESTIGATION) },
+  async run(services, caller, input) {
+    // the column is a uuid: anything else matches no alert, and is refused rather than compared
+    if (typeof input.alert_id === 'string' && !isUuid(input.alert_id)) throw validationFailed([{ field: 'alert_id', message: 'must be an alert id (a UUID)' }]);
+    const filters = equalTo({ ...input, alert_id: typeof input.alert_id === 'string' ? input.alert_id.toLowerCase() : undefined }, { alert_id: 'i.alert_id', status: 'i.status' });
+    return { json: await recordPage(services, INVESTIGATIONS, caller.organization.id, filters, input, (rows) => rows.map(investigationView)) };
+  },
+};
+
+const NOTIFICATIONS: RecordList = { name: 'notifications', select: 'seq, id, kind, message, detail, created_at', from: 'notifications', keys: NEWEST_FIRST, limits: RECORD_LIST_LIMITS };
 
 export const listNotifications: DomainOperation = {
   name: 'list_notifications',
@@ -91,7 +131,7 @@ export const listNotifications: DomainOperation = {
   input: Type.Object(
     {
       kind: Type.Optional(Type.Literal('ai_budget_warning', { description: 'only notifications of this kind' })),
-      limit: LIST_LIMIT,
+      ...pageFields(RECORD_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
@@ -99,33 +139,20 @@ export const listNotifications: DomainOperation = {
   kind: 'read',
   rest: { method: 'GET', path: 'notifications' },
   answer: {
-    schema: Type.Object({
-      data: Type.Array(Type.Object({
-        id: Type.String(),
-        kind: Type.String(),
-        message: Type.String(),
-        detail: Type.Record(Type.String(), JSON_VALUE(), { description: 'ai_budget_warning: month, spent_usd, budget_usd, warn_percent' }),
-        created_at: Type.String({ format: 'date-time' }),
-      })),
-      truncated: Type.Boolean(),
-    }),
+    schema: recordPageSchema(Type.Object({
+      id: Type.String(),
+      kind: Type.String(),
+      message: Type.String(),
+      detail: Type.Record(Type.String(), JSON_VALUE(), { description: 'ai_budget_warning: month, spent_usd, budget_usd, warn_percent' }),
+      created_at: Type.String({ format: 'date-time' }),
+    })),
   },
   async run(services, caller, input) {
-    const limit = Number(input.limit ?? 50);
-    const params: unknown[] = [caller.organization.id];
-    if (typeof input.kind === 'string') params.push(input.kind);
-    const rows = await readStore(services).execute(
-      `select id, kind, message, detail, created_at from notifications where organization_id = ?${params.length > 1 ? ' and kind = ?' : ''}
-        order by seq desc limit ${limit + 1}`,
-      params,
-    );
     return {
-      json: {
-        data: rows.slice(0, limit).map((r) => ({ id: String(r.id), kind: String(r.kind), message: String(r.message), detail: jsonValue(r.detail) ?? {}, created_at: iso(r.created_at) })),
-        truncated: rows.length > limit,
-      },
+      json: await recordPage(services, NOTIFICATIONS, caller.organization.id, equalTo(input, { kind: 'kind' }), input, (rows) =>
+        rows.map((r) => ({ id: String(r.id), kind: String(r.kind), message: String(r.message), detail: jsonValue(r.detail) ?? {}, created_at: iso(r.created_at) }))),
     };
   },
 };
 
-export const AI_OPERATIONS: DomainOperation[] = [getInvestigation, listNotifications];
+export const AI_OPERATIONS: DomainOperation[] = [getInvestigation, listInvestigations, listNotifications];

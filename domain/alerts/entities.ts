@@ -159,7 +159,8 @@ export const InvestigationEntity = new EntitySchema<any>({
     /** why it failed (no provider answered, the alert is gone), in a sentence */
     failure_reason: optionalText,
   },
-  indexes: [{ properties: ['organization_id', 'alert_id', 'requested_at'] }, { properties: ['status', 'seq'] }],
+  // (organization_id, seq): list_investigations pages newest first
+  indexes: [{ properties: ['organization_id', 'alert_id', 'requested_at'] }, { properties: ['status', 'seq'] }, { properties: ['organization_id', 'seq'] }],
 });
 
 export const AiSpendEntity = new EntitySchema<any>({

@@ -45,13 +45,14 @@ import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
 import { iso } from '../../engine/persistence/store.ts';
+import { recordPage } from '../../engine/operations/record-list.ts';
 import { auditComment, auditCardUpdate } from './audit.ts';
 import { cardWriter, type NewCard } from './card-writer.ts';
 import { clean, commentFields, openFields, refused, updateFields } from './inputs.ts';
 import { cardUrl, publishCardUpdated } from './publishing.ts';
 import {
   answerOfKey, cardHistory, cardIdOf, cardWhere, commentOfKey, insertComment, insertEffects, lockCard, memberByEmail, parsedJson, selectCard,
-  selectCards, updateCardRow,
+  CARD_LIST, cardFilters, updateCardRow,
 } from './store.ts';
 import { boardPrefix, CARD_STATUSES, priorityOf, statusOf, type CardStatus } from './vocabulary.ts';
 
@@ -234,24 +235,25 @@ export interface CardFilters {
   service?: string;
   /** the assignee's email, any case */
   assignee_email?: string;
-  limit?: number;
+  limit?: unknown;
+  cursor?: unknown;
 }
 
-export async function listCards(services: Services, organization: Organization, filters: CardFilters): Promise<{ data: Json[]; truncated: boolean }> {
+/** One page of the board, newest first; the filters as applied (a synonym read as its status) are the cursor's. */
+export async function listCards(services: Services, organization: Organization, input: CardFilters) {
   requireBoard(organization);
-  const limit = Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), 200);
   let status: CardStatus | undefined;
-  if (filters.status !== undefined) {
-    status = statusOf(filters.status);
+  if (input.status !== undefined) {
+    status = statusOf(input.status);
     if (!status) throw refused('status', `must be one of ${CARD_STATUSES.join(', ')}, archived, or a usual synonym`);
   }
-  const rows = await selectCards(readStore(services).execute, organization.id, {
+  const filters = cardFilters({
     status,
-    label: filters.label === undefined ? undefined : (clean(filters.label) ?? ''),
-    service: filters.service === undefined ? undefined : (clean(filters.service) ?? ''),
-    assignee: filters.assignee_email === undefined ? undefined : filters.assignee_email.trim().toLowerCase(),
-  }, limit);
-  return { data: rows.slice(0, limit).map((r) => cardView(services, r)), truncated: rows.length > limit };
+    label: input.label === undefined ? undefined : (clean(input.label) ?? ''),
+    service: input.service === undefined ? undefined : (clean(input.service) ?? ''),
+    assignee: input.assignee_email === undefined ? undefined : input.assignee_email.trim().toLowerCase(),
+  });
+  return recordPage(services, CARD_LIST, organization.id, filters, input, (rows) => rows.map((r) => cardView(services, r)));
 }
 
 export async function getCard(services: Services, organization: Organization, ref: string): Promise<Json> {

@@ -1,6 +1,7 @@
 /** The board's SQL: cards by id or key, their comments and effects, members by email, card lists. */
 import { iso, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
+import { NEWEST_FIRST, RECORD_LIST_LIMITS, type ListFilter, type RecordList } from '../../engine/operations/record-list.ts';
 
 type Json = Record<string, unknown>;
 
@@ -19,8 +20,10 @@ export function cardWhere(ref: string): { sql: string; param: string } | null {
 export type CardWhere = NonNullable<ReturnType<typeof cardWhere>>;
 
 const CARD_COLUMNS = `id, key, number, title, description, priority, labels, service, assignee_user_id, status, archived_at, dedup_key, created_at, updated_at`;
-const CARD_SELECT = `select c.id, c.key, c.number, c.title, c.description, c.priority, c.labels, c.service, c.assignee_user_id, u.email as assignee_email,
-  c.status, c.archived_at, c.dedup_key, c.created_at, c.updated_at from cards c left join users u on u.id = c.assignee_user_id`;
+const CARD_VIEW = `c.id, c.key, c.number, c.title, c.description, c.priority, c.labels, c.service, c.assignee_user_id, u.email as assignee_email,
+  c.status, c.archived_at, c.dedup_key, c.created_at, c.updated_at`;
+const CARD_FROM = 'cards c left join users u on u.id = c.assignee_user_id';
+const CARD_SELECT = `select ${CARD_VIEW} from ${CARD_FROM}`;
 
 export async function memberByEmail(sql: Sql, organizationId: string, email: string): Promise<string | null> {
   const [row] = await sql(
@@ -86,16 +89,27 @@ export interface CardQuery {
   assignee?: string;
 }
 
-/** Cards newest first, archived ones only when asked for by status; one more than `limit` (to tell truncation). */
-export function selectCards(sql: Sql, orgId: string, q: CardQuery, limit: number): Promise<Json[]> {
-  const where = ['c.organization_id = ?'];
-  const params: unknown[] = [orgId];
-  if (q.status !== undefined) (where.push('c.status = ?'), params.push(q.status));
-  else where.push(`c.status <> 'archived'`);
-  if (q.label !== undefined) (where.push('c.labels @> ?::jsonb'), params.push(JSON.stringify([q.label])));
-  if (q.service !== undefined) (where.push('c.service = ?'), params.push(q.service));
-  if (q.assignee !== undefined) (where.push('u.email = ?'), params.push(q.assignee));
-  return sql(`${CARD_SELECT} where ${where.join(' and ')} order by c.seq desc limit ${limit + 1}`, params);
+/** The board, newest first (`seq` is the cards' own: the joined users table has none, so the name is not ambiguous). */
+export const CARD_LIST: RecordList = {
+  name: 'cards',
+  select: `c.seq, ${CARD_VIEW}`,
+  from: CARD_FROM,
+  organizationColumn: 'c.organization_id',
+  keys: NEWEST_FIRST,
+  limits: RECORD_LIST_LIMITS,
+};
+
+/** The list's filters; archived cards only when asked for by status. */
+export function cardFilters(q: CardQuery): ListFilter[] {
+  const filters: ListFilter[] = [
+    q.status !== undefined
+      ? { field: 'status', value: q.status, sql: 'c.status = ?', params: [q.status] }
+      : { field: 'status', value: null, sql: `c.status <> 'archived'`, params: [] },
+  ];
+  if (q.label !== undefined) filters.push({ field: 'label', value: q.label, sql: 'c.labels @> ?::jsonb', params: [JSON.stringify([q.label])] });
+  if (q.service !== undefined) filters.push({ field: 'service', value: q.service, sql: 'c.service = ?', params: [q.service] });
+  if (q.assignee !== undefined) filters.push({ field: 'assignee_email', value: q.assignee, sql: 'u.email = ?', params: [q.assignee] });
+  return filters;
 }
 
 export async function selectCard(sql: Sql, orgId: string, where: CardWhere): Promise<Json | null> {

@@ -6,10 +6,12 @@
  */
 import Type from 'typebox';
 import type { DomainOperation } from '../../engine/services.ts';
-import { addComment, getCard, listCards, updateCard } from './cards.ts';
+import { addComment, getCard, listCards, updateCard, type CardFilters } from './cards.ts';
 import { CARD_FIELDS, checkKey } from './inputs.ts';
 import { CARD_PRIORITIES, CARD_STATUSES, LIMITS } from './vocabulary.ts';
-import { LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { pageFields } from '../../engine/operations/page.ts';
+import { RECORD_LIST_LIMITS, recordPageSchema } from '../../engine/operations/record-list.ts';
 
 const CARD_REF = Type.String({ minLength: 1, maxLength: 100, description: 'the card id (uuid) or its key such as OPS-12 (any case)' });
 const STATUS_WORDS =
@@ -38,14 +40,14 @@ export const listCardsOperation: DomainOperation = {
   name: 'list_cards',
   description:
     'Cards on the ops board, newest first. Archived (won\'t-do) cards are left out unless status is archived. ' +
-    'Filters: status (a status or synonym), label (cards carrying it), service (exact), assignee_email (any case).',
+    'Filters: status (a status or synonym), label (cards carrying it), service (exact), assignee_email (any case). Paged: pass `next_cursor` back as `cursor`.',
   input: Type.Object(
     {
       status: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: `only cards in this state: ${STATUS_WORDS}; or archived` })),
       label: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.label, description: 'only cards carrying this label' })),
       service: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.service, description: 'only cards of this service (exact)' })),
       assignee_email: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.email, description: 'only cards assigned to the member with this email (any case)' })),
-      limit: LIST_LIMIT,
+      ...pageFields(RECORD_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
@@ -53,9 +55,9 @@ export const listCardsOperation: DomainOperation = {
   kind: 'read',
   feature: 'ops_board',
   rest: { method: 'GET', path: 'cards' },
-  answer: { schema: Type.Object({ data: Type.Array(CARD), truncated: Type.Boolean() }) },
+  answer: { schema: recordPageSchema(CARD) },
   async run(services, caller, input) {
-    return { json: await listCards(services, caller.organization, input as { status?: string; label?: string; service?: string; assignee_email?: string; limit?: number }) };
+    return { json: await listCards(services, caller.organization, input as CardFilters) };
   },
 };
 

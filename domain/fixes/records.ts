@@ -8,6 +8,7 @@ import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import { iso, type SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
+import { equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, type ListFilter, type RecordList } from '../../engine/operations/record-list.ts';
 
 /** `analyzing` until the analysis completes; `replaced` only for a request merged into another by a repeat. */
 export const FIX_STATUSES = ['analyzing', 'pr_opened', 'declined', 'failed', 'replaced'] as const;
@@ -56,17 +57,20 @@ export const FIX_REQUEST_NOT_FOUND = 'No fix request with that id exists in this
 export interface FixRequestFilters {
   status?: string;
   repo?: string;
-  limit?: number;
+  limit?: unknown;
+  cursor?: unknown;
 }
 
-export async function listFixRequests(services: Services, organization: Organization, filters: FixRequestFilters): Promise<{ data: Json[]; truncated: boolean }> {
-  const limit = Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), 200);
-  const where = ['organization_id = ?'];
-  const params: unknown[] = [organization.id];
-  if (filters.status !== undefined) (where.push('status = ?'), params.push(filters.status));
-  if (filters.repo !== undefined) (where.push('repo = ?'), params.push(filters.repo.trim().toLowerCase()));
-  const rows = await readStore(services).execute(`select ${COLUMNS} from fix_requests where ${where.join(' and ')} order by seq desc limit ${limit + 1}`, params);
-  return { data: rows.slice(0, limit).map(fixRequestView), truncated: rows.length > limit };
+const FIX_REQUESTS: RecordList = { name: 'fix_requests', select: `seq, ${COLUMNS}`, from: 'fix_requests', keys: NEWEST_FIRST, limits: RECORD_LIST_LIMITS };
+
+/** One page of fix requests, newest first; the repository filter in any case. */
+export async function listFixRequests(services: Services, organization: Organization, input: FixRequestFilters) {
+  const filters: ListFilter[] = equalTo({ status: input.status }, { status: 'status' });
+  if (input.repo !== undefined) {
+    const repo = input.repo.trim().toLowerCase();
+    filters.push({ field: 'repo', value: repo, sql: 'repo = ?', params: [repo] });
+  }
+  return recordPage(services, FIX_REQUESTS, organization.id, filters, input, (rows) => rows.map(fixRequestView));
 }
 
 export async function getFixRequest(services: Services, organization: Organization, id: string): Promise<Json> {

@@ -6,9 +6,11 @@
  */
 import Type from 'typebox';
 import type { DomainOperation } from '../../engine/services.ts';
-import { FIX_STATUSES, getFixRequest, listFixRequests } from './records.ts';
+import { FIX_STATUSES, getFixRequest, listFixRequests, type FixRequestFilters } from './records.ts';
 import { FIX_LIMITS } from './requests.ts';
-import { LIST_LIMIT, orNull, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { orNull, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { pageFields } from '../../engine/operations/page.ts';
+import { RECORD_LIST_LIMITS, recordPageSchema } from '../../engine/operations/record-list.ts';
 
 const STATUS_WORDS =
   'analyzing (queued or being analysed), pr_opened (a draft pull request is open: pr_url), declined (the provider proposed no patch: reason), ' +
@@ -38,21 +40,21 @@ const FIX_REQUEST = Type.Object({
 
 export const listFixRequestsOperation: DomainOperation = {
   name: 'list_fix_requests',
-  description: `Fix requests, newest first. Filters: status (${FIX_STATUSES.join(', ')}), repo (owner/name, any case).`,
+  description: `Fix requests, newest first. Filters: status (${FIX_STATUSES.join(', ')}), repo (owner/name, any case). Paged: pass \`next_cursor\` back as \`cursor\`.`,
   input: Type.Object(
     {
       status: Type.Optional(Type.Union(FIX_STATUSES.map((s) => Type.Literal(s)), { description: STATUS_WORDS })),
       repo: Type.Optional(Type.String({ minLength: 3, maxLength: FIX_LIMITS.repo, description: 'only requests targeting this repository (owner/name)' })),
-      limit: LIST_LIMIT,
+      ...pageFields(RECORD_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'fix_requests' },
-  answer: { schema: Type.Object({ data: Type.Array(FIX_REQUEST), truncated: Type.Boolean() }) },
+  answer: { schema: recordPageSchema(FIX_REQUEST) },
   async run(services, caller, input) {
-    return { json: await listFixRequests(services, caller.organization, input as { status?: string; repo?: string; limit?: number }) };
+    return { json: await listFixRequests(services, caller.organization, input as FixRequestFilters) };
   },
 };
 

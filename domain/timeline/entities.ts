@@ -50,7 +50,8 @@ export const TimelineEntryEntity = new EntitySchema<any>({
   },
   uniques: [{ properties: ['organization_id', 'source', 'dedup_key'] }],
   indexes: [
-    { properties: ['organization_id', 'occurred_at'] },
+    // list_deployments pages by (occurred_at, seq), newest first
+    { properties: ['organization_id', 'occurred_at', 'seq'] },
     { properties: ['organization_id', 'service', 'occurred_at'] },
   ],
 });

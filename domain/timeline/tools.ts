@@ -13,7 +13,9 @@ import { iso, type SqlExecutor } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { TEXT_COLUMNS } from './store.ts';
 import { DEPLOYMENT_EVENT_TYPES, EVENT_TYPES, STATUSES, TIMELINE_SOURCES } from './vocabulary.ts';
-import { literals, time, LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { literals, time, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { pageFields } from '../../engine/operations/page.ts';
+import { recordPage, recordPageSchema, equalTo, RECORD_LIST_LIMITS, type ListFilter, type RecordList } from '../../engine/operations/record-list.ts';
 
 const optionalText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -77,13 +79,22 @@ function toEntry(r: Record<string, unknown>): TimelineEntry {
 const name = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 200, description }));
 const dateTime = (description: string) => Type.Optional(Type.String({ format: 'date-time', description }));
 
+/** By occurred_at, newest first; entries of one instant in insertion order, newest first. */
+const DEPLOYMENTS: RecordList = {
+  name: 'deployments',
+  select: `seq, ${COLUMNS}`,
+  from: 'timeline_entries',
+  keys: [{ column: 'occurred_at', direction: 'desc' }, { column: 'seq', direction: 'desc' }],
+  limits: RECORD_LIST_LIMITS,
+};
+
 export const listDeployments: DomainOperation = {
   name: 'list_deployments',
   description:
     'The deployments timeline, newest first (by occurred_at: completed_at, else started_at, else when received): deploys, rollbacks, config ' +
     'changes, feature flags, scaling and restarts posted to the deployments webhook, and pushes to the default branch, merged pull requests, ' +
     'workflow runs, GitHub deployments and published releases from the code-host webhook. Use it to see what changed on a service before an ' +
-    'alert fired (service and until = the alert\'s start). get_deployment gives one entry.',
+    'alert fired (service and until = the alert\'s start). get_deployment gives one entry. Paged: pass `next_cursor` back as `cursor`.',
   input: Type.Object(
     {
       service: name('only entries of this service (exact)'),
@@ -93,30 +104,23 @@ export const listDeployments: DomainOperation = {
       source: Type.Optional(literals(TIMELINE_SOURCES, 'only entries from this webhook: deployments or code-host')),
       since: dateTime('only entries that occurred at or after this time (ISO 8601)'),
       until: dateTime('only entries that occurred at or before this time (ISO 8601)'),
-      limit: LIST_LIMIT,
+      ...pageFields(RECORD_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'deployments' },
-  answer: { schema: Type.Object({ data: Type.Array(ENTRY), truncated: Type.Boolean({ description: 'more entries match than were answered' }) }) },
+  answer: { schema: recordPageSchema(ENTRY) },
   async run(services, caller, input) {
-    const limit = Number(input.limit ?? 50);
-    const where = ['organization_id = ?'];
-    const params: unknown[] = [caller.organization.id];
-    for (const column of ['service', 'environment', 'event_type', 'status', 'source'] as const) {
-      if (typeof input[column] === 'string') (where.push(`${column} = ?`), params.push(input[column]));
-    }
+    const filters: ListFilter[] = equalTo(input, { service: 'service', environment: 'environment', event_type: 'event_type', status: 'status', source: 'source' });
     for (const [field, operator] of [['since', '>='], ['until', '<=']] as const) {
       if (typeof input[field] !== 'string') continue;
       const at = new Date(input[field]);
       if (Number.isNaN(at.getTime())) throw validationFailed([{ field, message: 'must be an ISO 8601 date-time' }]);
-      (where.push(`occurred_at ${operator} ?`), params.push(at));
+      filters.push({ field, value: at.toISOString(), sql: `occurred_at ${operator} ?`, params: [at] });
     }
-    const rows = await readStore(services).execute(
-      `select ${COLUMNS} from timeline_entries where ${where.join(' and ')} order by occurred_at desc, seq desc limit ${limit + 1}`, params);
-    return { json: { data: rows.slice(0, limit).map(toEntry), truncated: rows.length > limit } };
+    return { json: await recordPage(services, DEPLOYMENTS, caller.organization.id, filters, input, (rows) => rows.map(toEntry)) };
   },
 };
 

@@ -9,7 +9,7 @@ import { checkBody } from '../validation.ts';
 import { diffRows, recordAudit } from './audit.ts';
 import { requireEndpoint, requireFeature, requireRole } from './authorize.ts';
 import { hookContext, inTransaction } from './context.ts';
-import { idempotent } from './idempotency.ts';
+import { idempotent, type KeyClaim } from './idempotency.ts';
 import { etagOf, ifMatchHolds, project } from './project.ts';
 import { preconditionFailed } from './checks.ts';
 import { loadRow } from './read.ts';
@@ -45,16 +45,18 @@ export async function executeAction(services: Services, caller: Caller, request:
   requireRole(caller, action.role);
   // an action sets state from its input, yet a stale retry would undo a later change: it takes a key like a create
   const call = { key: request.idempotencyKey, operation: `${d.name}.${request.action}`, target: request.id ?? request.key, body: request.body ?? {} };
-  return idempotent(services, caller, call, () => runAction(services, caller, d, action, request));
+  return idempotent(services, caller, call, (key) => runAction(services, caller, d, action, request, key), { claimInTransaction: true });
 }
 
-async function runAction(services: Services, caller: Caller, d: FamilyDescriptor, action: ActionDescriptor, request: ActionRequest): Promise<OperationResult> {
+/** `key`: the idempotency key's steps, run in the action's one transaction: the claim first, the answer last. */
+async function runAction(services: Services, caller: Caller, d: FamilyDescriptor, action: ActionDescriptor, request: ActionRequest, key?: KeyClaim): Promise<OperationResult> {
   const errors = checkBody(action.input, request.body ?? {});
   if (d.kind === 'collection' && !request.id && !request.key) errors.unshift({ field: 'id', message: `is required: the id of the row${d.naturalKey ? `, or its ${d.naturalKey.join(' and ')}` : ''}` });
   if (errors.length) throw validationFailed(errors);
   const input = (request.body ?? {}) as Row;
 
-  const written = await inTransaction(services, async (store) => {
+  return inTransaction(services, async (store) => {
+    await key?.claim(store);
     const now = services.clock.now();
     const ctx = hookContext(services, caller, store, now);
     const id = request.id ?? (request.key && d.naturalKey ? (await store.list(d, caller.organization.id, { where: request.key }))[0]?.id : undefined);
@@ -64,11 +66,13 @@ async function runAction(services: Services, caller: Caller, d: FamilyDescriptor
     if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) throw preconditionFailed(services, d, existing, now);
     const next = { ...existing, ...(await action.run(existing, input, ctx)) };
     const changes = diffRows(d, existing, next);
-    if (Object.keys(changes).length === 0) return existing;
-    const stored = await store.update(d, existing, changedValues(next, changes), now);
-    await recordAudit(services, store, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
-    return stored;
+    let written = existing;
+    if (Object.keys(changes).length > 0) {
+      written = await store.update(d, existing, changedValues(next, changes), now);
+      await recordAudit(services, store, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
+    }
+    const result: OperationResult = { status: 200, data: project(d, written, { now: services.clock.now(), config: services.config }), etag: etagOf(d, written), id: String(written.id) };
+    await key?.record(store, result);
+    return result;
   });
-  const now = services.clock.now();
-  return { status: 200, data: project(d, written, { now, config: services.config }), etag: etagOf(d, written), id: String(written.id) };
 }

@@ -4,17 +4,21 @@
  * operation, target and body replays the first answer (`replayed: true`) and does nothing else; with anything
  * else it is 422 naming the key; while the first still runs it is 409.
  *
- * The claim is a row (`idempotency_keys`, primary key organization + key) inserted before the operation runs, so
- * of two racing requests exactly one inserts it; the other finds it running. Only a success (2xx) is stored: a
- * refusal wrote nothing (every operation refuses before writing), so its claim is released and a retry runs again
- * and answers what holds then. A 5xx or a crash of the operation releases the claim too. A row older than 24 hours
- * is ignored (a new request takes the key over) and pruned by the periodic housekeeping (`pruneIdempotencyKeys`).
+ * The claim is a row (`idempotency_keys`, primary key organization + key). Engine creates and actions insert it as
+ * the first statement of their own transaction and store their answer in it as the last, so both commit with the
+ * write (or roll back with a refusal; a crash mid-way leaves nothing); a racing repeat finds the key's
+ * transaction-scoped advisory lock taken and answers 409 at once. Domain writes, whose writes take any shape,
+ * insert it before they run and store the answer after. Only a success (2xx) is stored: a refusal wrote nothing
+ * (every operation refuses before writing), so its claim is gone and a retry runs again and answers what holds
+ * then. A row older than 24 hours is ignored (a new request takes the key over) and pruned by the periodic
+ * housekeeping (`pruneIdempotencyKeys`).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 import { prepared } from '../persistence/sql.ts';
 import { readStore } from './context.ts';
+import type { FamilyStore } from '../persistence/store.ts';
 import type { Services } from '../services.ts';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60_000;
@@ -23,7 +27,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const PRUNE_BATCH = 5000;
 /**
  * A condition that is always true and makes its statement's own transaction commit without waiting for the WAL
- * flush (`synchronous_commit` off until that commit): the claim and its outcome cost no flush of their own. The
+ * flush (`synchronous_commit` off until that commit): a domain write's claim and outcome cost no flush of their own. The
  * write they guard commits later and waits for its flush, which carries theirs (WAL is written in order): a claim
  * lost in a crash guarded nothing that committed, and a lost `done` leaves the claim running (409 until it
  * expires), never a second write.
@@ -62,38 +66,102 @@ function canonical(value: unknown): unknown {
 const fingerprintOf = (call: IdempotentCall) =>
   createHash('sha256').update(JSON.stringify(canonical([call.operation, call.target ?? null, call.body ?? {}]))).digest('hex');
 
+/** The key is held: by a request still running, or by a stored answer (replayed, or another request's: 422). */
+class KeyHeld extends Error {}
+
+/** Claims the key: a new row, or one past the window taken over; nothing when another holds it. */
+const CLAIM = `insert into idempotency_keys (organization_id, key, fingerprint, claim, state, result, created_at)
+  select ?, ?, ?, ?, 'running', null, ? where %GUARD%
+  on conflict (organization_id, key) do update set fingerprint = excluded.fingerprint, claim = excluded.claim, state = 'running', result = null, created_at = excluded.created_at
+  where idempotency_keys.created_at <= ?
+  returning claim`;
+const CLAIM_ALONE = CLAIM.replace('%GUARD%', UNFLUSHED);
+/**
+ * Inside the operation's transaction the claim waits for no one: a transaction-scoped advisory lock on the key
+ * (tried, never awaited) stands for "running", so a racing repeat sees the lock taken and answers 409 at once
+ * instead of queueing behind the first one's uncommitted row. The lock ends with the transaction, when the row
+ * it guarded is committed (then visible to repeats) or rolled back (the key free again).
+ */
+const CLAIM_IN_TRANSACTION = CLAIM.replace('%GUARD%', 'pg_try_advisory_xact_lock(hashtextextended(?, 0))');
+
+/**
+ * The key's two statements inside an operation's one transaction: `claim` first, before anything is written (a
+ * refusal it throws ends the operation: the caller answers the stored answer, 409 or 422); `record` last, with the
+ * answer, so the answer commits with the write it answers. Neither commits on its own.
+ */
+export interface KeyClaim {
+  claim(store: FamilyStore): Promise<void>;
+  record(store: FamilyStore, result: object): Promise<void>;
+}
+
 /**
  * Runs `run` at most once per (organization, key) within the window. The result must be JSON (it is stored as
  * text, so a replay answers the same bytes in the same order). No key: `run` runs as it would without this step.
+ *
+ * `claimInTransaction`: `run` writes in one transaction and runs the `KeyClaim` it is handed there (engine creates
+ * and actions): the claim and the stored answer commit with the write, a refusal rolls the claim back, and a crash
+ * mid-way leaves nothing behind. Otherwise (domain operations, whose writes take any shape) the key is claimed in a
+ * statement of its own before `run` (released if `run` fails) and given the answer in another after it.
  */
-export async function idempotent<T extends object>(services: Services, caller: Caller, call: IdempotentCall, run: () => Promise<T>): Promise<T & { replayed?: true }> {
+export async function idempotent<T extends object>(
+  services: Services,
+  caller: Caller,
+  call: IdempotentCall,
+  run: (claim?: KeyClaim) => Promise<T>,
+  options: { claimInTransaction?: boolean } = {},
+): Promise<T & { replayed?: true }> {
   if (call.key === undefined) return run();
   const key = checkKey(caller, call.key);
   const fingerprint = fingerprintOf(call);
   const orgId = caller.organization.id;
   const sql = readStore(services).execute;
   const claim = randomUUID();
-  for (let attempt = 0; ; attempt++) {
+  const window = () => {
     const now = services.clock.now();
-    const claimed = await sql(
-      prepared(`insert into idempotency_keys (organization_id, key, fingerprint, claim, state, result, created_at)
-       select ?, ?, ?, ?, 'running', null, ? where ${UNFLUSHED}
-       on conflict (organization_id, key) do update set fingerprint = excluded.fingerprint, claim = excluded.claim, state = 'running', result = null, created_at = excluded.created_at
-       where idempotency_keys.created_at <= ?
-       returning claim`),
-      [orgId, key, fingerprint, claim, now, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)],
-    );
-    if (claimed.length) break;
-    const [held] = await readStore(services).execute(prepared('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ?'), [orgId, key]);
-    // released between the insert and the read (the first one was refused): claim it again
-    if (!held && attempt < 3) continue;
-    if (!held || held.state === 'running') {
+    return { now, expired: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS) };
+  };
+  const heldRow = async () =>
+    (await readStore(services).execute(prepared('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ?'), [orgId, key]))[0];
+  /** What a request that did not get the key answers: the stored answer, or why not. */
+  const answerHeld = (row: Record<string, unknown> | undefined): T & { replayed: true } => {
+    if (!row || row.state === 'running') {
       throw new ApiError('conflict', 'A request with this idempotency key is still running; retry later to get its answer.', { headers: { 'Retry-After': '1' } });
     }
-    if (held.fingerprint !== fingerprint) {
+    if (row.fingerprint !== fingerprint) {
       throw validationFailed([{ field: keyField(caller), message: 'was used within the last 24 hours with another request (another operation, row or body); send a new key' }]);
     }
-    return { ...(JSON.parse(String(held.result)) as T), replayed: true };
+    return { ...(JSON.parse(String(row.result)) as T), replayed: true };
+  };
+  const DONE = `update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ?`;
+
+  if (options.claimInTransaction) {
+    const steps: KeyClaim = {
+      async claim(store) {
+        const { now, expired } = window();
+        const claimed = await store.execute(prepared(CLAIM_IN_TRANSACTION), [orgId, key, fingerprint, claim, now, `${orgId}:${key}`, expired]);
+        if (!claimed.length) throw new KeyHeld();
+      },
+      // no UNFLUSHED here: it would let the write's own commit skip its flush
+      async record(store, result) {
+        await store.execute(prepared(DONE), [JSON.stringify(result), orgId, key, claim]);
+      },
+    };
+    try {
+      return await run(steps);
+    } catch (error) {
+      // any other failure rolled the claim back with its transaction, or came after the commit of a recorded answer
+      if (error instanceof KeyHeld) return answerHeld(await heldRow());
+      throw error;
+    }
+  }
+
+  for (let attempt = 0; ; attempt++) {
+    const { now, expired } = window();
+    if ((await sql(prepared(CLAIM_ALONE), [orgId, key, fingerprint, claim, now, expired])).length) break;
+    const row = await heldRow();
+    // released between the insert and the read (the first one was refused): claim it again
+    if (!row && attempt < 3) continue;
+    return answerHeld(row);
   }
   // a failure to record the outcome must not turn a committed write into an error: the claim then stays running
   // (409 to repeats until it expires), which never repeats the write
@@ -106,7 +174,7 @@ export async function idempotent<T extends object>(services: Services, caller: C
     await settle(prepared('delete from idempotency_keys where organization_id = ? and key = ? and claim = ?'), [orgId, key, claim]);
     throw error;
   }
-  await settle(prepared(`update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ? and ${UNFLUSHED}`), [JSON.stringify(result), orgId, key, claim]);
+  await settle(prepared(`${DONE} and ${UNFLUSHED}`), [JSON.stringify(result), orgId, key, claim]);
   return result;
 }
 

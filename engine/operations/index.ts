@@ -9,7 +9,9 @@
  *  5. the role the operation needs → 403 read_only_key / forbidden
  *  5a. a collection's read, update and delete (and a named action) name their row: no id → 422 naming `id`
  *  5b. creates and named actions (and domain writes not declared idempotent): the idempotency key
- *     (idempotency.ts) — malformed → 422 naming it; claimed for the organization, or: the same request done
+ *     (idempotency.ts) — malformed → 422 naming it; claimed for the organization (creates and actions: as the
+ *     first statement of their transaction in step 8, their answer stored as its last, so both commit with the
+ *     write), or: the same request done
  *     within 24 h → its stored answer replayed (nothing below runs); another request → 422; still running → 409.
  *     Only a 2xx answer is stored; any refusal or failure below releases the key.
  *  6. fields only a user may write → 403 user_token_required
@@ -39,7 +41,7 @@ export async function execute(services: Services, caller: Caller, request: Opera
   if (family.kind === 'collection' && request.op !== 'list' && request.op !== 'create' && !request.id) throw idRequired();
   if (request.op !== 'create') return HANDLERS[request.op](services, caller, family, request);
   const call = { key: request.idempotencyKey, operation: `${family.name}.create`, body: request.body };
-  return idempotent(services, caller, call, () => createRow(services, caller, family, request));
+  return idempotent(services, caller, call, (key) => createRow(services, caller, family, request, key), { claimInTransaction: true });
 }
 
 /** A row-addressed operation without its row: the caller's mistake to fix (a missing row is 404; a missing id is not). */

@@ -8,6 +8,7 @@ import { diffRows, recordAudit } from './audit.ts';
 import type { AuditAction } from './audit-entry.ts';
 import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
 import { hookContext, inTransaction, readStore, whenCommitted } from './context.ts';
+import type { KeyClaim } from './idempotency.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
 import { loadRow, withSingletonTimes } from './read.ts';
@@ -67,18 +68,24 @@ async function runAfterCommit(services: Services, d: FamilyDescriptor, op: 'crea
   }
 }
 
-async function answer(services: Services, caller: Caller, d: FamilyDescriptor, status: 200 | 201, written: Written): Promise<OperationResult> {
-  const referenced = await referenceLoader(services.registry, readStore(services), d, caller.organization.id, [written.row]);
+/** `store`: the transaction's, when the answer is made before the commit (PGlite has one connection). */
+async function answer(services: Services, caller: Caller, d: FamilyDescriptor, status: 200 | 201, written: Written, store = readStore(services)): Promise<OperationResult> {
+  const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, [written.row]);
   const data = project(d, written.row, { now: written.ctx.now, config: services.config, referenced });
   return { status, data, etag: etagOf(d, written.row), id: String(written.row.id), notices: written.notices.length ? written.notices : undefined };
 }
 
-export async function createRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
+/**
+ * `key`: the idempotency key's steps, run in the create's one transaction: the claim first, the answer last (so
+ * the answer is made before the commit, and stored with the row it answers).
+ */
+export async function createRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest, key?: KeyClaim): Promise<OperationResult> {
   const input = parseOrRefuse(services, d, caller, request, 'create');
   const orgId = caller.organization.id;
   let candidate: Row | undefined;
   const written = await conflictOnRace(services, caller, d, () => candidate, () =>
-    inTransaction(services, async (store): Promise<Written> => {
+    inTransaction(services, async (store): Promise<Written & { result: OperationResult }> => {
+      await key?.claim(store);
       const now = services.clock.now();
       const ctx = hookContext(services, caller, store, now);
       let row: Row = { ...defaultRow(d), ...input };
@@ -92,11 +99,14 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
       if (d.positioned) row[d.positioned.field] = await nextPosition(store, d, orgId);
       const stored = await store.insert(d, orgId, sealSecrets(services, d, row, input), now);
       await recordAudit(services, store, { caller, family: d.name, rowId: String(stored.id), action: 'create', changes: diffRows(d, null, stored), at: now });
-      return { row: stored, notices: settled.notices, ctx };
+      const written: Written = { row: stored, notices: settled.notices, ctx };
+      const result = await answer(services, caller, d, 201, written, store);
+      await key?.record(store, result);
+      return { ...written, result };
     }),
   );
   await afterCommit(services, d, 'create', written);
-  return answer(services, caller, d, 201, written);
+  return written.result;
 }
 
 export async function updateRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {

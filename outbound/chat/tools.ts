@@ -1,9 +1,10 @@
 /** `list_chat_messages` (viewer; also `GET /api/v1/config/chat_messages`): what was posted to chat, where, and why a post failed. */
 import Type from 'typebox';
-import { readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/services.ts';
 import { iso } from '../../engine/persistence/store.ts';
-import { literals, orNull, time, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { literals, orNull, time } from '../../engine/operations/tool-schemas.ts';
+import { pageFields } from '../../engine/operations/page.ts';
+import { equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 
 const STATUSES = ['held', 'pending', 'sending', 'waiting', 'retrying', 'sent', 'failed', 'not_posted', 'cancelled'] as const;
 
@@ -28,6 +29,15 @@ const MESSAGE = Type.Object({
   sent_at: time('when the chat API accepted it'),
 });
 
+const MESSAGES: RecordList = {
+  name: 'chat_messages',
+  select: `seq, id, event_type, subject_id, method, channel, fallback_channel, thread_of, status, attempts, posted_channel, ts, last_error_code, last_error,
+    text, send_after, next_attempt_at, created_at, sent_at`,
+  from: 'chat_messages',
+  keys: NEWEST_FIRST,
+  limits: RECORD_LIST_LIMITS,
+};
+
 export const listChatMessages: DomainOperation = {
   name: 'list_chat_messages',
   description:
@@ -40,35 +50,27 @@ export const listChatMessages: DomainOperation = {
       status: Type.Optional(literals(STATUSES, 'only messages in this state')),
       subject_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only messages about this alert, incident, card, deployment or fix request' })),
       event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only messages of this event kind' })),
-      limit: LIST_LIMIT,
+      ...pageFields(RECORD_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'chat_messages' },
-  answer: { schema: Type.Object({ data: Type.Array(MESSAGE), truncated: Type.Boolean() }) },
+  answer: { schema: recordPageSchema(MESSAGE) },
   async run(services, caller, input) {
-    const limit = Number(input.limit ?? 50);
-    const where = ['organization_id = ?'];
-    const params: unknown[] = [caller.organization.id];
-    for (const field of ['status', 'subject_id', 'event_type'] as const) {
-      if (typeof input[field] === 'string') (where.push(`${field} = ?`), params.push(input[field]));
-    }
-    const rows = await readStore(services).execute(
-      `select id, event_type, subject_id, method, channel, fallback_channel, thread_of, status, attempts, posted_channel, ts, last_error_code, last_error, text,
-              send_after, next_attempt_at, created_at, sent_at
-         from chat_messages where ${where.join(' and ')} order by seq desc limit ${limit + 1}`,
-      params,
-    );
-    const data = rows.slice(0, limit).map((r) => ({
-      id: String(r.id), event_type: String(r.event_type), subject_id: r.subject_id ?? null, method: r.method, channel: r.channel ?? null,
-      fallback_channel: r.fallback_channel ?? null, thread_of: r.thread_of ?? null, status: r.status, attempts: Number(r.attempts),
-      posted_channel: r.posted_channel ?? null, ts: r.ts ?? null, last_error_code: r.last_error_code ?? null, last_error: r.last_error ?? null, text: String(r.text),
-      send_after: iso(r.send_after), next_attempt_at: iso(r.next_attempt_at), created_at: iso(r.created_at), sent_at: iso(r.sent_at),
-    }));
-    return { json: { data, truncated: rows.length > limit } };
+    const filters = equalTo(input, { status: 'status', subject_id: 'subject_id', event_type: 'event_type' });
+    return { json: await recordPage(services, MESSAGES, caller.organization.id, filters, input, (rows) => rows.map(messageView)) };
   },
 };
+
+function messageView(r: Record<string, unknown>) {
+  return {
+    id: String(r.id), event_type: String(r.event_type), subject_id: r.subject_id ?? null, method: r.method, channel: r.channel ?? null,
+    fallback_channel: r.fallback_channel ?? null, thread_of: r.thread_of ?? null, status: r.status, attempts: Number(r.attempts),
+    posted_channel: r.posted_channel ?? null, ts: r.ts ?? null, last_error_code: r.last_error_code ?? null, last_error: r.last_error ?? null, text: String(r.text),
+    send_after: iso(r.send_after), next_attempt_at: iso(r.next_attempt_at), created_at: iso(r.created_at), sent_at: iso(r.sent_at),
+  };
+}
 
 export const CHAT_OPERATIONS: DomainOperation[] = [listChatMessages];

@@ -8,11 +8,13 @@ import { ApiError } from '../../engine/errors.ts';
 import { recordAudit } from '../../engine/operations/audit.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/services.ts';
-import { iso, jsonValue } from '../../engine/persistence/store.ts';
+import { iso, jsonValue, type SqlExecutor } from '../../engine/persistence/store.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { EVENT_KINDS } from '../../resources/outbound_rules.ts';
 import { destinationGroup, OUTBOUND_QUEUE } from './queue.ts';
-import { literals, orNull, time, LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { literals, orNull, time, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { pageFields } from '../../engine/operations/page.ts';
+import { equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 
 const STATUSES = ['pending', 'sending', 'retrying', 'delivered', 'dead', 'cancelled'] as const;
 
@@ -51,6 +53,8 @@ const int = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 const COLUMNS = `id, event_id, event_type, subject_id, config_id, rule_ids, status, attempts, next_attempt_at, last_status_code, last_error,
   last_latency_ms, created_at, delivered_at, payload`;
 
+const DELIVERIES: RecordList = { name: 'outbound_deliveries', select: `seq, ${COLUMNS}`, from: 'outbound_deliveries', keys: NEWEST_FIRST, limits: RECORD_LIST_LIMITS };
+
 export const listOutboundDeliveries: DomainOperation = {
   name: 'list_outbound_deliveries',
   description:
@@ -63,48 +67,43 @@ export const listOutboundDeliveries: DomainOperation = {
       outbound_config_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only deliveries to this outbound config' })),
       event_type: Type.Optional(literals([...EVENT_KINDS, 'config.changed'], 'only events of this kind')),
       subject_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only events about this alert, incident, card, deployment or fix request' })),
-      limit: LIST_LIMIT,
+      ...pageFields(RECORD_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'outbound_deliveries' },
-  answer: { schema: Type.Object({ data: Type.Array(DELIVERY), truncated: Type.Boolean() }) },
+  answer: { schema: recordPageSchema(DELIVERY) },
   async run(services, caller, input) {
-    const limit = Number(input.limit ?? 50);
-    const where = ['organization_id = ?'];
-    const params: unknown[] = [caller.organization.id];
-    const filters = { status: 'status', outbound_config_id: 'config_id', event_type: 'event_type', subject_id: 'subject_id' } as const;
-    for (const [field, column] of Object.entries(filters)) {
-      if (typeof input[field] === 'string') (where.push(`${column} = ?`), params.push(input[field]));
-    }
-    const store = readStore(services);
-    const rows = await store.execute(`select ${COLUMNS} from outbound_deliveries where ${where.join(' and ')} order by seq desc limit ${limit + 1}`, params);
-    const shown = rows.slice(0, limit);
-    const attempts = shown.length
-      ? await store.execute(
-        `select delivery_id, attempt, started_at, status_code, latency_ms, error, response, outcome, next_attempt_at from outbound_delivery_attempts
-          where organization_id = ? and delivery_id in (${shown.map(() => '?').join(', ')}) order by seq`,
-        [caller.organization.id, ...shown.map((r) => r.id)],
-      )
-      : [];
-    const log = new Map<string, unknown[]>();
-    for (const a of attempts) {
-      log.set(String(a.delivery_id), [...(log.get(String(a.delivery_id)) ?? []), {
-        attempt: Number(a.attempt), started_at: iso(a.started_at), status_code: int(a.status_code), latency_ms: int(a.latency_ms),
-        error: a.error ?? null, response: a.response ?? null, outcome: a.outcome, next_attempt_at: iso(a.next_attempt_at),
-      }]);
-    }
-    const data = shown.map((r) => ({
-      id: String(r.id), event_id: String(r.event_id), event_type: r.event_type, subject_id: r.subject_id ?? null, outbound_config_id: String(r.config_id),
-      rule_ids: jsonValue(r.rule_ids) ?? [], status: r.status, attempts: Number(r.attempts), next_attempt_at: iso(r.next_attempt_at),
-      last_status_code: int(r.last_status_code), last_error: r.last_error ?? null, last_latency_ms: int(r.last_latency_ms),
-      created_at: iso(r.created_at), delivered_at: iso(r.delivered_at), payload: JSON.parse(String(r.payload)), attempt_log: log.get(String(r.id)) ?? [],
-    }));
-    return { json: { data, truncated: rows.length > limit } };
+    const filters = equalTo(input, { status: 'status', outbound_config_id: 'config_id', event_type: 'event_type', subject_id: 'subject_id' });
+    return { json: await recordPage(services, DELIVERIES, caller.organization.id, filters, input, (rows) => withAttempts(readStore(services).execute, caller.organization.id, rows)) };
   },
 };
+
+/** The deliveries answered, each with its attempts in order (one query for the page). */
+async function withAttempts(sql: SqlExecutor, organizationId: string, shown: Record<string, unknown>[]): Promise<unknown[]> {
+  const attempts = shown.length
+    ? await sql(
+      `select delivery_id, attempt, started_at, status_code, latency_ms, error, response, outcome, next_attempt_at from outbound_delivery_attempts
+        where organization_id = ? and delivery_id in (${shown.map(() => '?').join(', ')}) order by seq`,
+      [organizationId, ...shown.map((r) => r.id)],
+    )
+    : [];
+  const log = new Map<string, unknown[]>();
+  for (const a of attempts) {
+    log.set(String(a.delivery_id), [...(log.get(String(a.delivery_id)) ?? []), {
+      attempt: Number(a.attempt), started_at: iso(a.started_at), status_code: int(a.status_code), latency_ms: int(a.latency_ms),
+      error: a.error ?? null, response: a.response ?? null, outcome: a.outcome, next_attempt_at: iso(a.next_attempt_at),
+    }]);
+  }
+  return shown.map((r) => ({
+    id: String(r.id), event_id: String(r.event_id), event_type: r.event_type, subject_id: r.subject_id ?? null, outbound_config_id: String(r.config_id),
+    rule_ids: jsonValue(r.rule_ids) ?? [], status: r.status, attempts: Number(r.attempts), next_attempt_at: iso(r.next_attempt_at),
+    last_status_code: int(r.last_status_code), last_error: r.last_error ?? null, last_latency_ms: int(r.last_latency_ms),
+    created_at: iso(r.created_at), delivered_at: iso(r.delivered_at), payload: JSON.parse(String(r.payload)), attempt_log: log.get(String(r.id)) ?? [],
+  }));
+}
 
 export const redeliver: DomainOperation = {
   name: 'redeliver',

@@ -34,7 +34,8 @@ export const EmailNoticeEntity = new EntitySchema<any>({
     /** why the last try failed, without the SMTP URL's credentials */
     last_error: optional(text),
   },
-  indexes: [{ properties: ['status', 'send_after'] }, { properties: ['organization_id', 'status', 'send_after'] }],
+  // (organization_id, seq): list_email_notices pages newest first
+  indexes: [{ properties: ['status', 'send_after'] }, { properties: ['organization_id', 'status', 'send_after'] }, { properties: ['organization_id', 'seq'] }],
 });
 
 export const EMAIL_ENTITIES: EntitySchema[] = [EmailNoticeEntity];

@@ -1,10 +1,11 @@
 /** `list_email_notices` (viewer; also `GET /api/v1/config/email_notices`): which events were mailed, when, and why one was not. */
 import Type from 'typebox';
-import { readStore } from '../../engine/operations/context.ts';
 import type { DomainOperation } from '../../engine/services.ts';
 import { iso } from '../../engine/persistence/store.ts';
 import { headline } from '../render/headline.ts';
-import { literals, orNull, LIST_LIMIT } from '../../engine/operations/tool-schemas.ts';
+import { literals, orNull } from '../../engine/operations/tool-schemas.ts';
+import { pageFields } from '../../engine/operations/page.ts';
+import { equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 
 const STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const;
 
@@ -22,6 +23,14 @@ const NOTICE = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+const NOTICES: RecordList = {
+  name: 'email_notices',
+  select: 'seq, id, event_type, subject_id, payload, status, batched, attempts, send_after, sent_at, last_error, created_at',
+  from: 'email_notices',
+  keys: NEWEST_FIRST,
+  limits: RECORD_LIST_LIMITS,
+};
+
 export const listEmailNotices: DomainOperation = {
   name: 'list_email_notices',
   description:
@@ -31,33 +40,26 @@ export const listEmailNotices: DomainOperation = {
     {
       status: Type.Optional(literals(STATUSES, 'only notices in this state')),
       event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only notices of this event kind' })),
-      limit: LIST_LIMIT,
+      ...pageFields(RECORD_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'email_notices' },
-  answer: { schema: Type.Object({ data: Type.Array(NOTICE), truncated: Type.Boolean() }) },
+  answer: { schema: recordPageSchema(NOTICE) },
   async run(services, caller, input) {
-    const limit = Number(input.limit ?? 50);
-    const where = ['organization_id = ?'];
-    const params: unknown[] = [caller.organization.id];
-    for (const field of ['status', 'event_type'] as const) {
-      if (typeof input[field] === 'string') (where.push(`${field} = ?`), params.push(input[field]));
-    }
-    const rows = await readStore(services).execute(
-      `select id, event_type, subject_id, payload, status, batched, attempts, send_after, sent_at, last_error, created_at
-         from email_notices where ${where.join(' and ')} order by seq desc limit ${limit + 1}`,
-      params,
-    );
-    const data = rows.slice(0, limit).map((r) => ({
-      id: String(r.id), event_type: String(r.event_type), subject_id: r.subject_id ?? null, headline: headline(JSON.parse(String(r.payload))),
-      status: r.status, batched: r.batched === true || r.batched === 't', attempts: Number(r.attempts), send_after: iso(r.send_after), sent_at: iso(r.sent_at),
-      last_error: r.last_error ?? null, created_at: iso(r.created_at),
-    }));
-    return { json: { data, truncated: rows.length > limit } };
+    const filters = equalTo(input, { status: 'status', event_type: 'event_type' });
+    return { json: await recordPage(services, NOTICES, caller.organization.id, filters, input, (rows) => rows.map(noticeView)) };
   },
 };
+
+function noticeView(r: Record<string, unknown>) {
+  return {
+    id: String(r.id), event_type: String(r.event_type), subject_id: r.subject_id ?? null, headline: headline(JSON.parse(String(r.payload))),
+    status: r.status, batched: r.batched === true || r.batched === 't', attempts: Number(r.attempts), send_after: iso(r.send_after), sent_at: iso(r.sent_at),
+    last_error: r.last_error ?? null, created_at: iso(r.created_at),
+  };
+}
 
 export const EMAIL_OPERATIONS: DomainOperation[] = [listEmailNotices];

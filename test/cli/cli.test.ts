@@ -1,6 +1,7 @@
 /** The `vigil` operator commands, run as a person would: a child process against a running service. */
 import { execFile } from 'node:child_process';
 import t from 'tap';
+import { sqlExecutor } from '../../engine/persistence/sql.ts';
 import { CONFIG, OPERATOR_TOKEN, client, startVigil } from '../helpers/harness.ts';
 import { connectAgent } from '../helpers/mcp.ts';
 
@@ -175,6 +176,38 @@ t.test('audit lists an entry after a config write', async (t) => {
   t.match(lines[0], /organization_settings/);
   t.match(lines[0], api.keyId);
   t.match(lines[0], /rest/);
+});
+
+t.test('audit pages: the first 1000 entries and how to go on, --cursor, --limit and --all', async (t) => {
+  const org = await vigil.organization('business');
+  await sqlExecutor(vigil.running.services.db)(
+    `insert into audit_log (id, organization_id, at, actor_kind, actor_id, transport, family, row_id, action, changes)
+     select gen_random_uuid(), ?, ?::timestamptz + make_interval(secs => g), 'api_key', 'seed', 'rest', 'teams', 'row ' || g, 'update', '{}'::jsonb
+     from generate_series(1, 1203) g`,
+    [org.id, '2026-03-01T10:00:00.000Z'],
+  );
+  const first = await run(['audit', org.id]);
+  const lines = first.stdout.trim().split('\n');
+  t.equal(lines.length, 1001, 'one page of 1000 entries, then how to go on');
+  t.match(lines[0], /row 1203/, 'newest first');
+  const hint = /--cursor (\S+) for the next page, or --all/.exec(lines[1000]!);
+  t.ok(hint, 'the last line names the next cursor');
+  const rest = await run(['audit', org.id, '--cursor', hint![1]!]);
+  t.same(rest.stdout.trim().split('\n').map((l) => /row (\d+)/.exec(l)![1]), ['203', ...Array.from({ length: 202 }, (_, i) => String(202 - i))], 'the next page ends the log, with no hint');
+
+  const all = await json(['audit', org.id, '--all', '--limit', '500']);
+  t.equal(all.data.length, 1203, '--all follows every page');
+  t.equal(new Set(all.data.map((e: { id: string }) => e.id)).size, 1203);
+  t.equal(all.next_cursor, null);
+  const small = await json(['audit', org.id, '--limit', '2']);
+  t.same([small.data.length, typeof small.next_cursor], [2, 'string']);
+
+  const bad = await run(['audit', org.id, '--cursor', 'garbage']);
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, /cursor/);
+  const over = await run(['audit', org.id, '--limit', '1001']);
+  t.equal(over.code, 1);
+  t.match(over.stderr, /limit/);
 });
 
 t.test('refusals', async (t) => {

@@ -102,6 +102,23 @@ t.test('a refused request keeps no key: corrected, the same key creates', async 
   t.equal(created.headers.get('idempotent-replayed'), null);
 });
 
+t.test('a refusal inside the write transaction (a natural-key conflict) rolls the claim back with it: the key stays free', async (t) => {
+  t.equal((await api.post(TEAMS, { name: 'Taken' })).status, 201);
+  const headers = key('conflict');
+  const refused = await api.post(TEAMS, { name: 'Taken' }, headers);
+  t.equal(refused.status, 409);
+  t.equal(refused.body.error, 'conflict');
+  t.notMatch(refused.body.message, /still running/, 'the natural key refused it, not the idempotency key');
+  const claims = await readStore(vigil.running.services).execute('select count(*) as n from idempotency_keys where organization_id = ? and key = ?', [org.id, headers['idempotency-key']]);
+  t.equal(Number(claims[0]!.n), 0, 'no claim left behind');
+  const again = await api.post(TEAMS, { name: 'Taken' }, headers);
+  t.equal(again.status, 409, 'the same request runs again and is refused again (not a replay, not "still running")');
+  t.equal(again.headers.get('idempotent-replayed'), null);
+  const corrected = await api.post(TEAMS, { name: 'Taken, corrected' }, headers);
+  t.equal(corrected.status, 201, 'the key, never stored, creates with a corrected body');
+  t.equal((await api.post(TEAMS, { name: 'Taken, corrected' }, headers)).headers.get('idempotent-replayed'), 'true');
+});
+
 t.test('malformed keys are 422 naming the header (REST) or the argument (MCP), before anything is written', async (t) => {
   for (const bad of ['', 'k'.repeat(256), 'caf\u00e9']) {
     const refused = await api.post(TEAMS, { name: 'Malformed' }, { 'idempotency-key': bad });

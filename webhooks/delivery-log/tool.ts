@@ -1,8 +1,9 @@
 /** `list_webhook_deliveries` (also REST `GET /api/v1/config/webhook_deliveries`): the delivery log, newest first. */
 import Type from 'typebox';
 import type { DomainOperation } from '../../engine/services.ts';
-import { LIST_LIMIT, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
-import { sqlExecutor } from '../../engine/persistence/sql.ts';
+import { JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
+import { pageFields } from '../../engine/operations/page.ts';
+import { equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 import { SEGMENTS } from '../sources/index.ts';
 
 const DELIVERY = Type.Object({
@@ -17,48 +18,51 @@ const DELIVERY = Type.Object({
   payload: JSON_VALUE('the JSON body with credential-like members removed; null after 7 days'),
 });
 
+const DELIVERIES: RecordList = {
+  name: 'webhook_deliveries',
+  // as text, parsed here: a driver may or may not have parsed json already, and a JSON string body is a string either way
+  select: 'seq, id, source, received_at, status, outcome, detail, size, headers::text as headers, payload::text as payload',
+  from: 'webhook_deliveries',
+  keys: NEWEST_FIRST,
+  limits: RECORD_LIST_LIMITS,
+};
+
 export const listWebhookDeliveries: DomainOperation = {
   name: 'list_webhook_deliveries',
   description:
     'The organization\'s recent inbound webhook deliveries, newest first: source, time, the status answered and the outcome ' +
     '(created, resolved, muted, cooldown, duplicate, refused: signature, refused: rate limit, refused: too large, no handler yet, …), ' +
-    'so you can see why an alert did or did not page. Payloads are kept 7 days with credentials removed; rows 30 days.',
+    'so you can see why an alert did or did not page. Payloads are kept 7 days with credentials removed; rows 30 days. Paged: pass `next_cursor` back as `cursor`.',
   input: Type.Object(
     {
       source: Type.Optional(Type.Union(SEGMENTS.map((s) => Type.Literal(s)), { description: 'only this source' })),
       outcome: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only this outcome (exact)' })),
-      limit: LIST_LIMIT,
+      ...pageFields(RECORD_LIST_LIMITS),
     },
     { additionalProperties: false },
   ),
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'webhook_deliveries' },
-  answer: { schema: Type.Object({ data: Type.Array(DELIVERY), truncated: Type.Boolean() }) },
+  answer: { schema: recordPageSchema(DELIVERY) },
   async run(services, caller, input) {
-    const limit = Number(input.limit ?? 50);
-    const where: string[] = ['organization_id = ?'];
-    const params: unknown[] = [caller.organization.id];
-    if (typeof input.source === 'string') (where.push('source = ?'), params.push(input.source));
-    if (typeof input.outcome === 'string') (where.push('outcome = ?'), params.push(input.outcome));
-    const rows = await sqlExecutor(services.db)(
-      // as text, parsed here: a driver may or may not have parsed json already, and a JSON string body is a string either way
-      `select id, source, received_at, status, outcome, detail, size, headers::text as headers, payload::text as payload from webhook_deliveries
-        where ${where.join(' and ')} order by seq desc limit ${limit + 1}`,
-      params,
-    );
-    const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : null);
-    const data = rows.slice(0, limit).map((r: Record<string, unknown>) => ({
-      id: String(r.id),
-      source: String(r.source),
-      received_at: new Date(r.received_at as string).toISOString(),
-      status: Number(r.status),
-      outcome: String(r.outcome),
-      detail: (r.detail as string | null) ?? null,
-      size: Number(r.size),
-      headers: parse(r.headers) ?? {},
-      payload: parse(r.payload) ?? null,
-    }));
-    return { json: { data, truncated: rows.length > limit } };
+    const filters = equalTo(input, { source: 'source', outcome: 'outcome' });
+    return { json: await recordPage(services, DELIVERIES, caller.organization.id, filters, input, (rows) => rows.map(deliveryView)) };
   },
 };
+
+const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : null);
+
+function deliveryView(r: Record<string, unknown>) {
+  return {
+    id: String(r.id),
+    source: String(r.source),
+    received_at: new Date(r.received_at as string).toISOString(),
+    status: Number(r.status),
+    outcome: String(r.outcome),
+    detail: (r.detail as string | null) ?? null,
+    size: Number(r.size),
+    headers: parse(r.headers) ?? {},
+    payload: parse(r.payload) ?? null,
+  };
+}
