@@ -12,8 +12,6 @@ export const literals = <T extends string>(values: readonly T[], description: st
 export const orNull = (t: TSchema, description?: string) => Type.Union([t, Type.Null()], description === undefined ? {} : { description });
 /** an ISO-8601 time, or null */
 export const time = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
-/** the `limit` of a list tool: 1–200, 50 unless given */
-export const LIST_LIMIT = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'at most this many (default 50)' }));
 
 /**
  * Any JSON value, spelled as typed branches: an empty schema (`{}`, `Type.Unknown()`) constrains nothing, and strict
