@@ -9,7 +9,8 @@
 import Type from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
-import { listAnswer, NEXT_CURSOR, pageFields, pageOf, type KeyColumn, type PageLimits } from '../../engine/operations/page.ts';
+import { pageFields, type PageLimits } from '../../engine/operations/page.ts';
+import { atOrAfter, equalTo, NEWEST_FIRST, recordPage, recordPageSchema, type ListFilter, type RecordList } from '../../engine/operations/record-list.ts';
 import { literals, time } from '../../engine/operations/tool-schemas.ts';
 import type { SqlExecutor } from '../../engine/persistence/sql.ts';
 import { iso, jsonValue } from '../../engine/persistence/store.ts';
@@ -41,8 +42,8 @@ const COLUMNS = `id, title, severity, status, opened_at, closed_at, storm_id, ac
   (select coalesce(json_agg(distinct a.service), '[]'::json) from alerts a where a.incident_id = incidents.id and a.service is not null) as services`;
 
 /** Newest first by when it opened (insertion order): no later change moves an incident, so pages never skip or repeat one. */
-const INCIDENT_KEYS: KeyColumn[] = [{ column: 'seq', direction: 'desc' }];
 export const INCIDENT_LIST_LIMITS: PageLimits = { default: 50, max: 500 };
+const INCIDENT_LIST: RecordList = { name: 'incidents', select: `${COLUMNS}, seq`, from: 'incidents', keys: NEWEST_FIRST, limits: INCIDENT_LIST_LIMITS };
 
 const actor = (v: unknown) => (jsonValue(v) as { kind: string; id: string } | null) ?? null;
 
@@ -97,27 +98,13 @@ export const listIncidents: DomainOperation = {
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'incidents' },
-  answer: { schema: Type.Object({ data: Type.Array(INCIDENT), next_cursor: NEXT_CURSOR, truncated: Type.Boolean({ description: 'true when a next page exists' }) }) },
+  answer: { schema: recordPageSchema(INCIDENT) },
   async run(services, caller, input) {
-    const where = ['organization_id = ?'];
-    const params: unknown[] = [caller.organization.id];
-    const filters: Record<string, unknown> = {};
-    for (const column of ['status', 'severity'] as const) {
-      if (typeof input[column] === 'string') (where.push(`${column} = ?`), params.push(input[column]), (filters[column] = input[column]));
-    }
-    if (typeof input.service === 'string') {
-      where.push('exists (select 1 from alerts a where a.incident_id = incidents.id and a.service = ?)');
-      params.push(input.service);
-      filters.service = input.service;
-    }
-    if (typeof input.since === 'string') {
-      const since = new Date(input.since);
-      if (Number.isNaN(since.getTime())) throw validationFailed([{ field: 'since', message: 'must be an ISO 8601 date-time' }]);
-      (where.push('opened_at >= ?'), params.push(since), (filters.since = since.toISOString()));
-    }
-    const scope = { organizationId: caller.organization.id, list: 'incidents', filters, keys: INCIDENT_KEYS };
-    const page = await pageOf(services, readStore(services).execute, scope, { select: `${COLUMNS}, seq`, from: 'incidents', where: where.join(' and '), params }, input, INCIDENT_LIST_LIMITS);
-    return { json: listAnswer({ data: page.records.map(toIncident), next_cursor: page.next_cursor }) };
+    const service: ListFilter[] = typeof input.service === 'string'
+      ? [{ field: 'service', value: input.service, sql: 'exists (select 1 from alerts a where a.incident_id = incidents.id and a.service = ?)', params: [input.service] }]
+      : [];
+    const filters = [...equalTo(input, { status: 'status', severity: 'severity' }), ...service, ...atOrAfter(input, 'since', 'opened_at')];
+    return { json: await recordPage(services, INCIDENT_LIST, caller.organization.id, filters, input, (rows) => rows.map(toIncident)) };
   },
 };
 

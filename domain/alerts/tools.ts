@@ -12,7 +12,8 @@ import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { ALL_ALERT_SOURCES as ALERT_SOURCES } from './event.ts';
 import { EFFECT_KINDS } from './outcomes.ts';
 import { literals, time, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
-import { listAnswer, NEXT_CURSOR, pageFields, pageOf, type KeyColumn, type PageLimits } from '../../engine/operations/page.ts';
+import { pageFields, type PageLimits } from '../../engine/operations/page.ts';
+import { atOrAfter, equalTo, NEWEST_FIRST, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 import type { SqlExecutor } from '../../engine/persistence/sql.ts';
 import { MEMBER, memberColumns, memberOf } from './people.ts';
 
@@ -64,8 +65,9 @@ const COLUMNS = `id, fingerprint, source, title, service, severity, summary, lab
   acknowledged_at, resolved_at, last_received_at, occurrences, muted_by, storm_id, incident_id, ${memberColumns('alerts')}, created_at, updated_at`;
 
 /** Newest first by when Vigil first recorded the alert: an order no later change moves a row in, so pages never skip or repeat one. */
-const ALERT_KEYS: KeyColumn[] = [{ column: 'seq', direction: 'desc' }];
 export const ALERT_LIST_LIMITS: PageLimits = { default: 50, max: 500 };
+/** Newest first by when Vigil first recorded each: an order a change to an alert cannot move it in while someone pages. */
+const ALERT_LIST: RecordList = { name: 'alerts', select: `${COLUMNS}, seq`, from: 'alerts', keys: NEWEST_FIRST, limits: ALERT_LIST_LIMITS };
 
 function toAlert(r: Record<string, unknown>): Alert {
   return {
@@ -98,22 +100,10 @@ export const listAlerts: DomainOperation = {
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'alerts' },
-  answer: { schema: Type.Object({ data: Type.Array(ALERT), next_cursor: NEXT_CURSOR, truncated: Type.Boolean({ description: 'true when a next page exists' }) }) },
+  answer: { schema: recordPageSchema(ALERT) },
   async run(services, caller, input) {
-    const where = ['organization_id = ?'];
-    const params: unknown[] = [caller.organization.id];
-    const filters: Record<string, unknown> = {};
-    for (const column of ['status', 'source', 'service'] as const) {
-      if (typeof input[column] === 'string') (where.push(`${column} = ?`), params.push(input[column]), (filters[column] = input[column]));
-    }
-    if (typeof input.since === 'string') {
-      const since = new Date(input.since);
-      if (Number.isNaN(since.getTime())) throw validationFailed([{ field: 'since', message: 'must be an ISO 8601 date-time' }]);
-      (where.push('updated_at >= ?'), params.push(since), (filters.since = since.toISOString()));
-    }
-    const scope = { organizationId: caller.organization.id, list: 'alerts', filters, keys: ALERT_KEYS };
-    const page = await pageOf(services, readStore(services).execute, scope, { select: `${COLUMNS}, seq`, from: 'alerts', where: where.join(' and '), params }, input, ALERT_LIST_LIMITS);
-    return { json: listAnswer({ data: page.records.map(toAlert), next_cursor: page.next_cursor }) };
+    const filters = [...equalTo(input, { status: 'status', source: 'source', service: 'service' }), ...atOrAfter(input, 'since', 'updated_at')];
+    return { json: await recordPage(services, ALERT_LIST, caller.organization.id, filters, input, (rows) => rows.map(toAlert)) };
   },
 };
 

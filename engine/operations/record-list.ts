@@ -5,6 +5,7 @@
  * rest: the organization scope, the filters bound into the cursor, the keyset page and the answer's shape.
  */
 import Type, { type TSchema } from 'typebox';
+import { validationFailed } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { readStore } from './context.ts';
 import { listAnswer, NEXT_CURSOR, pageOf, type KeyColumn, type PageLimits } from './page.ts';
@@ -42,6 +43,14 @@ export function equalTo(input: Record<string, unknown>, columns: Record<string, 
   return Object.entries(columns)
     .filter(([field]) => typeof input[field] === 'string')
     .map(([field, column]) => ({ field, value: input[field], sql: `${column} = ?`, params: [input[field]] }));
+}
+
+/** `column >= ?` when `input[field]` is sent: an ISO 8601 time (422 naming the field otherwise), bound as read. */
+export function atOrAfter(input: Record<string, unknown>, field: string, column: string): ListFilter[] {
+  if (typeof input[field] !== 'string') return [];
+  const at = new Date(input[field]);
+  if (Number.isNaN(at.getTime())) throw validationFailed([{ field, message: 'must be an ISO 8601 date-time' }]);
+  return [{ field, value: at.toISOString(), sql: `${column} >= ?`, params: [at] }];
 }
 
 /** One page of a record list for `organizationId`: the records shaped by `view`, `next_cursor` and `truncated`. */
