@@ -2,8 +2,9 @@
 /** `vigil serve` runs the service; the other commands wrap the operator API for people. */
 import { Command } from 'commander';
 import { registerOperatorCommands } from './cli/commands.ts';
+import { VERSION } from './version.ts';
 
-const program = new Command('vigil').description('Vigil: self-hostable incident-response automation');
+const program = new Command('vigil').description('Vigil: self-hostable incident-response automation').version(VERSION);
 program
   .command('serve')
   .description('serve the API, the agent-tool endpoint and the webhooks')
