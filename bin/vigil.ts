@@ -12,4 +12,9 @@ program
   .action(async () => (await import('./serve.ts')).serveCommand());
 registerOperatorCommands(program);
 
-if (import.meta.main) await program.parseAsync(process.argv);
+/** Runs the command line `argv` names; bin/vigil.js (the installed `vigil`) calls it on the sources or the bundle. */
+export async function run(argv: string[]): Promise<void> {
+  await program.parseAsync(argv);
+}
+
+if (import.meta.main) await run(process.argv);
