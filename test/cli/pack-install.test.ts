@@ -19,6 +19,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
 const run = promisify(execFile);
 
+// packing, installing and a first start take about 75 s on a quiet machine
+t.setTimeout(300_000);
+
 const scratch = mkdtempSync(join(tmpdir(), 'vigil-pack-'));
 t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
 // Node 24 (this test's, the `node` package's) first on PATH: npm's engine check and the installed command's
