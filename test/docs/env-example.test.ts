@@ -11,7 +11,7 @@ import { DEFAULT_RATE_LIMIT } from '../../webhooks/limits.ts';
 
 const EXAMPLE = readFileSync(fileURLToPath(new URL('../../.env.example', import.meta.url)), 'utf8');
 /** read by compose.yaml, not by Vigil */
-const COMPOSE_ONLY = ['POSTGRES_PASSWORD'];
+const COMPOSE_ONLY = ['POSTGRES_PASSWORD', 'VIGIL_PORT'];
 
 /** `NAME=value` lines, commented out or not */
 const lines = EXAMPLE.split('\n').flatMap((line) => {
