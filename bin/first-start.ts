@@ -40,9 +40,14 @@ export function recordFirstStart(start: FirstStart, dataDir: string, terminal: b
   if (lines.length === 0) return [];
   if (dataDir === 'memory://' || !isDirectory(dataDir)) return lines;
   const file = resolve(dataDir, FIRST_START_FILE);
-  writeFileSync(file, `${lines.slice(1).join('\n')}\n`, { mode: 0o600 });
-  // the mode applies only to a file created now: an older one keeps its own, so set it again
-  chmodSync(file, 0o600);
+  try {
+    writeFileSync(file, `${lines.slice(1).join('\n')}\n`, { mode: 0o600 });
+    // the mode applies only to a file created now: an older one keeps its own, so set it again
+    chmodSync(file, 0o600);
+  } catch (error) {
+    // a directory this user cannot write to: stderr is then the one place they are shown
+    return [...lines, '', `(not written to ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'})`];
+  }
   const pointer = `First-start credentials (shown once) are in ${file}, readable only by this user: copy them, then delete the file.`;
   return terminal ? [...lines, '', `(also written to ${file})`] : ['', pointer];
 }
