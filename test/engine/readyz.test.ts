@@ -38,7 +38,7 @@ const probe = async (url: string) => {
   try {
     res = await fetch(url);
   } catch {
-    return null; // not listening yet
+    return null; // nothing listens
   }
   return { status: res.status, body: await res.json() };
 };
@@ -47,11 +47,17 @@ t.test('/readyz: 503 starting while a module starts, 200 ready after', async (t)
   const scratch = await scratchDatabase();
   t.teardown(() => scratch?.drop());
   const port = await freePort();
+  // the server listens before the workers and the parts start: once this part's onStart runs, the probes answer
+  let entered!: () => void;
+  const onStartEntered = new Promise<void>((resolve) => (entered = resolve));
   let started!: () => void;
   const starting = new Promise<void>((resolve) => (started = resolve));
   const slow: Module = {
     name: 'slow-start',
-    onStart: () => starting,
+    onStart: () => {
+      entered();
+      return starting;
+    },
   };
   const running = serve({
     registry: createRegistry([]), modules: [slow], config: { trustPrincipalId: 'test', webhookSources: [] },
@@ -60,16 +66,8 @@ t.test('/readyz: 503 starting while a module starts, 200 ready after', async (t)
     secretKey: randomBytes(32).toString('base64'), bootstrap: false, version: '9.8.7',
   });
   const base = `http://127.0.0.1:${port}`;
-
-  // poll (no fixed sleep) until the server listens: migrations are done, the module has not started yet
-  let failed: unknown;
-  running.catch((error) => (failed = error));
-  let ready = await probe(`${base}/readyz`);
-  while (ready === null) {
-    if (failed) throw failed;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    ready = await probe(`${base}/readyz`);
-  }
+  await Promise.race([onStartEntered, running.then(() => { throw new Error('serve() returned before the part started'); })]);
+  const ready = await probe(`${base}/readyz`);
   t.same(ready, { status: 503, body: { status: 'starting', version: '9.8.7' } }, 'not ready while a module starts');
   t.same(await probe(`${base}/healthz`), { status: 200, body: { status: 'ok', version: '9.8.7' } }, '/healthz: the process lives and reaches its database');
 
