@@ -107,7 +107,7 @@ const skip = refusal ? `podman cannot run here: ${refusal}` : false;
     const volume = `vigil-test-data-${suffix}`;
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    cleanup.push(['volume', 'rm', '--force', volume], ['rm', '--force', name]);
+    cleanup.push(['volume', 'rm', '--force', volume], ['rm', '--force', '--volumes', name]);
     await podman(['run', '-d', '--name', name, '--network', 'host', '-e', `PORT=${port}`, '-v', `${volume}:/data`, IMAGE]);
     t.comment(`ready ${(await ready(url, name)).toFixed(1)} s after podman run (first start: migrations)`);
 
@@ -151,7 +151,7 @@ const skip = refusal ? `podman cannot run here: ${refusal}` : false;
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const start = async (name: string) => {
-      cleanup.push(['rm', '--force', name]);
+      cleanup.push(['rm', '--force', '--volumes', name]);
       await podman(['run', '-d', '--name', name, '--network', 'host', '-e', `PORT=${port}`, '-e', `DATABASE_URL=${scratch.url}`,
         '-e', `VIGIL_ADMIN_TOKEN=${token}`, '-e', `VIGIL_SECRET_KEY=${secretKey}`, '-e', 'VIGIL_BOOTSTRAP=off', IMAGE]);
       await ready(url, name);
