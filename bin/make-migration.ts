@@ -4,10 +4,13 @@
  */
 import { migrate, openDatabase } from '../engine/persistence/database.ts';
 import { appEntities } from './tables.ts';
+import { writeMigrationsIndex } from './migrations-index.ts';
 
-const db = await openDatabase({ dataDir: 'memory://', entities: appEntities() });
+const db = await openDatabase({ dataDir: 'memory://', entities: appEntities(), migrationsFromFolder: true });
 await migrate(db);
 const initial = (await db.migrator.getExecuted()).length === 0;
 const result = await db.migrator.create(undefined, false, initial, process.argv[2]);
-process.stdout.write(result.fileName ? `wrote migrations/${result.fileName}\n` : 'no changes: the migrations match the descriptors\n');
+// the service runs the static list: the new file joins it
+if (result.fileName) writeMigrationsIndex();
+process.stdout.write(result.fileName ? `wrote migrations/${result.fileName} and migrations/index.ts\n` : 'no changes: the migrations match the descriptors\n');
 await db.close();

@@ -12,6 +12,8 @@ import { addressPolicy } from '../outbound/net/addresses.ts';
 import { targetRefusal } from '../outbound/net/url-rules.ts';
 import { readSettings, SettingError, type Settings } from './env.ts';
 import { modules } from './modules.ts';
+import { recordFirstStart } from './first-start.ts';
+import { VERSION } from './version.ts';
 
 /** `serve`'s options for the deployment `settings` describe (read from the environment unless given). */
 export function serviceOptions(settings: Settings = readSettings()) {
@@ -49,6 +51,7 @@ export function serviceOptions(settings: Settings = readSettings()) {
     runWorkers: settings.runWorkers,
     trustedProxies: settings.trustedProxies,
     rateLimit: settings.apiRateLimit ? credentialLimiter(settings.apiRateLimit, store) : undefined,
+    version: VERSION,
   };
 }
 
@@ -74,16 +77,19 @@ export async function serveCommand(): Promise<void> {
     if (!(error instanceof DataDirInUse)) throw error;
     refuse(error.message);
   }
-  const lines = [`Vigil is serving at ${running.services.config.publicUrl}`];
-  if (running.mintedOperatorToken) lines.push('', `Operator token (shown once; set VIGIL_ADMIN_TOKEN to choose your own): ${running.mintedOperatorToken}`);
-  if (running.firstOrganization) {
-    const first = running.firstOrganization;
-    lines.push('', `First organization ${first.id} (business plan).`, `Its api:admin key (shown once): ${first.apiKey}`, 'Its webhook URLs:');
-    for (const [source, url] of Object.entries(first.webhookUrls)) lines.push(`  ${source}: ${url}`);
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-  const stop = async () => {
+  const publicUrl = running.services.config.publicUrl;
+  // one structured line for the log collector: never a secret (the database URL may hold a password: only its kind)
+  log.info({
+    event: 'started', version: VERSION, storage: settings.databaseUrl ? 'postgresql' : 'pglite',
+    ...(settings.databaseUrl ? {} : { data_dir: settings.dataDir }), listen: new URL(running.url).host, public_url: publicUrl,
+  }, 'vigil started');
+  // stdout is the JSON log stream; what a person reads goes to stderr (bin/first-start.ts)
+  const told = recordFirstStart(running, settings.dataDir, process.stderr.isTTY === true);
+  process.stderr.write(`${[`Vigil is serving at ${publicUrl}`, ...told].join('\n')}\n`);
+  const stop = async (signal: NodeJS.Signals) => {
     await running.close();
+    log.info({ event: 'stopped', version: VERSION, signal }, 'vigil stopped');
+    log.flush();
     process.exit(0);
   };
   process.once('SIGINT', stop);

@@ -70,6 +70,8 @@ export interface ServeOptions {
    * built once the services exist (its store may log and close with them); absent, requests are not limited
    */
   rateLimit?: (services: Services) => CredentialLimiter;
+  /** the service's version, answered by /healthz and /readyz (package.json's, from bin/) */
+  version?: string;
 }
 
 export interface RunningService {
@@ -158,10 +160,22 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   app.on('error', afterAnswerErrors(options.log));
   app.use(accessMiddleware(options.log, services.metrics, () => routeNames));
   app.use(errorMiddleware(options.log, outage));
+  // ready once the workers and the modules have started; not ready again once closing (so balancers drain first)
+  let ready = false;
+  let closing = false;
+  const version = options.version ? { version: options.version } : {};
   app.use(async (ctx, next) => {
     if (ctx.path === '/healthz') {
       await db.em.fork().execute('select 1');
-      ctx.body = { status: 'ok' };
+      ctx.body = { status: 'ok', ...version };
+      return;
+    }
+    if (ctx.path === '/readyz') {
+      // migrations ran before the server listened; the database must answer now (an outage answers 503 through errorMiddleware)
+      await db.em.fork().execute('select 1');
+      const state = closing ? 'closing' : ready ? 'ready' : 'starting';
+      ctx.status = state === 'ready' ? 200 : 503;
+      ctx.body = { status: state, ...version };
       return;
     }
     if (ctx.path === '/metrics' && ctx.method === 'GET') {
@@ -186,7 +200,6 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   app.use(operatorApi(services, operator.hash).routes());
   // once closing, each answer ends its connection, so keep-alive clients open new ones (refused) instead of
   // sending more requests on a connection that is about to be cut
-  let closing = false;
   const handle = app.callback();
   server.on('request', (req, res) => {
     if (closing) res.setHeader('Connection', 'close');
@@ -194,6 +207,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   });
   if (options.runWorkers !== false) await jobs.work(services, { pollSeconds: options.jobPollSeconds ?? 2 });
   for (const m of modules) await m.onStart?.(services);
+  ready = true;
 
   return {
     url: `http://${host}:${port}`,

@@ -9,6 +9,7 @@ import type { MikroORM as SqlORM } from '@mikro-orm/sql';
 import pg from 'pg';
 import { releasingClient } from './pool-client.ts';
 import { preparingClient } from './prepared.ts';
+import { MIGRATIONS } from '../../migrations/index.ts';
 
 export type Database = SqlORM;
 
@@ -23,21 +24,27 @@ export interface DatabaseOptions {
   preparedStatements?: boolean;
   /** PostgreSQL: told of every connection the pool opens (one after an outage says the database is back) */
   onConnect?: () => void;
+  /**
+   * `npm run db:migration` only: search the migrations folder (to write a new file there) instead of running the
+   * static list (migrations/index.ts), which is what works in the bundle, where no folder is to be searched
+   */
+  migrationsFromFolder?: boolean;
 }
 
 export const DEFAULT_DATA_DIR = './data';
 
 export const MIGRATIONS_PATH = fileURLToPath(new URL('../../migrations', import.meta.url));
 
+/** The migrations folder, searched by the MikroORM CLI and `npm run db:migration` (the service runs `MIGRATIONS`). */
 export function migrationOptions() {
-  return { path: MIGRATIONS_PATH, pathTs: MIGRATIONS_PATH, glob: '!(*.d).ts', emit: 'ts' as const, snapshot: false, silent: true };
+  return { path: MIGRATIONS_PATH, pathTs: MIGRATIONS_PATH, glob: 'Migration*.ts', emit: 'ts' as const, snapshot: false, silent: true };
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const common = {
     entities: options.entities,
     extensions: [Migrator],
-    migrations: migrationOptions(),
+    migrations: options.migrationsFromFolder ? migrationOptions() : { migrationsList: MIGRATIONS, snapshot: false, silent: true },
     debug: options.debug ?? false,
     discovery: { warnWhenNoEntities: false },
     forceUtcTimezone: true,

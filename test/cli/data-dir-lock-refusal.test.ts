@@ -26,13 +26,14 @@ const lockFile = join(dataDir, 'vigil.lock');
 function refusedStart(): Promise<{ code: number | null; stderr: string; served: boolean }> {
   const child = spawn(process.execPath, [VIGIL, 'serve'], {
     env: { ...process.env, ...COMPILE_CACHE_ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   let served = false;
-  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk));
-  child.stdout!.on('data', (chunk: Buffer) => {
-    if (/serving at/.test(String(chunk))) {
+  // "Vigil is serving at" goes to stderr with what a person reads; stdout is the JSON log stream
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+    if (/serving at/.test(stderr) && !served) {
       served = true;
       child.kill('SIGTERM');
     }

@@ -30,12 +30,12 @@ function serve(env: Record<string, string>): Promise<{ code: number | null; stdo
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk;
-    // a start that serves is a failure of the test: stop it rather than leave it running
-    if (/serving at/.test(stdout)) child.kill('SIGTERM');
+  child.stdout!.on('data', (chunk: Buffer) => void (stdout += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+    // a start that serves ("Vigil is serving at", on stderr) is a failure of the test: stop it rather than leave it running
+    if (/serving at/.test(stderr)) child.kill('SIGTERM');
   });
-  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
@@ -55,7 +55,8 @@ t.test('vigil serve with a bad variable: one line naming it, exit 1, no stack, n
     const { code, stdout, stderr } = runs[i]!;
     const what = JSON.stringify(env).replaceAll(SECRET, '…');
     t.equal(code, 1, `${what}: exit 1`);
-    t.notMatch(stdout, /serving at/, `${what}: never serves`);
+    t.notMatch(stderr, /serving at/, `${what}: never serves`);
+    t.equal(stdout, '', `${what}: nothing in the log stream`);
     t.match(stderr, variable, `${what}: names ${variable}`);
     t.equal(stderr.trimEnd().split('\n').length, 1, `${what}: one line`);
     t.notMatch(stderr, /\n\s+at |Error:/, `${what}: no stack`);

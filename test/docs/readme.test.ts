@@ -32,7 +32,8 @@ async function firstStart(lines: number): Promise<Started> {
   // what a newcomer has not set: the first start mints and prints the operator token, and names its own address
   delete env.VIGIL_ADMIN_TOKEN;
   delete env.PUBLIC_URL;
-  const child = spawn(process.execPath, [VIGIL, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // what a person reads goes to stderr (stdout is the JSON log stream, silent here)
+  const child = spawn(process.execPath, [VIGIL, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
@@ -44,7 +45,7 @@ async function firstStart(lines: number): Promise<Started> {
   let out = '';
   const printed = await new Promise<string[]>((resolve, reject) => {
     const guard = setTimeout(() => reject(new Error(`the first start printed fewer lines than the README shows:\n${out}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
       out += chunk;
       const got = out.split('\n');
       if (got.length > lines) {
