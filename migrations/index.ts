@@ -11,6 +11,10 @@ import { Migration20261124232040 } from './Migration20261124232040.ts';
 import { Migration20261124232233 } from './Migration20261124232233.ts';
 import { Migration20261125033410 } from './Migration20261125033410.ts';
 import { Migration20261125201339 } from './Migration20261125201339.ts';
+import { Migration20261126155657 } from './Migration20261126155657.ts';
+import { Migration20261126155818 } from './Migration20261126155818.ts';
+import { Migration20261126155913 } from './Migration20261126155913.ts';
+import { Migration20261126160212 } from './Migration20261126160212.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -25,4 +29,8 @@ export const MIGRATIONS = [
   { name: 'Migration20261124232233', class: Migration20261124232233 },
   { name: 'Migration20261125033410', class: Migration20261125033410 },
   { name: 'Migration20261125201339', class: Migration20261125201339 },
+  { name: 'Migration20261126155657', class: Migration20261126155657 },
+  { name: 'Migration20261126155818', class: Migration20261126155818 },
+  { name: 'Migration20261126155913', class: Migration20261126155913 },
+  { name: 'Migration20261126160212', class: Migration20261126160212 },
 ];
