@@ -49,6 +49,8 @@ export interface Settings {
   trustPrincipalId: string;
   /** `VIGIL_AUTH_CACHE_MS` (the engine's default when unset) */
   authCacheMs?: number;
+  /** `VIGIL_TRUSTED_PROXIES` (default 0): how many proxies in front append to X-Forwarded-For (the client's address) */
+  trustedProxies: number;
   /** `VIGIL_WORKERS` (default on): off serves HTTP and enqueues, another instance works the jobs */
   runWorkers: boolean;
   /** `LOG_LEVEL` (default info) */
@@ -271,6 +273,13 @@ function email(env: NodeJS.ProcessEnv): EmailSettings | undefined {
   return { smtpUrl, from: text(env, 'VIGIL_EMAIL_FROM') ?? 'Vigil <vigil@localhost>' };
 }
 
+/** `VIGIL_TRUSTED_PROXIES`: a whole number of proxy hops, 0 (the default) trusting no X-Forwarded-For. */
+function trustedProxies(value: string | undefined): number {
+  const n = envNumber(value?.trim(), 'VIGIL_TRUSTED_PROXIES', 0) ?? 0;
+  if (!Number.isInteger(n) || n > 10) throw new SettingError('VIGIL_TRUSTED_PROXIES', `VIGIL_TRUSTED_PROXIES must be a whole number of proxies from 0 to 10 (got ${String(value).slice(0, 40)})`);
+  return n;
+}
+
 /** Every setting of the service from `env` (default: the process's environment), each checked once. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const database = databaseUrl(env);
@@ -288,6 +297,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustPrincipalId: text(env, 'VIGIL_TRUST_PRINCIPAL_ID') ?? 'vigil-platform',
     authCacheMs: envNumber(env.VIGIL_AUTH_CACHE_MS, 'VIGIL_AUTH_CACHE_MS', 0),
     runWorkers: envFlag(env.VIGIL_WORKERS, 'VIGIL_WORKERS') ?? true,
+    trustedProxies: trustedProxies(env.VIGIL_TRUSTED_PROXIES),
     logLevel: logLevel(env.LOG_LEVEL),
     apiRateLimit: apiRateLimit(env.VIGIL_API_RATE_LIMIT),
     rateLimits: rateLimits(env, database),

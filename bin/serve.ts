@@ -47,6 +47,7 @@ export function serviceOptions(settings: Settings = readSettings()) {
     preparedStatements: settings.preparedStatements,
     // VIGIL_WORKERS=off: this instance serves HTTP and enqueues, another one works the jobs
     runWorkers: settings.runWorkers,
+    trustedProxies: settings.trustedProxies,
     rateLimit: settings.apiRateLimit ? credentialLimiter(settings.apiRateLimit, store) : undefined,
   };
 }

@@ -54,6 +54,12 @@ export interface ServeOptions {
   preparedStatements?: boolean;
   /** largest JSON body accepted by the API */
   jsonLimit?: string;
+  /**
+   * how many proxies in front of the service append the client's address to X-Forwarded-For (default 0: the
+   * connection's address is the client's). With N, a request's address is the Nth entry from the right — the one the
+   * outermost trusted proxy wrote — so a client cannot choose it by sending the header itself.
+   */
+  trustedProxies?: number;
   /** whether this instance works jobs (default true); false serves HTTP only and still enqueues */
   runWorkers?: boolean;
   /** seconds between polls of an idle job queue (default 2; at least 0.5) */
@@ -144,6 +150,10 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     webhookSources: new Set(config.webhookSources.map((s) => s.segment)),
   };
   const app = new Koa();
+  if (options.trustedProxies) {
+    app.proxy = true;
+    app.maxIpsCount = options.trustedProxies;
+  }
   app.on('error', afterAnswerErrors(options.log));
   app.use(accessMiddleware(options.log, services.metrics, () => routeNames));
   app.use(errorMiddleware(options.log, outage));

@@ -1,13 +1,14 @@
 /** `vigil user …`, `vigil member …`, `vigil token …`: users, memberships and personal access tokens. */
 import { Option, type Command } from 'commander';
 import { action, operatorCall, path } from './client.ts';
+import { readPassword } from './password.ts';
 
 type Json = Record<string, any>;
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 export function registerUserCommands(program: Command): void {
-  const user = program.command('user').description('users');
+  const user = program.command('user').alias('users').description('users');
   user
     .command('create')
     .description('create a user')
@@ -16,6 +17,22 @@ export function registerUserCommands(program: Command): void {
     .action(action(async (options, opts: { email: string; name?: string }) => {
       const answer = (await operatorCall(options, 'POST', '/users', { email: opts.email, ...(opts.name !== undefined ? { name: opts.name } : {}) })) as Json;
       return { answer, lines: [`Created user ${answer.id} (${answer.email}).`] };
+    }));
+
+  user
+    .command('set-password <user-id>')
+    .description('set a user\'s console password (asked for, or read from standard input; never an argument); ends their console sessions')
+    .action(action(async (options, userId: string) => {
+      const password = await readPassword();
+      await operatorCall(options, 'PUT', path('users', userId, 'password'), { password });
+      return { answer: undefined, lines: [`The password of user ${userId} is set; their console sessions have ended.`] };
+    }));
+  user
+    .command('sign-in-link <user-id>')
+    .description('a one-time link (valid 24 hours) where the user chooses a console password')
+    .action(action(async (options, userId: string) => {
+      const answer = (await operatorCall(options, 'POST', path('users', userId, 'sign_in_link'))) as Json;
+      return { answer, lines: [`Sign-in link for user ${userId} (one use, until ${answer.expires_at}):`, answer.url] };
     }));
 
   const member = program.command('member').description('memberships of users in organizations');

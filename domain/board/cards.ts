@@ -232,6 +232,8 @@ export interface CardFilters {
   status?: string;
   label?: string;
   service?: string;
+  /** the assignee's email, any case */
+  assignee_email?: string;
   limit?: number;
 }
 
@@ -247,6 +249,7 @@ export async function listCards(services: Services, organization: Organization, 
     status,
     label: filters.label === undefined ? undefined : (clean(filters.label) ?? ''),
     service: filters.service === undefined ? undefined : (clean(filters.service) ?? ''),
+    assignee: filters.assignee_email === undefined ? undefined : filters.assignee_email.trim().toLowerCase(),
   }, limit);
   return { data: rows.slice(0, limit).map((r) => cardView(services, r)), truncated: rows.length > limit };
 }

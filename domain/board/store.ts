@@ -82,6 +82,8 @@ export interface CardQuery {
   status?: string;
   label?: string;
   service?: string;
+  /** the assignee's email (lowercase) */
+  assignee?: string;
 }
 
 /** Cards newest first, archived ones only when asked for by status; one more than `limit` (to tell truncation). */
@@ -92,6 +94,7 @@ export function selectCards(sql: Sql, orgId: string, q: CardQuery, limit: number
   else where.push(`c.status <> 'archived'`);
   if (q.label !== undefined) (where.push('c.labels @> ?::jsonb'), params.push(JSON.stringify([q.label])));
   if (q.service !== undefined) (where.push('c.service = ?'), params.push(q.service));
+  if (q.assignee !== undefined) (where.push('u.email = ?'), params.push(q.assignee));
   return sql(`${CARD_SELECT} where ${where.join(' and ')} order by c.seq desc limit ${limit + 1}`, params);
 }
 

@@ -38,12 +38,13 @@ export const listCardsOperation: DomainOperation = {
   name: 'list_cards',
   description:
     'Cards on the ops board, newest first. Archived (won\'t-do) cards are left out unless status is archived. ' +
-    'Filters: status (a status or synonym), label (cards carrying it), service (exact).',
+    'Filters: status (a status or synonym), label (cards carrying it), service (exact), assignee_email (any case).',
   input: Type.Object(
     {
       status: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: `only cards in this state: ${STATUS_WORDS}; or archived` })),
       label: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.label, description: 'only cards carrying this label' })),
       service: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.service, description: 'only cards of this service (exact)' })),
+      assignee_email: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.email, description: 'only cards assigned to the member with this email (any case)' })),
       limit: LIST_LIMIT,
     },
     { additionalProperties: false },
@@ -54,7 +55,7 @@ export const listCardsOperation: DomainOperation = {
   rest: { method: 'GET', path: 'cards' },
   answer: { schema: Type.Object({ data: Type.Array(CARD), truncated: Type.Boolean() }) },
   async run(services, caller, input) {
-    return { json: await listCards(services, caller.organization, input as { status?: string; label?: string; service?: string; limit?: number }) };
+    return { json: await listCards(services, caller.organization, input as { status?: string; label?: string; service?: string; assignee_email?: string; limit?: number }) };
   },
 };
 

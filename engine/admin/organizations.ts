@@ -10,6 +10,7 @@ import { generateToken, hashToken } from '../crypto.ts';
 import { isFeature, isPlan, hasFeature, FEATURES } from '../plans.ts';
 import { checkScopes, endpointOfScopes, API_KEY_PREFIX, WEBHOOK_TOKEN_PREFIX } from '../auth/credentials.ts';
 import { organizationFromRow } from '../auth/authenticate.ts';
+import { endSessionsIn } from '../auth/sessions.ts';
 import { ApiKeyEntity, OrganizationEntity } from '../persistence/entities.ts';
 import type { Organization } from '../auth/caller.ts';
 import type { Services } from '../services.ts';
@@ -105,6 +106,8 @@ export async function patchOrganization(services: Services, id: string, body: un
   }
   if (errors.length) throw validationFailed(errors);
   await manager.nativeUpdate(OrganizationEntity, { id }, { ...changes, updated_at: services.clock.now() });
+  // a disabled organization's console sessions end now (a session checks its organization on every request too)
+  if (changes.disabled === true) await endSessionsIn(sqlExecutor(services.db), id);
   return organizationView(services, id);
 }
 

@@ -8,6 +8,9 @@ import { PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
 import { MembershipEntity, OrganizationEntity, PersonalTokenEntity, UserEntity } from '../persistence/entities.ts';
 import type { Services } from '../services.ts';
 import { isPlainObject, isUuid } from '../validation.ts';
+import { passwordProblem } from '../auth/passwords.ts';
+import { createSignInLink, endSessionsIn, storePassword } from '../auth/sessions.ts';
+import { sqlExecutor } from '../persistence/sql.ts';
 
 type Body = Record<string, unknown>;
 const em = (services: Services) => services.db.em.fork() as EntityManager;
@@ -52,6 +55,27 @@ export async function putMember(services: Services, organizationId: string, user
 export async function deleteMember(services: Services, organizationId: string, userId: string): Promise<void> {
   const count = await em(services).nativeDelete(MembershipEntity, { organization_id: organizationId, user_id: userId });
   if (!count) throw notFound('membership');
+  // their console sessions in that organization end now (a session checks its membership on every request too)
+  await endSessionsIn(sqlExecutor(services.db), organizationId, userId);
+}
+
+/** `PUT /users/{id}/password`: sets the user's console password and ends every console session they have. */
+export async function setPassword(services: Services, userId: string, raw: unknown): Promise<void> {
+  const body = objectBody(raw);
+  const unknown = Object.keys(body).filter((k) => k !== 'password');
+  const errors: FieldError[] = unknown.map((field) => ({ field, message: 'is not a field of this call; send only password' }));
+  const problem = passwordProblem(body.password);
+  if (problem) errors.push({ field: 'password', message: problem });
+  if (errors.length) throw validationFailed(errors);
+  if (!(await em(services).count(UserEntity, { id: userId }))) throw notFound('user');
+  await storePassword(services, userId, body.password as string);
+}
+
+/** `POST /users/{id}/sign_in_link`: a one-time link, valid 24 hours, where the user chooses a password. */
+export async function signInLink(services: Services, userId: string): Promise<Body> {
+  if (!(await em(services).count(UserEntity, { id: userId }))) throw notFound('user');
+  const { token, expiresAt } = await createSignInLink(services, userId);
+  return { url: `${services.config.publicUrl}/sign-in/${token}`, expires_at: expiresAt.toISOString() };
 }
 
 export async function createPersonalToken(services: Services, userId: string, raw: unknown): Promise<Body> {

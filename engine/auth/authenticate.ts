@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts';
 import { hashToken } from '../crypto.ts';
 import type { Database } from '../persistence/database.ts';
 import { isPlan, type Feature } from '../plans.ts';
-import type { Caller, Organization, Transport } from './caller.ts';
+import type { ApiTransport, Caller, Organization } from './caller.ts';
 import type { CredentialCache } from './credential-cache.ts';
 import { API_KEY_PREFIX, endpointOfScopes, PERSONAL_TOKEN_PREFIX, roleOfScopes } from './credentials.ts';
 
@@ -48,7 +48,7 @@ export async function authenticateApiKey(
   db: Database,
   cache: CredentialCache<KeyRecord>,
   header: string | undefined,
-  transport: Transport,
+  transport: ApiTransport,
   endpointFeature: Feature,
 ): Promise<Caller> {
   const token = bearerToken(header);

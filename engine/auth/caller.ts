@@ -11,9 +11,15 @@ export interface Organization {
   flags: Record<string, unknown>;
 }
 
-/** `system`: work the service does on its own, never a request (e.g. a provider's model auto-upgrade, audited as such) */
-export type CredentialKind = 'api_key' | 'personal_token' | 'system';
-export type Transport = 'rest' | 'mcp';
+/**
+ * `system`: work the service does on its own, never a request (e.g. a provider's model auto-upgrade, audited as such);
+ * `session`: a person signed in to the console with a password (engine/auth/sessions.ts)
+ */
+export type CredentialKind = 'api_key' | 'personal_token' | 'session' | 'system';
+/** `console`: the pages for people (web/console), which call the same operations as REST and MCP */
+export type Transport = 'rest' | 'mcp' | 'console';
+/** the transports a bearer credential is presented at */
+export type ApiTransport = Exclude<Transport, 'console'>;
 
 /** Who is calling, resolved once by the transport and handed to every operation. */
 export interface Caller {
@@ -23,8 +29,8 @@ export interface Caller {
   role: Role;
   /** `system` only for the service's own work (credential kind `system`) */
   transport: Transport | 'system';
-  /** the feature the endpoint itself needs (`config_api` for REST, `mcp` for the agent-tool endpoint) */
-  endpointFeature: Feature;
+  /** the feature the endpoint itself needs (`config_api` for REST, `mcp` for the agent-tool endpoint); null: none (the console, on every plan) */
+  endpointFeature: Feature | null;
   requestId: string;
 }
 

@@ -62,6 +62,14 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
     ctx.status = 201;
     ctx.body = await users.createUser(services, body(ctx));
   });
+  router.put('/users/:userId/password', async (ctx) => {
+    await users.setPassword(services, uuidParam(ctx.params.userId), body(ctx));
+    ctx.status = 204;
+  });
+  router.post('/users/:userId/sign_in_link', async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await users.signInLink(services, uuidParam(ctx.params.userId));
+  });
   router.put('/organizations/:id/members/:userId', async (ctx) => {
     ctx.body = await users.putMember(services, uuidParam(ctx.params.id), uuidParam(ctx.params.userId), body(ctx));
   });

@@ -10,7 +10,9 @@ export interface RouteNames {
   webhookSources: ReadonlySet<string>;
 }
 
-const ADMIN_WORDS = new Set(['organizations', 'users', 'api_keys', 'members', 'tokens', 'webhook_token', 'rotate', 'revoke_previous', 'audit_log']);
+const ADMIN_WORDS = new Set(['organizations', 'users', 'api_keys', 'members', 'tokens', 'webhook_token', 'rotate', 'revoke_previous', 'audit_log', 'password', 'sign_in_link']);
+/** the console's first path segments (web/console); what follows is a card key, a token or a page word */
+const CONSOLE_WORDS = new Set(['login', 'logout', 'sign-in', 'organization', 'board', 'deployments', 'deliveries', 'alerts', 'incidents', 'assets']);
 
 export function routeOf(path: string, names: RouteNames): string {
   const s = path.split('/').filter(Boolean);
@@ -22,6 +24,7 @@ export function routeOf(path: string, names: RouteNames): string {
     return `/webhooks/${s[1]}/:token${rest}`;
   }
   if (s[0] === 'status') return '/status/:slug';
+  if (CONSOLE_WORDS.has(s[0]!)) return `/${s[0]}${s.length > 1 ? '/:id' : ''}${s.length > 2 ? '/…' : ''}`;
   if (s[0] !== 'api') return 'other';
   if (s[1] === 'mcp' && s.length === 2) return '/api/mcp';
   if (s[1] === 'admin' && s[2] === 'v1') return `/api/admin/v1${s.slice(3).map((seg) => `/${ADMIN_WORDS.has(seg) ? seg : ':id'}`).join('')}`;

@@ -7,7 +7,7 @@ import { actionTransports, type ActionDescriptor, type FamilyDescriptor, type Ro
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { checkBody } from '../validation.ts';
 import { diffRows, recordAudit } from './audit.ts';
-import { requireFeature, requireRole } from './authorize.ts';
+import { requireEndpoint, requireFeature, requireRole } from './authorize.ts';
 import { hookContext, inTransaction } from './context.ts';
 import { idempotent } from './idempotency.ts';
 import { etagOf, ifMatchHolds, project } from './project.ts';
@@ -32,7 +32,7 @@ export interface ActionRequest {
 export async function executeAction(services: Services, caller: Caller, request: ActionRequest): Promise<OperationResult> {
   const d = services.registry.get(request.family);
   if (!d) throw new ApiError('not_found', 'There is no resource family by that name; /api/v1/config/openapi.json lists them (one tag per family).');
-  requireFeature(caller, caller.endpointFeature);
+  requireEndpoint(caller);
   const action = d.actions?.[request.action];
   // an action not served on this transport does not exist there (the REST-only override is never an agent tool)
   if (!action || (caller.transport !== 'system' && !actionTransports(action).includes(caller.transport))) {

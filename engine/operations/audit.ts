@@ -30,9 +30,12 @@ export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | n
   return changes;
 }
 
-/** Who a caller is, as audit entries (and what records a person's action elsewhere) name it: a user's token names the user. */
+/**
+ * Who a caller is, as audit entries (and what records a person's action elsewhere) name it: a person (personal
+ * token, console session) is named by their user id, a key by its own.
+ */
 export function actorOf(caller: Caller): { kind: string; id: string } {
-  return { kind: caller.credential.kind, id: caller.credential.kind === 'personal_token' ? (caller.credential.userId ?? caller.credential.id) : caller.credential.id };
+  return { kind: caller.credential.kind, id: caller.credential.userId ?? caller.credential.id };
 }
 
 export async function recordAudit(

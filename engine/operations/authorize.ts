@@ -17,6 +17,11 @@ export function requireFeature(caller: Caller, feature: Feature): void {
   }
 }
 
+/** The endpoint's own feature (`config_api`, `mcp`); the console needs none. */
+export function requireEndpoint(caller: Caller): void {
+  if (caller.endpointFeature) requireFeature(caller, caller.endpointFeature);
+}
+
 export function requireRole(caller: Caller, need: Role, write = true): void {
   if (roleAtLeast(caller.role, need)) return;
   if (write && caller.credential.kind === 'api_key' && caller.credential.scopes.every((s) => READ_ONLY_SCOPES.has(s))) {
@@ -28,7 +33,7 @@ export function requireRole(caller: Caller, need: Role, write = true): void {
 const METHOD_OF: Record<OperationName, string> = { list: 'GET', read: 'GET', create: 'POST', update: 'PUT', delete: 'DELETE' };
 
 export function authorize(caller: Caller, family: FamilyDescriptor, op: OperationName): void {
-  requireFeature(caller, caller.endpointFeature);
+  requireEndpoint(caller);
   if (!family.operations.includes(op)) {
     const allowed = [...new Set(family.operations.map((o) => METHOD_OF[o]))];
     throw new ApiError('method_not_allowed', `${family.name} does not support ${op}; it supports ${family.operations.join(', ')}.`, {
@@ -43,7 +48,7 @@ export function authorize(caller: Caller, family: FamilyDescriptor, op: Operatio
 
 /** Fields only a user credential may write (for example sign-up policies). */
 export function checkUserTokenFields(caller: Caller, family: FamilyDescriptor, body: unknown): void {
-  if (caller.credential.kind === 'personal_token' || !body || typeof body !== 'object') return;
+  if (caller.credential.kind === 'personal_token' || caller.credential.kind === 'session' || !body || typeof body !== 'object') return;
   const named = (family.userTokenFields ?? []).filter((f) => f in (body as object));
   if (named.length) {
     throw new ApiError('user_token_required', `${named.join(' and ')} can only be changed with a personal access token (a user), not an organization key.`, {

@@ -8,7 +8,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Row } from '../descriptor.ts';
 import { validationFailed } from '../errors.ts';
 import { checkBody } from '../validation.ts';
-import { requireFeature, requireRole } from './authorize.ts';
+import { requireEndpoint, requireFeature, requireRole } from './authorize.ts';
 import { idempotent } from './idempotency.ts';
 import type { DomainOperation, DomainResult, Services } from '../services.ts';
 
@@ -38,7 +38,7 @@ export function domainRoute(operations: readonly DomainOperation[], path: string
 
 /** `idempotencyKey` is ignored by the operations that do not take one (reads, idempotent writes). */
 export async function executeDomain(services: Services, caller: Caller, operation: DomainOperation, input: unknown, idempotencyKey?: unknown): Promise<DomainResult & { replayed?: true }> {
-  requireFeature(caller, caller.endpointFeature);
+  requireEndpoint(caller);
   if (operation.feature) requireFeature(caller, operation.feature);
   requireRole(caller, operation.role, operation.kind === 'write');
   const run = async () => {

@@ -49,6 +49,40 @@ export const UserEntity = new EntitySchema<any>({
     email: { ...text, unique: true },
     name: { ...text, nullable: true },
     created_at: timestamp,
+    // console sign-in (engine/auth/passwords.ts): scrypt with its salt and parameters; null until the operator sets one
+    password_hash: { ...text, nullable: true },
+    password_changed_at: nullableTimestamp,
+  },
+});
+
+/** One-time console sign-in links (engine/auth/sessions.ts): the token stored hashed, valid 24 hours, used once. */
+export const SignInLinkEntity = new EntitySchema<any>({
+  name: 'SignInLink',
+  tableName: 'sign_in_links',
+  properties: {
+    id: { ...uuid, primary: true },
+    user_id: { ...uuid, index: true },
+    token_hash: { ...text, unique: true },
+    created_at: timestamp,
+    expires_at: timestamp,
+    used_at: nullableTimestamp,
+  },
+});
+
+/**
+ * Console sessions (engine/auth/sessions.ts): the cookie's token stored hashed, the organization chosen in the
+ * switcher, and when it was last used (idle expiry).
+ */
+export const ConsoleSessionEntity = new EntitySchema<any>({
+  name: 'ConsoleSession',
+  tableName: 'console_sessions',
+  properties: {
+    id: { ...uuid, primary: true },
+    user_id: { ...uuid, index: true },
+    organization_id: uuid,
+    token_hash: { ...text, unique: true },
+    created_at: timestamp,
+    last_seen_at: timestamp,
   },
 });
 
@@ -134,7 +168,10 @@ export const IdempotencyKeyEntity = new EntitySchema<any>({
   },
 });
 
-export const CORE_ENTITIES = [OrganizationEntity, ApiKeyEntity, UserEntity, MembershipEntity, PersonalTokenEntity, AuditEntryEntity, SystemSettingEntity, IdempotencyKeyEntity];
+export const CORE_ENTITIES = [
+  OrganizationEntity, ApiKeyEntity, UserEntity, MembershipEntity, PersonalTokenEntity, AuditEntryEntity, SystemSettingEntity, IdempotencyKeyEntity,
+  SignInLinkEntity, ConsoleSessionEntity,
+];
 
 export function tableName(family: FamilyDescriptor): string {
   return family.table ?? `cfg_${family.name}`;

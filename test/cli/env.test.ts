@@ -66,7 +66,7 @@ t.test('vigil serve with a bad variable: one line naming it, exit 1, no stack, n
 t.test('defaults when nothing is set', async (t) => {
   const settings = readSettings({});
   t.match(settings, {
-    port: 8080, host: '127.0.0.1', dataDir: './data', bootstrap: true, runWorkers: true, preparedStatements: true, logLevel: 'info',
+    port: 8080, host: '127.0.0.1', dataDir: './data', bootstrap: true, runWorkers: true, preparedStatements: true, logLevel: 'info', trustedProxies: 0,
     trustPrincipalId: 'vigil-platform', apiRateLimit: { points: 600, durationSeconds: 60 }, rateLimits: { rateLimitStore: 'memory' },
     codeHost: { apiUrl: 'https://api.github.com' }, chat: { apiUrl: 'https://slack.com/api' }, outbound: { allowLoopback: false, allowedNetworks: [] },
   });
@@ -82,6 +82,7 @@ t.test('accepted values', async (t) => {
   t.match(settings, { port: 0, host: '0.0.0.0', publicUrl: 'https://vigil.example.com', bootstrap: false, logLevel: 'debug', trustPrincipalId: 'arn:aws:iam::1:role/x' });
   t.equal(settings.databaseUrl, `postgresql://vigil:${SECRET}@db.example.com/vigil`);
   t.equal(readSettings({ PORT: '65535' }).port, 65535);
+  t.equal(readSettings({ VIGIL_TRUSTED_PROXIES: '2' }).trustedProxies, 2);
 });
 
 t.test('refusals name the variable and never repeat a secret', async (t) => {
@@ -93,6 +94,7 @@ t.test('refusals name the variable and never repeat a secret', async (t) => {
     ['VIGIL_SECRET_KEY', { VIGIL_SECRET_KEY: SECRET }],
     ['VIGIL_BOOTSTRAP', { VIGIL_BOOTSTRAP: 'no' }], ['VIGIL_WORKERS', { VIGIL_WORKERS: '1' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+    ['VIGIL_TRUSTED_PROXIES', { VIGIL_TRUSTED_PROXIES: '1.5' }], ['VIGIL_TRUSTED_PROXIES', { VIGIL_TRUSTED_PROXIES: '-1' }], ['VIGIL_TRUSTED_PROXIES', { VIGIL_TRUSTED_PROXIES: '11' }],
     ['VIGIL_AI_BASE_URL', { VIGIL_AI_BASE_URL: `file:///${SECRET}` }],
     ['VIGIL_CODE_HOST_API_URL', { VIGIL_CODE_HOST_API_URL: 'ftp://x' }],
     ['VIGIL_CODE_HOST_APP_PRIVATE_KEY', { VIGIL_CODE_HOST_APP_ID: '12' }],

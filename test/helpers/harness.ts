@@ -161,6 +161,8 @@ export async function startVigil(
      * through the step and its fields; null turns it off)
      */
     apiRateLimit?: RateLimit | null;
+    /** VIGIL_TRUSTED_PROXIES: proxies whose X-Forwarded-For entries name the client */
+    trustedProxies?: number;
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -193,6 +195,7 @@ export async function startVigil(
     bootstrap: false,
     schema: options.storage ? 'migrations' : 'entities',
     runWorkers: options.runWorkers,
+    trustedProxies: options.trustedProxies,
     // the shortest poll pg-boss allows, so a job sent is picked up within a second
     jobPollSeconds: 0.5,
     rateLimit: options.apiRateLimit === null ? undefined : credentialLimiter(options.apiRateLimit ?? { points: 1_000_000, durationSeconds: 3600 }, webhooks),

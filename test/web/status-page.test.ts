@@ -9,7 +9,7 @@ t.teardown(() => vigil.close());
 const page = await seedStatusPage(vigil, 'acme-http');
 
 const get = async (path: string, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${vigil.url}${path}`, { headers });
+  const res = await fetch(`${vigil.url}${path}`, { headers, redirect: 'manual' });
   return { status: res.status, headers: res.headers, text: await res.text() };
 };
 
@@ -98,7 +98,8 @@ t.test('hostile slugs never cause a 500', async (t) => {
   ];
   for (const path of paths) {
     const answer = await get(path);
-    t.equal(answer.status, 404, path.slice(0, 60));
+    // fetch() resolves /status/%2e%2e to / (a dot segment), which is the console's redirect to /board
+    t.equal(answer.status, path === '/status/%2e%2e' ? 303 : 404, path.slice(0, 60));
   }
 });
 

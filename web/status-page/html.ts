@@ -2,6 +2,8 @@
  * The status page as one small HTML document: no script, no external resource, status said in words (a
  * symbol and colour only repeat it), every stored text escaped.
  */
+import { STYLESHEET_PATH } from '../assets/stylesheet.ts';
+import { escapeHtml } from '../html.ts';
 import type { PublicComponent, PublicIncident, PublicPage } from './query.ts';
 
 const COMPONENT_STATUS: Record<string, { label: string; mark: string }> = {
@@ -13,10 +15,6 @@ const COMPONENT_STATUS: Record<string, { label: string; mark: string }> = {
 const INCIDENT_STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
 const IMPACT: Record<string, string> = { none: 'No impact', minor: 'Minor impact', major: 'Major impact', critical: 'Critical impact' };
 const SEVERITY = ['ok', 'no_data', 'at_risk', 'breaching'];
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** Dates as readable UTC text inside `<time>` (the page knows no visitor time zone without a script). */
 function time(at: string | null): string {
@@ -102,8 +100,9 @@ export function renderStatusPage(page: PublicPage, options: RenderOptions = {}):
 `;
 }
 
-/** The one answer for an unknown, private or unavailable page: it tells nothing about which. */
+/** The one answer for an unknown, private or unavailable page: it tells nothing about which. Styled as the console is (its stylesheet). */
 export const NOT_FOUND_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Status page not found</title></head>
-<body><main><h1>Status page not found</h1><p>No public status page is published at this address.</p></main></body></html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Status page not found</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
+<body><main id="main" class="centered"><h1>Status page not found</h1><p>No public status page is published at this address.</p></main></body></html>
 `;

@@ -14,8 +14,8 @@ export const CACHE_SECONDS = 30;
 /** `?refresh=<seconds>` adds a `<meta http-equiv="refresh">`, within these bounds (none by default: WCAG 2.2.1). */
 export const REFRESH_BOUNDS = { min: 30, max: 3600 } as const;
 
-/** The page loads nothing from anywhere: no script, no font, no image; only its own inline styles. */
-const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** The page loads no script, font or image: only its own inline styles (the not-found page: the shared stylesheet). */
+const PAGE_POLICY = "default-src 'none'; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const NOT_FOUND_JSON = { error: 'not_found', message: 'No public status page is published at this address.' };
 
 function refreshOf(value: unknown): number | undefined {

@@ -1,0 +1,53 @@
+/**
+ * The page around every console screen: the service's name, the navigation, the organization switcher (when the
+ * person belongs to several) and sign-out. Forms carry the session's CSRF token.
+ */
+import type { ConsoleSession } from '../../engine/auth/sessions.ts';
+import { STYLESHEET_PATH } from '../assets/stylesheet.ts';
+import { html, type Html } from '../html.ts';
+
+/** The console's sections, in the navigation's order (alerts and incidents join here). */
+export const SECTIONS = [
+  { path: '/board', label: 'Board' },
+  { path: '/deployments', label: 'Deployments' },
+  { path: '/deliveries', label: 'Deliveries' },
+] as const;
+
+/** The hidden CSRF field every console form carries. */
+export const csrfField = (session: ConsoleSession) => html`<input type="hidden" name="_csrf" value="${session.csrf}">`;
+
+/** A bare document: the head every page shares. */
+export function documentOf(title: string, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Vigil</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
+<body>${body}</body></html>
+`;
+}
+
+function switcher(session: ConsoleSession, back: string): Html {
+  const current = session.caller.organization;
+  if (session.memberships.length < 2) return html`<span>${current.name}</span>`;
+  const options = session.memberships.map(
+    (m) => html`<option value="${m.organization.id}"${m.organization.id === current.id ? html` selected` : ''}>${m.organization.name}</option>`,
+  );
+  return html`<form class="inline" method="post" action="/organization">${csrfField(session)}<input type="hidden" name="next" value="${back}">
+<label for="org-switch">Organization</label><select id="org-switch" name="organization_id">${options}</select><button type="submit" class="quiet">Switch</button></form>`;
+}
+
+export interface PageOptions {
+  title: string;
+  /** the section's path, marked current in the navigation */
+  section: string;
+  /** where the switcher returns to (the section, so another organization's ids are not kept) */
+  body: Html;
+}
+
+export function layout(session: ConsoleSession, page: PageOptions): Html {
+  const nav = SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === page.section ? html` aria-current="page"` : ''}>${s.label}</a></li>`);
+  return documentOf(page.title, html`<header class="top"><div class="bar"><a class="brand" href="/board">Vigil</a>
+<nav aria-label="Console"><ul>${nav}</ul></nav>
+<div class="who">${switcher(session, page.section)}<span class="muted">${session.email} (${session.caller.role})</span>
+<form class="inline" method="post" action="/logout">${csrfField(session)}<button type="submit" class="quiet">Sign out</button></form></div></div></header>
+<main id="main">${page.body}</main>`);
+}

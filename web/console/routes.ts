@@ -1,0 +1,30 @@
+/**
+ * The console's routes. Mounted as raw routes (engine/module.ts): its forms post
+ * application/x-www-form-urlencoded bodies, read by http.ts, not JSON. Adding a screen is one file exporting a
+ * `Screen` and one line here (and one in layout.ts's SECTIONS for a new section).
+ */
+import Router from '@koa/router';
+import type { Services } from '../../engine/services.ts';
+import { stylesheetRoutes } from '../assets/stylesheet.ts';
+import { boardScreen } from './board.ts';
+import { assignScreen, cardScreen, commentScreen, moveScreen } from './card.ts';
+import { deliveriesScreen } from './deliveries.ts';
+import { deploymentsScreen } from './deployments.ts';
+import { seeOther } from './http.ts';
+import { screen } from './page.ts';
+import { signInRoutes, type SignInLimiters } from './sign-in.ts';
+
+export function consoleRoutes(services: Services, limiters?: SignInLimiters): Router {
+  const router = new Router();
+  router.use(stylesheetRoutes().routes());
+  router.get('/', (ctx) => seeOther(ctx, '/board'));
+  signInRoutes(router, services, limiters);
+  router.get('/board', screen(services, '/board', boardScreen));
+  router.get('/board/:key', screen(services, '/board', cardScreen));
+  router.post('/board/:key/move', screen(services, '/board', moveScreen));
+  router.post('/board/:key/assign', screen(services, '/board', assignScreen));
+  router.post('/board/:key/comment', screen(services, '/board', commentScreen));
+  router.get('/deployments', screen(services, '/deployments', deploymentsScreen));
+  router.get('/deliveries', screen(services, '/deliveries', deliveriesScreen));
+  return router;
+}
