@@ -216,6 +216,14 @@ t.test('a viewer sees no buttons on the alert and incident pages; a forged POST 
   t.notOk((await incidentOver(disk.incident_id)).timeline.some((e: any) => e.kind === 'note' && e.detail.body === 'sneaky'));
 });
 
+t.test("times on the alert and incident pages are in the organization's time zone", async (t) => {
+  t.equal((await ops.api.put(`${CONFIG}/organization_settings`, { timezone: 'Europe/Berlin' })).status, 200);
+  const web = await signedIn(member);
+  const berlin = '<time datetime="2026-03-01T12:00:00.000Z">2026-03-01 13:00 CET</time>';
+  for (const page of ['/alerts', `/alerts/${disk.id}`, '/incidents', `/incidents/${disk.incident_id}`]) t.match((await web.get(page)).text, berlin, page);
+  t.equal((await ops.api.put(`${CONFIG}/organization_settings`, { timezone: 'UTC' })).status, 200);
+});
+
 t.test('no secret in the alert and incident pages; hostile input never a 500', async (t) => {
   const web = await signedIn(member);
   const webhookToken = (await vigil.operator.get(`${ADMIN}/organizations/${ops.id}`)).body.webhook_token as string;
