@@ -6,9 +6,11 @@ import type { ConsoleSession } from '../../engine/auth/sessions.ts';
 import { STYLESHEET_PATH } from '../assets/stylesheet.ts';
 import { html, type Html } from '../html.ts';
 
-/** The console's sections, in the navigation's order (alerts and incidents join here). */
+/** The console's sections, in the navigation's order. */
 export const SECTIONS = [
   { path: '/board', label: 'Board' },
+  { path: '/alerts', label: 'Alerts' },
+  { path: '/incidents', label: 'Incidents' },
   { path: '/deployments', label: 'Deployments' },
   { path: '/deliveries', label: 'Deliveries' },
 ] as const;

@@ -6,11 +6,13 @@
 import Router from '@koa/router';
 import type { Services } from '../../engine/services.ts';
 import { stylesheetRoutes } from '../assets/stylesheet.ts';
+import { alertActionScreen, alertScreen, alertsScreen } from './alerts.ts';
 import { boardScreen } from './board.ts';
 import { assignScreen, cardScreen, commentScreen, moveScreen } from './card.ts';
 import { deliveriesScreen } from './deliveries.ts';
 import { deploymentsScreen } from './deployments.ts';
 import { seeOther } from './http.ts';
+import { incidentActionScreen, incidentScreen, incidentsScreen } from './incidents.ts';
 import { screen } from './page.ts';
 import { signInRoutes, type SignInLimiters } from './sign-in.ts';
 
@@ -24,6 +26,12 @@ export function consoleRoutes(services: Services, limiters?: SignInLimiters): Ro
   router.post('/board/:key/move', screen(services, '/board', moveScreen));
   router.post('/board/:key/assign', screen(services, '/board', assignScreen));
   router.post('/board/:key/comment', screen(services, '/board', commentScreen));
+  router.get('/alerts', screen(services, '/alerts', alertsScreen));
+  router.get('/alerts/:id', screen(services, '/alerts', alertScreen));
+  router.post('/alerts/:id/:action', screen(services, '/alerts', alertActionScreen));
+  router.get('/incidents', screen(services, '/incidents', incidentsScreen));
+  router.get('/incidents/:id', screen(services, '/incidents', incidentScreen));
+  router.post('/incidents/:id/:action', screen(services, '/incidents', incidentActionScreen));
   router.get('/deployments', screen(services, '/deployments', deploymentsScreen));
   router.get('/deliveries', screen(services, '/deliveries', deliveriesScreen));
   return router;

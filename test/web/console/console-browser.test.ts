@@ -58,6 +58,15 @@ t.test('the console in Chromium', { skip: browserSkip() }, async (t) => {
     method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'browser-test' },
     body: JSON.stringify({ service: 'refunds', environment: 'production', version: 'v7', deployed_by: 'ci' }),
   });
+  // an alert that opens an incident, for the alert and incident pages
+  t.equal((await ops.api.put(`${CONFIG}/organization_settings`, { auto_open_incidents: true })).status, 200);
+  const fired = await fetch(`${vigil.url}/webhooks/metric-dashboard/${ops.token}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'browser-test' },
+    body: JSON.stringify({ status: 'firing', alerts: [{ status: 'firing', fingerprint: 'refunds-5xx', labels: { alertname: 'Refunds5xx', severity: 'critical', service: 'refunds' }, annotations: { summary: 'Refund API answering 5xx' } }] }),
+  });
+  t.equal(fired.status, 200);
+  const alert = (await ops.api.get(`${CONFIG}/alerts?service=refunds`)).body.data[0];
+  t.ok(alert?.incident_id, 'the alert opened an incident');
   const member = await person(vigil, { [ops.id]: 'member' });
   const viewer = await person(vigil, { [ops.id]: 'viewer' });
   const cardUrl: string = opened.body.url;
@@ -139,7 +148,11 @@ t.test('the console in Chromium', { skip: browserSkip() }, async (t) => {
     t.same(await axeViolations(context, `${vigil.url}/status/none-here`), [], "the status page's not-found page");
     const tab = await signIn(context, vigil.url, member.email);
     await tab.close();
-    for (const page of ['/board', new URL(cardUrl).pathname, '/board?status=in_progress', '/deployments', '/deliveries', '/board/NOPE-9']) {
+    const pages = [
+      '/board', new URL(cardUrl).pathname, '/board?status=in_progress', '/deployments', '/deliveries', '/board/NOPE-9',
+      '/alerts', '/alerts?status=resolved', `/alerts/${alert.id}`, '/incidents', `/incidents/${alert.incident_id}`, '/incidents/not-an-id',
+    ];
+    for (const page of pages) {
       t.same(await axeViolations(context, `${vigil.url}${page}`), [], page);
     }
   });
