@@ -49,7 +49,7 @@ export async function sendBatch(api: ConfigApi, plan: Plan, dryRun: boolean): Pr
   const outcomes = answer.body?.changes;
   if (!Array.isArray(outcomes)) {
     const { message, details } = refusal(answer);
-    throw new PlanError(`the service did not ${dryRun ? 'check' : 'apply'} the plan: ${message}`, details);
+    throw new PlanError(`the service did not ${dryRun ? 'check' : 'apply'} the plan: ${message}`, details, answer.body?.error);
   }
   return { answer, outcomes: outcomes as Outcome[] };
 }
@@ -68,16 +68,19 @@ export async function checkPlan(api: ConfigApi, plan: Plan): Promise<void> {
   plan.refusals = [];
   for (;;) {
     if (plan.actions.length === 0) return;
-    const { outcomes } = await sendBatch(api, plan, true);
-    const refused = plan.actions.map((action, i) => ({ action, outcome: outcomes[i]! })).filter(({ outcome }) => outcome?.error);
+    const checked = await sendBatch(api, plan, true).catch((error: unknown) => {
+      // a read-only key (api:config_read) may plan, but the service checks nothing for it: the batch needs a writer
+      if (error instanceof PlanError && error.code === 'read_only_key') return null;
+      throw error;
+    });
+    if (!checked) {
+      plan.warnings.push(`this key is read-only, so the service could not check the ${plan.actions.length} change${plan.actions.length === 1 ? '' : 's'} (an apply needs a key with api:admin); plan with such a key to have every change checked`);
+      return;
+    }
+    const refused = plan.actions.map((action, i) => ({ action, outcome: checked.outcomes[i]! })).filter(({ outcome }) => outcome?.error);
     const expected = refused.filter(({ action }) => action.mayBeRefused);
     if (expected.length === 0) {
-      // a read-only key (api:config_read) may plan, but the service checks nothing past the key for it
-      const readOnly = refused.filter(({ outcome }) => outcome.error?.error === 'read_only_key');
-      if (readOnly.length) {
-        plan.warnings.push(`this key is read-only, so the service could not check ${readOnly.length} change${readOnly.length === 1 ? '' : 's'} past it (an apply needs a key with api:admin); plan with such a key to have every change checked`);
-      }
-      plan.refusals = refused.filter((r) => !readOnly.includes(r)).map(({ action, outcome }) => refusalOf(action, outcome));
+      plan.refusals = refused.map(({ action, outcome }) => refusalOf(action, outcome));
       return;
     }
     const gone = new Set<string>();

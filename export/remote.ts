@@ -6,9 +6,12 @@ export const CONFIG_PREFIX = '/api/v1/config';
 /** A failure to report to a person: a sentence, and detail lines (one per refused field). */
 export class PlanError extends Error {
   readonly details: string[];
-  constructor(message: string, details: string[] = []) {
+  /** the service's error code, when the service refused */
+  readonly code: string | undefined;
+  constructor(message: string, details: string[] = [], code?: string) {
     super(message);
     this.details = details;
+    this.code = code;
   }
 }
 

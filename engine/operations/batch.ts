@@ -147,8 +147,9 @@ export const batchOperation: DomainOperation = {
     },
     { additionalProperties: false },
   ),
-  // each change is authorized as its own write; a read-only key may dry-run (its refusals say what it lacks)
-  role: 'viewer',
+  // every write needs a member at least (a read-only key or a viewer is refused up front, dry run or not: each change
+  // would meet the same refusal first); beyond that, each change is authorized as its own write
+  role: 'member',
   kind: 'write',
   rest: { method: 'POST', path: 'batch', bodyLimit: BATCH_BODY_LIMIT },
   answer: {

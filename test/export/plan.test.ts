@@ -24,7 +24,7 @@ t.test('planning an export against its own organization is a no-op', async (t) =
   const changed = await plan(reader, exported.replace(/(target_percent\s+=) 99\.9/, '$1 99.95'));
   t.equal(changed.actions.length, 1, 'and is shown the change');
   t.same(changed.refusals, [], 'which its key alone does not make a refusal');
-  t.match(changed.warnings, [/this key is read-only, so the service could not check 1 change past it/]);
+  t.match(changed.warnings, [/this key is read-only, so the service could not check the 1 change/]);
 });
 
 t.test('rows no block names are kept, and deleted only with --prune', async (t) => {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 
 export const STYLESHEET_PATH = '/assets/vigil.css';
+// beside this file in a checkout, beside dist/vigil.js in the bundle (`npm run bundle` copies it there)
 const CSS = readFileSync(new URL('./vigil.css', import.meta.url), 'utf8');
 const ETAG = `"${createHash('sha256').update(CSS).digest('base64url').slice(0, 22)}"`;
 
