@@ -158,9 +158,18 @@ export function readEvent(body: unknown, newKey: () => string = newDedupKey): Ev
   return { kind: 'event', event: trigger ? e : { ...e, state_only: true }, dedupKey: key };
 }
 
+/** readEvent that never throws (hostile JSON, such as custom details nested too deep to write back as text). */
+function safeRead(body: unknown): EventRead {
+  try {
+    return readEvent(body);
+  } catch {
+    return { kind: 'invalid', errors: ['The event could not be read as an Events API v2 event.'] };
+  }
+}
+
 /** The source's parser (an event, or why it cannot be read), for what reads every alert source alike. */
 export const parse = safe(SOURCE, (body: unknown): ParseResult => {
-  const read = readEvent(body);
+  const read = safeRead(body);
   return read.kind === 'event' ? alerts([read.event]) : unreadable(read.errors.join(' '));
 });
 
@@ -173,7 +182,7 @@ function eventsHandler(): WebhookHandler {
   return async (request): Promise<WebhookAnswer> => {
     const read = request.body === undefined
       ? { kind: 'invalid' as const, errors: ['The body is not JSON; expected an Events API v2 event.'] }
-      : readEvent(request.body);
+      : safeRead(request.body);
     if (read.kind === 'invalid') return { ...invalidEvent(read.errors), outcome: 'refused: invalid event', detail: read.errors.join(' ') };
     const [result] = await ingestAlerts(request.services, request.organization, [read.event], request.receivedAt);
     return { status: 202, body: { status: 'success', message: 'Event processed', dedup_key: read.dedupKey }, outcome: result!.outcome };

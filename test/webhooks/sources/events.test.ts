@@ -247,3 +247,10 @@ t.test('the pipeline\'s rules apply: an in-force mute mutes an Events API alert'
   t.notOk(a.effects.some((e: any) => e.kind === 'page'), 'no page');
   t.same(await outcomes(org), ['muted']);
 });
+
+t.test('hostile custom details: deeply nested, answered 400 or 202, never a 5xx', async (t) => {
+  const org = await organization();
+  const deep = `{"event_action":"trigger","dedup_key":"deep","payload":{"summary":"s","source":"h","severity":"info","custom_details":{"a":{"b":{"c":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}}}`;
+  const res = await post(`/webhooks/events/${org.token}`, deep);
+  t.ok(res.status === 202 || res.status === 400, `answered ${res.status}`);
+});
