@@ -26,6 +26,7 @@
  * warning → warning, info → info.
  *
  * Title: `payload.summary` (PagerDuty allows 1024 characters; the title keeps the first 300, the summary all).
+ * Summary: `custom_details` when it is text, else a `payload.summary` longer than the title.
  * Service: the `service` member of `custom_details`, else `payload.component`. URL: the first `links[].href`
  * (else `client_url`). Started at: `payload.timestamp`. External id: the dedup key.
  * Labels: `custom_details` flattened (nested members as `a.b`, at most three levels; deeper values and arrays as
@@ -148,7 +149,8 @@ export function readEvent(body: unknown, newKey: () => string = newDedupKey): Ev
     source: SOURCE,
     severity: severity ?? 'warning',
     service: (isRecord(details) ? str(details, 'service') : undefined) ?? str(p, 'component'),
-    summary: summary && summary.length > 300 ? summary : undefined,
+    // custom_details given as text (some senders do) is the alert's summary; else a summary too long for the title
+    summary: (typeof details === 'string' ? details : undefined) ?? (summary && summary.length > 300 ? summary : undefined),
     labels: labels.map,
     url: firstLink(body) ?? str(body, 'client_url', 4096),
     started_at: trigger ? isoTime(field(p, 'timestamp')) : undefined,

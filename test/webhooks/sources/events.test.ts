@@ -54,6 +54,8 @@ t.test('the parser: Alertmanager\'s and Grafana\'s events, severities mapped', a
   }
   const nested = readEvent({ event_action: 'trigger', dedup_key: 'n', payload: { summary: 's', source: 'h', severity: 'info', custom_details: { service: 'checkout', a: { b: { c: 1 } }, list: [1, 2], source: 'overridden' } } });
   t.match(nested.kind === 'event' && nested.event, { service: 'checkout', labels: { service: 'checkout', 'a.b.c': '1', list: '[1,2]', source: 'h' } }, 'flattened; payload fields win');
+  const prose = readEvent({ event_action: 'trigger', dedup_key: 'p', payload: { summary: 's', source: 'h', severity: 'info', custom_details: 'disk full on /var' } });
+  t.match(prose.kind === 'event' && prose.event, { summary: 'disk full on /var' }, 'custom_details as text is the summary');
   const many = readEvent({ event_action: 'trigger', dedup_key: 'n', payload: { summary: 's', source: 'h', severity: 'info', custom_details: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, 'v'.repeat(5000)])) } });
   t.ok(many.kind === 'event' && Object.keys(many.event.labels).length <= 64 && Object.values(many.event.labels).every((v) => v.length <= 1024), 'labels bounded');
   fuzz(t, parse, FIXTURES.map(fx));
