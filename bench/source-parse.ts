@@ -10,6 +10,7 @@ import type { AlertSource } from '../domain/alerts/event.ts';
 import type { Parser } from '../webhooks/sources/index.ts';
 import { parse as cloudAlarms } from '../webhooks/sources/cloud-alarms.ts';
 import { parse as cloudAudit } from '../webhooks/sources/cloud-audit.ts';
+import { parse as events } from '../webhooks/sources/events.ts';
 import { parse as incidentPager } from '../webhooks/sources/incident-pager.ts';
 import { parse as metricDashboard } from '../webhooks/sources/metric-dashboard.ts';
 import { parse as monitoringA } from '../webhooks/sources/monitoring-a.ts';
@@ -25,6 +26,7 @@ const SOURCES: [AlertSource, Parser, string[]][] = [
   ['metric-dashboard', metricDashboard, ['grafana-firing', 'grafana-resolved', 'alertmanager-firing', 'alertmanager-resolved']],
   ['monitoring-a', monitoringA, ['triggered', 'recovered', 'warn', 'default-payload']],
   ['monitoring-b', monitoringB, ['activated', 'acknowledged', 'closed', 'accumulations']],
+  ['events', events, ['pagerduty-trigger', 'pagerduty-acknowledge', 'alertmanager-trigger', 'alertmanager-resolve', 'grafana-trigger']],
 ];
 
 let missed = 0;

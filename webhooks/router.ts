@@ -1,6 +1,8 @@
 /**
  * `POST /webhooks/<source>/<token>` (and the card sub-paths `/<token>/<card>` and `/<token>/<card>/comments` of a
- * source that has them): the steps every source shares, in this order, each a function below.
+ * source that has them), and a source's fixed path with the token in the body (`tokenInBody`: the Events API's
+ * `POST /v2/enqueue`, whose `routing_key` is the token): the steps every source shares, in this order, each a
+ * function below.
  *
  * 1. `routeOf`: no `User-Agent` → 400 `user_agent_required`, before any other work; any method but POST → 405; an
  *    unknown source (or a sub-path on a source without cards) → the 404 below.
@@ -8,7 +10,8 @@
  * 3. `tokenLookup`: the token selects the organization with one hashed lookup, whatever else happens: unknown,
  *    rotated away (over 72 hours), revoked previous and disabled-organization tokens all answer the same 404
  *    status, body and headers. A body over the limit answers 413 whatever the token (`tooLarge`), so a 413 never
- *    confirms one.
+ *    confirms one. On a fixed path the token is read from the body, and a missing or unknown one gets the source's
+ *    own refusal (the same for every token that selects nothing).
  * 4. `rateLimited`: per organization and source → 429 `rate_limited` with `Retry-After` (the first refusal of a
  *    window is logged, not each one).
  * 5. `checkSignature` (signing.ts): the source's `signing`: with a saved secret every request must carry a valid
@@ -79,14 +82,27 @@ function reply(ctx: Context, answer: Answer): void {
   ctx.body = answer.body;
 }
 
-/** Step 1: the source and path parts, or the answer that ends the request before any work. */
-function routeOf(ctx: Context): { answer: Answer } | { source: WebhookSource; token: string; card?: string; comments: boolean } {
+type Route = { answer: Answer } | { source: WebhookSource; token?: string; card?: string; comments: boolean };
+
+/** Step 1's refusals every route shares: no User-Agent, a method other than POST. */
+function refusedRequest(ctx: Context): { answer: Answer } | null {
   if (!ctx.get('user-agent').trim()) {
     return { answer: { status: 400, body: { error: 'user_agent_required', message: 'Send a User-Agent header naming the sending system; requests without one are refused.' } } };
   }
   if (ctx.method !== 'POST') {
     return { answer: { status: 405, body: { error: 'method_not_allowed', message: 'Webhooks take POST only.', allowed: ['POST'] }, headers: { Allow: 'POST' } } };
   }
+  return null;
+}
+
+/**
+ * Step 1: the source and path parts, or the answer that ends the request before any work. On a source's fixed path
+ * (`tokenInBody`), the token is read from the body once it is (step 3).
+ */
+function routeOf(ctx: Context, fixed?: WebhookSource): Route {
+  const refused = refusedRequest(ctx);
+  if (refused) return refused;
+  if (fixed) return { source: fixed, comments: false };
   const { source: segment, token, card } = ctx.params as { source: string; token: string; card?: string };
   const source = sourceAt(segment);
   if (!source || (card !== undefined && !source.cardPaths)) return { answer: notFound() };
@@ -188,19 +204,21 @@ async function handle(handler: WebhookHandler, request: WebhookRequest, log: Log
   }
 }
 
-async function serve(endpoint: Endpoint, ctx: Context): Promise<void> {
+async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): Promise<void> {
   const { services } = endpoint;
-  const route = routeOf(ctx);
+  const route = routeOf(ctx, fixed);
   if ('answer' in route) return reply(ctx, route.answer);
-  const { source, token, card, comments } = route;
+  const { source, card, comments } = route;
 
   const receivedAt = services.clock.now();
   const read = await readBounded(ctx.req, source.bodyLimit);
-  const found = await tokenLookup(services, token, source);
+  const token = route.token ?? (read.raw === null ? undefined : source.tokenInBody?.token(jsonOf(read.raw)));
+  const found = token === undefined ? null : await tokenLookup(services, token, source);
   const header = headerGetter(ctx);
   const log = recorder(endpoint, { segment: source.segment, organizationId: found?.organization.id, receivedAt, read, header });
   if (read.raw === null) return tooLarge(ctx, source, log);
-  if (!found) return reply(ctx, notFound());
+  // the fixed path answers as its product does; either way, nothing tells an unknown token from a revoked one
+  if (!found) return reply(ctx, fixed?.tokenInBody ? fixed.tokenInBody.refusal(token !== undefined) : notFound());
   const { organization } = found;
   const raw = read.raw;
 
@@ -235,5 +253,8 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
   router.all('/webhooks/:source/:token', route);
   router.all('/webhooks/:source/:token/:card', route);
   router.all('/webhooks/:source/:token/:card/comments', route);
+  for (const source of SOURCES) {
+    if (source.tokenInBody) router.all(source.tokenInBody.path, (ctx: Context) => serve(endpoint, ctx, source));
+  }
   return router;
 }

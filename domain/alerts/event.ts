@@ -8,7 +8,7 @@
 import Type, { type Static } from 'typebox';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 
-/** The six alert sources (URL segments of `POST /webhooks/<source>/<token>`). */
+/** The alert sources (URL segments of `POST /webhooks/<source>/<token>`). */
 export const ALERT_SOURCES = [
   'metric-dashboard',
   'incident-pager',
@@ -16,6 +16,7 @@ export const ALERT_SOURCES = [
   'monitoring-b',
   'cloud-alarms',
   'cloud-audit',
+  'events',
 ] as const;
 export type AlertSource = (typeof ALERT_SOURCES)[number];
 
@@ -44,6 +45,11 @@ export const AlertEventSchema = Type.Object(
     ended_at: Type.Optional(Type.String()),
     /** the product's own id of the alert/incident/event, for display and links */
     external_id: Type.Optional(Type.String()),
+    /**
+     * the event says only the alert's new state (an Events API acknowledge or resolve, which carries no details):
+     * it changes an alert that exists, keeps its title, labels and severity, and creates none
+     */
+    state_only: Type.Optional(Type.Literal(true)),
   },
   { additionalProperties: false },
 );

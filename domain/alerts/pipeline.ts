@@ -18,7 +18,8 @@
  * - firing, already firing → `duplicate` (details refreshed, nothing pages); firing, acknowledged → back to firing
  *   (`unacknowledged`: the pager took the acknowledgement back), nothing pages;
  * - acknowledged (pager) → kept in step; resolved → resolved, and its incident closed when
- *   `auto_close_incidents` and no alert of it still fires.
+ *   `auto_close_incidents` and no alert of it still fires; an event that says only the state (`state_only`: an
+ *   Events API acknowledge or resolve) changes an alert that exists and keeps its details, and creates none.
  * Every consequence is an effect row on the alert (`EFFECT_KINDS`). Whom a page reaches (alert routes) and which
  * events go out to outbound configs is outbound/alerts.ts's to decide; its deliveries are enqueued in
  * this transaction.
@@ -160,6 +161,7 @@ class Ingestion implements PersonActions {
   }
 
   async event(event: AlertEvent): Promise<EventResult> {
+    if (event.state_only) return this.#stateOnly(event);
     const found = event.status === 'resolved' ? await this.#existing(event.fingerprint) : await this.#findOrCreate(event);
     if (!found) return { fingerprint: event.fingerprint, alertId: null, outcome: 'unknown alert' };
     const { alert, created } = found;
@@ -169,6 +171,22 @@ class Ingestion implements PersonActions {
         : await this.#resolved(alert, event);
     this.#store.save(alert, event, created);
     return { fingerprint: event.fingerprint, alertId: alert.id, outcome };
+  }
+
+  /**
+   * An event that says only the new state (an Events API acknowledge or resolve): what the source last said of the
+   * alert stands for the event, so its details stay; an alert never seen is not created.
+   */
+  async #stateOnly(sent: AlertEvent): Promise<EventResult> {
+    const locked = await this.#store.lock(sent.fingerprint);
+    const found = locked ? await this.#store.lockById(locked.id, sent.status) : null;
+    if (!found) return { fingerprint: sent.fingerprint, alertId: null, outcome: 'unknown alert' };
+    const { alert, event } = found;
+    const outcome = event.status === 'acknowledged' ? this.#acknowledged(alert, false, event)
+      : event.status === 'resolved' ? await this.#resolved(alert, event)
+        : await this.#firing(alert, event, false);
+    this.#store.saveState(alert);
+    return { fingerprint: sent.fingerprint, alertId: alert.id, outcome };
   }
 
   async act(alertId: string, action: PersonAction): Promise<ActionResult | null> {

@@ -15,7 +15,8 @@ export const KEPT_HEADERS = [
   'x-request-id', 'x-grafana-alerting-timestamp',
 ] as const;
 
-const CREDENTIAL_NAME = /secret|password|passwd|token|signature|authorization|api[-_]?key|credential|private[-_]?key/i;
+// routing_key / service_key / integration_key: the Events API's credential, which for Vigil is the webhook token
+const CREDENTIAL_NAME = /secret|password|passwd|token|signature|authorization|api[-_]?key|credential|private[-_]?key|(?:routing|service|integration)[-_]?key/i;
 
 /** A URL query parameter whose name suggests a credential (an SNS SubscribeURL's `Token`, `?api_key=`, …). */
 const CREDENTIAL_PARAM = /([?&](?:[\w.-]*(?:secret|password|token|signature|api[-_]?key|credential)[\w.-]*)=)[^&#\s"]*/gi;

@@ -9,6 +9,7 @@ import { cloudAlarms } from './cloud-alarms.ts';
 import { cloudAudit } from './cloud-audit.ts';
 import { codeHost } from './code-host.ts';
 import { deployments } from './deployments.ts';
+import { events } from './events.ts';
 import { fixRequests } from './fix-requests.ts';
 import { incidentPager } from './incident-pager.ts';
 import { issueTracker } from './issue-tracker.ts';
@@ -26,6 +27,7 @@ export const SOURCES: readonly WebhookSource[] = Object.freeze([
   monitoringB,
   cloudAlarms,
   cloudAudit,
+  events,
   deployments,
   codeHost,
   tickets,

@@ -32,6 +32,17 @@ export interface WebhookSource {
   signing: Signing | null;
   /** alert sources: reads the product's payload as alert events (pure, never throws) */
   parser?: Parser;
+  /**
+   * also served at a fixed path that carries the token in the body (PagerDuty's `POST /v2/enqueue`, `routing_key`),
+   * for senders whose host can be changed but whose path cannot; the same steps, the token read from the JSON body
+   */
+  tokenInBody?: {
+    path: string;
+    /** the token the body carries, or undefined */
+    token(body: unknown): string | undefined;
+    /** the answer when the body carries no token (`sent` false) or one that selects no organization */
+    refusal(sent: boolean): { status: number; body: Record<string, unknown> };
+  };
   /** the domain's handler of an accepted request, built once when the routes are */
   handler(options: SourceOptions): WebhookHandler;
 }

@@ -7,8 +7,8 @@ import { eventsOf, fixture, JUNK } from './helpers.ts';
 
 const ALERT_PARSERS = Object.fromEntries(ALERT_SOURCES.map((s) => [s, sourceAt(s)?.parser])) as Record<AlertSource, Parser>;
 
-t.test('the six alert sources are webhook sources, each with its parser', async (t) => {
-  t.equal(ALERT_SOURCES.length, 6);
+t.test('the seven alert sources are webhook sources, each with its parser', async (t) => {
+  t.equal(ALERT_SOURCES.length, 7);
   for (const s of ALERT_SOURCES) t.type(ALERT_PARSERS[s], 'function', `${s} is a webhook source with a parser`);
   t.equal(sourceAt('deployments')?.parser, undefined, 'other webhook sources have no alert parser');
 });
@@ -47,6 +47,7 @@ t.test('a payload for one source is unreadable by the others', async (t) => {
     'monitoring-b': fixture('monitoring-b', 'activated'),
     'cloud-alarms': fixture('cloud-alarms', 'alarm'),
     'cloud-audit': fixture('cloud-audit', 'create-access-key'),
+    events: fixture('events', 'pagerduty-trigger'),
   };
   for (const target of ALERT_SOURCES) {
     for (const [from, body] of Object.entries(samples)) {
