@@ -4,6 +4,18 @@ import { CHANNEL } from './change_notifications.ts';
 
 export const CHANNEL_PLACEHOLDERS = ['service', 'severity', 'environment'] as const;
 
+/**
+ * The buttons on alert thread posts and incident posts (outbound/render/chat-messages.ts), by the `action_id` a
+ * press names back (webhooks/chat/), each with the operation it runs on the id in the button's `value`.
+ */
+export const CHAT_BUTTONS = {
+  vigil_ack_alert: { operation: 'acknowledge_alert', subject: 'alert', label: 'Acknowledge' },
+  vigil_resolve_alert: { operation: 'resolve_alert', subject: 'alert', label: 'Resolve' },
+  vigil_ack_incident: { operation: 'acknowledge_incident', subject: 'incident', label: 'Acknowledge' },
+  vigil_resolve_incident: { operation: 'resolve_incident', subject: 'incident', label: 'Resolve' },
+} as const;
+export type ChatButton = keyof typeof CHAT_BUTTONS;
+
 const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
 
 const knownPlaceholders: Rule = {
