@@ -228,10 +228,16 @@ t.test('an incident post offers the incident buttons, and a press acknowledges t
   t.ok((await o.api.get(`${CONFIG}/incidents/${incident}`)).body.data.acknowledged_at, 'the incident records its acknowledgement');
 });
 
-t.test('a body that is neither a press nor a command is 400 and changes nothing', async (t) => {
+t.test('a body that is neither a press nor a command is 400; ids that name nothing are said so', async (t) => {
   const o = await connected();
   const answer = await send(o, { hello: 'world' });
   t.match(answer, { status: 400, body: { error: 'bad_request', message: /neither/ } });
   const broken = await send(o, { payload: '{not json' });
   t.equal(broken.status, 400);
+  const notAnId = await press(o, o.member.email, 'vigil_ack_alert', 'not-a-uuid\'; drop table alerts');
+  t.match(notAnId, { status: 200, body: { response_type: 'ephemeral', text: /No alert by that id/ } }, 'a button value that names no alert');
+  const noIncident = await command(o, o.member.email, 'incident 7 ack');
+  t.match(noIncident, { status: 200, body: { text: /No incident by that id/ } });
+  const longFingerprint = await command(o, o.member.email, `ack ${'x'.repeat(2500)}`);
+  t.match(longFingerprint, { status: 200, body: { text: /No alert by that fingerprint/ } });
 });
