@@ -70,7 +70,8 @@ export function alertOpening(event: EventLike, status: string): ChatContent {
   const lead = status === 'resolved' ? 'Resolved' : status === 'acknowledged' ? 'Acknowledged' : 'Alert';
   const title = storm ? `${lead}: alert storm, ${storm.alerts} alerts — ${alert.title} and others` : `${lead}: ${alert.title}`;
   const opening = content(title, alertFields(alert, status), alertLink(alert), typeof alert.summary === 'string' ? alert.summary : null);
-  const buttons = actionButtons('alert', typeof alert.id === 'string' ? alert.id : '', { resolved: status === 'resolved', acknowledged: status === 'acknowledged' });
+  // a storm's post stands for many alerts: its incident post carries the buttons that act on them all
+  const buttons = storm ? [] : actionButtons('alert', typeof alert.id === 'string' ? alert.id : '', { resolved: status === 'resolved', acknowledged: status === 'acknowledged' });
   return { text: opening.text, blocks: [...opening.blocks, ...buttons] };
 }
 
@@ -111,12 +112,14 @@ export function eventContent(event: EventLike): ChatContent {
 
 /**
  * The message an outbound config of kind `chat` (an incoming webhook) receives for a stored envelope: the same
- * text and blocks chat delivery posts — an alert as its thread's first post would show it, or its later change.
+ * text and blocks chat delivery posts — an alert as its thread's first post would show it, or its later change —
+ * without the buttons.
  */
 export function envelopeContent(envelope: Json): ChatContent {
   const event: EventLike = { type: envelope.type, data: envelope.data ?? {} };
-  if (event.type === 'alert.fired') return alertOpening(event, 'firing');
-  if (event.type === 'alert.acknowledged') return alertChange('acknowledged', event);
-  if (event.type === 'alert.resolved') return alertChange('resolved', event);
-  return eventContent(event);
+  const message = event.type === 'alert.fired' ? alertOpening(event, 'firing')
+    : event.type === 'alert.acknowledged' ? alertChange('acknowledged', event)
+      : event.type === 'alert.resolved' ? alertChange('resolved', event) : eventContent(event);
+  // no buttons: an incoming webhook's app is not the connected one, whose request URL a press would need
+  return { text: message.text, blocks: message.blocks.filter((b) => b.type !== 'actions') };
 }
