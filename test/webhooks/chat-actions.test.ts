@@ -241,3 +241,32 @@ t.test('a body that is neither a press nor a command is 400; ids that name nothi
   const longFingerprint = await command(o, o.member.email, `ack ${'x'.repeat(2500)}`);
   t.match(longFingerprint, { status: 200, body: { text: /No alert by that fingerprint/ } });
 });
+
+t.test('signed hostile bodies are answered without a 5xx and change nothing', async (t) => {
+  const o = await connected();
+  await o.fire({ name: 'HostilePress', service: 'db' });
+  const id = await alertId(o, 'HostilePress');
+  const payloads: unknown[] = [
+    null, 42, 'block_actions', [], { type: 'block_actions' }, { type: 'block_actions', user: 'U1', actions: 'x' },
+    { type: 'block_actions', user: { id: { nested: true } }, actions: [{ action_id: 'vigil_ack_alert', value: id }] },
+    { type: 'block_actions', user: { id: o.member.email }, actions: [null] },
+    { type: 'block_actions', user: { id: o.member.email }, actions: [{ action_id: 'vigil_ack_alert', value: 7 }] },
+    { type: 'block_actions', user: { id: o.member.email }, actions: [{ action_id: '__proto__', value: id }] },
+    { type: 'block_actions', user: { id: o.member.email }, actions: [{ action_id: 'constructor', value: id }] },
+    { type: 'view_submission', user: { id: o.member.email } },
+  ];
+  for (const payload of payloads) {
+    const answer = await send(o, { payload: JSON.stringify(payload) });
+    t.ok(answer.status < 500, `payload ${JSON.stringify(payload).slice(0, 60)}: ${answer.status}`);
+  }
+  const forms: Record<string, string>[] = [
+    { command: '/vigil' }, { command: '/vigil', user_id: '' }, { command: '/vigil', user_id: o.member.email, text: 'incident \u0000 ack' },
+    { command: '/vigil', user_id: o.member.email, text: `ack %00${'é'.repeat(50)}` }, { command: '/vigil', user_id: 'U'.repeat(500), text: 'ack x' },
+    { payload: '' }, { payload: 'null' },
+  ];
+  for (const form of forms) {
+    const answer = await send(o, form);
+    t.ok(answer.status < 500, `form ${JSON.stringify(form).slice(0, 60)}: ${answer.status}`);
+  }
+  t.equal(await status(o, 'HostilePress'), 'firing', 'nothing changed');
+});
