@@ -4,6 +4,18 @@ import { CHANNEL } from './change_notifications.ts';
 
 export const CHANNEL_PLACEHOLDERS = ['service', 'severity', 'environment'] as const;
 
+/**
+ * The buttons on alert thread posts and incident posts (outbound/render/chat-messages.ts), by the `action_id` a
+ * press names back (webhooks/chat/), each with the operation it runs on the id in the button's `value`.
+ */
+export const CHAT_BUTTONS = {
+  vigil_ack_alert: { operation: 'acknowledge_alert', subject: 'alert', label: 'Acknowledge' },
+  vigil_resolve_alert: { operation: 'resolve_alert', subject: 'alert', label: 'Resolve' },
+  vigil_ack_incident: { operation: 'acknowledge_incident', subject: 'incident', label: 'Acknowledge' },
+  vigil_resolve_incident: { operation: 'resolve_incident', subject: 'incident', label: 'Resolve' },
+} as const;
+export type ChatButton = keyof typeof CHAT_BUTTONS;
+
 const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
 
 const knownPlaceholders: Rule = {
@@ -41,6 +53,8 @@ export default defineFamily({
     'is a reply in it while its first post is updated to show the alert\'s state (resolved: the thread is closed); without it each change is a new message in the alert\'s channel. ' +
     'Every other event kind posted to chat (notification_settings.channels), cards, incidents, deployments and fix requests, is posted to `default_channel` (null: not posted). ' +
     '`incident_channel_prefix` (default `inc-`, 1..20 of a-z, 0-9, - and _) is stored for incident channels named `<prefix><incident number>`, which are not created yet: incidents are posted to `default_channel`. ' +
+    'Alert thread posts and incident posts carry Acknowledge and Resolve buttons; presses and `/vigil` commands arrive at `POST /webhooks/chat/<webhook token>` and act as the member whose email the chat user has, ' +
+    'refused (401) while no `signing_secret` is saved. ' +
     '`bot_token` (posts as the app) and `signing_secret` (checks that interactive requests such as button presses come from the workspace) are write-only, ' +
     'sealed, answered only as `bot_token_set` and `signing_secret_set`, shown in the audit log only as (set), (changed) or (cleared); an omitted one is kept and null removes it. ' +
     '`updated_at` is null until the first change is stored.',

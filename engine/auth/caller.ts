@@ -13,13 +13,20 @@ export interface Organization {
 
 /**
  * `system`: work the service does on its own, never a request (e.g. a provider's model auto-upgrade, audited as such);
- * `session`: a person signed in to the console with a password (engine/auth/sessions.ts)
+ * `session`: a person signed in to the console with a password (engine/auth/sessions.ts);
+ * `chat_user`: a person pressing a button or typing a command in the organization's chat workspace, mapped to their
+ * membership by email (the credential's id is `<workspace>:<chat user id>`, its userId the member's)
  */
-export type CredentialKind = 'api_key' | 'personal_token' | 'session' | 'system';
+export type CredentialKind = 'api_key' | 'personal_token' | 'session' | 'chat_user' | 'system';
+/**
+ * Transports a part adds, each a key (`declare module '…/engine/auth/caller.ts' { interface PartTransports { <name>: true } }`,
+ * as webhooks/chat/transport.ts does for presses and commands in the chat workspace): the engine names none.
+ */
+export interface PartTransports {}
 /** `console`: the pages for people (web/console), which call the same operations as REST and MCP */
-export type Transport = 'rest' | 'mcp' | 'console';
+export type Transport = 'rest' | 'mcp' | 'console' | keyof PartTransports;
 /** the transports a bearer credential is presented at */
-export type ApiTransport = Exclude<Transport, 'console'>;
+export type ApiTransport = 'rest' | 'mcp';
 
 /** Who is calling, resolved once by the transport and handed to every operation. */
 export interface Caller {

@@ -7,9 +7,8 @@
  * error code of the Web API's vocabulary, never its free text, so a token an API echoed cannot be stored.
  */
 import type { Services } from '../../engine/services.ts';
+import { chatApiUrl } from '../net/chat-api.ts';
 import { outboundHttp } from '../net/http.ts';
-
-export const DEFAULT_CHAT_API = 'https://slack.com/api';
 const TIMEOUT_MS = 10_000;
 const MAX_ANSWER = 16 * 1024;
 /** the Web API's errors that say "try again later" */
@@ -30,11 +29,10 @@ function retryAfter(value: string | string[] | undefined): number | null {
 
 /** One call; never throws for what the far end or the network did. */
 export async function callWebApi(services: Services, token: string, method: 'chat.postMessage' | 'chat.update', body: Record<string, unknown>): Promise<CallResult> {
-  const base = (services.config.chat?.apiUrl ?? DEFAULT_CHAT_API).replace(/\/+$/, '');
   let answer;
   try {
     answer = await outboundHttp(services).request({
-      url: `${base}/${method}`,
+      url: chatApiUrl(services, method),
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Vigil-Chat/1' },
       body: JSON.stringify(body),

@@ -1,10 +1,13 @@
 /**
  * What a person reads in the channel: a message's `text` (the notification and fallback line) and its Block Kit
- * `blocks` — a section with the headline, a section of fields (severity, service, status, …), and a link when
- * there is one. Values are escaped as the Web API asks (&, <, >), and every text is cut to what a block takes.
+ * `blocks` — a section with the headline, a section of fields (severity, service, status, …), a link when
+ * there is one, and on an alert thread's first post and an incident post the Acknowledge and Resolve buttons (an
+ * `actions` block; a press comes back to `POST /webhooks/chat/<token>`, webhooks/chat/). Values are escaped as the
+ * Web API asks (&, <, >), and every text is cut to what a block takes.
  */
 import { headline } from './headline.ts';
 import type { OutboundEvent } from '../events.ts';
+import { CHAT_BUTTONS, type ChatButton } from '../../resources/chat.ts';
 
 type Json = Record<string, any>;
 
@@ -35,6 +38,21 @@ export function content(title: string, fields: [string, unknown][], link: { url:
   return { text: cut(line, TEXT_MAX), blocks };
 }
 
+/**
+ * The buttons a post offers for its subject's state: Acknowledge while it fires (an alert firing, an incident not
+ * yet acknowledged), Resolve until it is resolved (or closed); none after. Each names the subject's id as its value.
+ */
+export function actionButtons(subject: 'alert' | 'incident', id: string, state: { resolved: boolean; acknowledged: boolean }): Json[] {
+  if (state.resolved || !id) return [];
+  const wanted = (Object.keys(CHAT_BUTTONS) as ChatButton[])
+    .filter((a) => CHAT_BUTTONS[a].subject === subject && (CHAT_BUTTONS[a].operation.startsWith('resolve') || !state.acknowledged));
+  const elements = wanted.map((a) => ({
+    type: 'button', action_id: a, value: id, text: { type: 'plain_text', text: CHAT_BUTTONS[a].label },
+    ...(CHAT_BUTTONS[a].operation.startsWith('resolve') ? { style: 'primary' } : {}),
+  }));
+  return [{ type: 'actions', block_id: `vigil_${subject}_actions`, elements }];
+}
+
 /** A plain text post (change notifications) as one section. */
 export function plain(text: string): ChatContent {
   return { text: cut(text, TEXT_MAX), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: cut(escape(text), SECTION_MAX) } }] };
@@ -51,7 +69,10 @@ export function alertOpening(event: EventLike, status: string): ChatContent {
   const { alert = {}, storm } = event.data as Json;
   const lead = status === 'resolved' ? 'Resolved' : status === 'acknowledged' ? 'Acknowledged' : 'Alert';
   const title = storm ? `${lead}: alert storm, ${storm.alerts} alerts — ${alert.title} and others` : `${lead}: ${alert.title}`;
-  return content(title, alertFields(alert, status), alertLink(alert), typeof alert.summary === 'string' ? alert.summary : null);
+  const opening = content(title, alertFields(alert, status), alertLink(alert), typeof alert.summary === 'string' ? alert.summary : null);
+  // a storm's post stands for many alerts: its incident post carries the buttons that act on them all
+  const buttons = storm ? [] : actionButtons('alert', typeof alert.id === 'string' ? alert.id : '', { resolved: status === 'resolved', acknowledged: status === 'acknowledged' });
+  return { text: opening.text, blocks: [...opening.blocks, ...buttons] };
 }
 
 /** A later event of an alert (a reply in its thread, or a message of its own without threads). */
@@ -68,7 +89,9 @@ export function eventContent(event: EventLike): ChatContent {
   const d = event.data as Json;
   if (d.incident) {
     const i = d.incident;
-    return content(`Incident ${i.status === 'closed' ? 'closed' : 'opened'}: ${i.title}`, [['Severity', i.severity], ['Status', word(i.status)], ['Service', d.alert?.service]], alertLink(d.alert ?? {}));
+    const post = content(`Incident ${i.status === 'closed' ? 'closed' : 'opened'}: ${i.title}`, [['Severity', i.severity], ['Status', word(i.status)], ['Service', d.alert?.service]], alertLink(d.alert ?? {}));
+    const buttons = actionButtons('incident', typeof i.id === 'string' ? i.id : '', { resolved: i.status === 'closed', acknowledged: Boolean(i.acknowledged_at) });
+    return { text: post.text, blocks: [...post.blocks, ...buttons] };
   }
   if (d.card) {
     const c = d.card;
@@ -89,12 +112,14 @@ export function eventContent(event: EventLike): ChatContent {
 
 /**
  * The message an outbound config of kind `chat` (an incoming webhook) receives for a stored envelope: the same
- * text and blocks chat delivery posts — an alert as its thread's first post would show it, or its later change.
+ * text and blocks chat delivery posts — an alert as its thread's first post would show it, or its later change —
+ * without the buttons.
  */
 export function envelopeContent(envelope: Json): ChatContent {
   const event: EventLike = { type: envelope.type, data: envelope.data ?? {} };
-  if (event.type === 'alert.fired') return alertOpening(event, 'firing');
-  if (event.type === 'alert.acknowledged') return alertChange('acknowledged', event);
-  if (event.type === 'alert.resolved') return alertChange('resolved', event);
-  return eventContent(event);
+  const message = event.type === 'alert.fired' ? alertOpening(event, 'firing')
+    : event.type === 'alert.acknowledged' ? alertChange('acknowledged', event)
+      : event.type === 'alert.resolved' ? alertChange('resolved', event) : eventContent(event);
+  // no buttons: an incoming webhook's app is not the connected one, whose request URL a press would need
+  return { text: message.text, blocks: message.blocks.filter((b) => b.type !== 'actions') };
 }

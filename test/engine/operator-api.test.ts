@@ -2,6 +2,7 @@
 import t from 'tap';
 import { CONFIG, client, startVigil, OPERATOR_TOKEN } from '../helpers/harness.ts';
 import { organizationByWebhookToken } from '../../engine/admin/organizations.ts';
+import { SEGMENTS } from '../../webhooks/sources/index.ts';
 
 const vigil = await startVigil({ publicUrl: 'https://vigil.example.com' });
 t.teardown(() => vigil.close());
@@ -21,7 +22,7 @@ t.test('organizations: create, read, patch; webhook URLs built from PUBLIC_URL',
   t.match(made.body, { name: 'Acme', plan: 'team', disabled: false });
   t.match(made.body.webhook_token, /^vigil_wh_/);
   t.equal(made.body.webhook_urls['metric-dashboard'], `https://vigil.example.com/webhooks/metric-dashboard/${made.body.webhook_token}`);
-  t.equal(Object.keys(made.body.webhook_urls).length, 13, 'one ready-made URL per source');
+  t.equal(Object.keys(made.body.webhook_urls).length, SEGMENTS.length, 'one ready-made URL per source');
   const read = await vigil.operator.get(`${ADMIN}/organizations/${made.body.id}`);
   t.same(read.body, made.body);
   const patched = await vigil.operator.patch(`${ADMIN}/organizations/${made.body.id}`, { plan: 'business', features: { compliance: true } });

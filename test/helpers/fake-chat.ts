@@ -3,6 +3,8 @@
  * a bearer token. It knows a set of channels (by name, answered with their ids), keeps every message posted (with
  * its replies and updates), records every call, and answers errors as a test scripts them: an HTTP status, a Web
  * API error (`{ ok: false, error }`), or a 429 with Retry-After. A token other than `token` is `invalid_auth`.
+ * `users.info` (a form body, as the Web API takes it) answers the profile of a user of `users` (`user_not_found`
+ * otherwise), and `POST /response/<anything>` stands for an interaction's `response_url`, kept in `responses`.
  */
 import http from 'node:http';
 
@@ -37,6 +39,10 @@ export interface FakeChat {
   /** channel name (without #) → id */
   channels: Map<string, string>;
   messages: ChatMessage[];
+  /** chat user id → the email on their profile (undefined: a profile without one) */
+  users: Map<string, string | undefined>;
+  /** what was posted to a `response_url` (`<url>/response/…`) */
+  responses: { path: string; body: any }[];
   /** answers to give to the next calls, in order; then the normal behaviour */
   script: ChatBehaviour[];
   /** messages of a channel (by name) that open a thread */
@@ -45,7 +51,7 @@ export interface FakeChat {
   close(): Promise<void>;
 }
 
-export async function startFakeChat(options: { token: string; channels: string[] }): Promise<FakeChat> {
+export async function startFakeChat(options: { token: string; channels: string[]; users?: Record<string, string | undefined> }): Promise<FakeChat> {
   let next = 1;
   const fake: FakeChat = {
     url: '',
@@ -53,6 +59,8 @@ export async function startFakeChat(options: { token: string; channels: string[]
     calls: [],
     channels: new Map(options.channels.map((name, i) => [name.replace(/^#/, ''), `C${String(i + 1).padStart(6, '0')}`])),
     messages: [],
+    users: new Map(Object.entries(options.users ?? {})),
+    responses: [],
     script: [],
     posts(channel) {
       const id = fake.channels.get(channel.replace(/^#/, ''));
@@ -77,7 +85,13 @@ export async function startFakeChat(options: { token: string; channels: string[]
     if (scripted && 'ratelimited' in scripted) return { status: 429, answer: { ok: false, error: 'ratelimited' }, retryAfter: scripted.ratelimited };
     if (scripted) return { status: 200, answer: { ok: false, error: scripted.error } };
     if (headers.authorization !== `Bearer ${fake.token}`) return { status: 200, answer: { ok: false, error: 'invalid_auth' } };
-    if (!String(headers['content-type']).startsWith('application/json')) return { status: 200, answer: { ok: false, error: 'invalid_form_data' } };
+    if (method === 'users.info') {
+      const id = body?.user;
+      if (typeof id !== 'string' || !fake.users.has(id)) return { status: 200, answer: { ok: false, error: 'user_not_found' } };
+      const email = fake.users.get(id);
+      return { status: 200, answer: { ok: true, user: { id, name: id.toLowerCase(), profile: { real_name: id, ...(email ? { email } : {}) } } } };
+    }
+    if (method !== 'users.info' && !String(headers['content-type']).startsWith('application/json')) return { status: 200, answer: { ok: false, error: 'invalid_form_data' } };
     const channel = channelId(body?.channel);
     if (!channel) return { status: 200, answer: { ok: false, error: 'channel_not_found' } };
     if (method === 'chat.postMessage') {
@@ -101,11 +115,17 @@ export async function startFakeChat(options: { token: string; channels: string[]
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: any = null;
       try {
-        body = JSON.parse(raw);
+        body = String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(raw)) : JSON.parse(raw);
       } catch {
         body = null;
       }
       const method = (req.url ?? '/').replace(/^\/+/, '');
+      if (method.startsWith('response/')) {
+        fake.responses.push({ path: method, body });
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('ok');
+        return;
+      }
       const { status, answer, retryAfter } = handle(method, req.headers, body);
       fake.calls.push({ method, headers: req.headers, body, raw, status, answer });
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}) });

@@ -9,14 +9,14 @@ import { csrfField } from './layout.ts';
 import type { Json } from './operations.ts';
 
 const ACTOR_KINDS: Record<string, string> = {
-  session: 'a person in the console', personal_token: 'a person (personal token)', api_key: 'an API key', operator: 'the operator', system: 'Vigil',
+  session: 'a person in the console', personal_token: 'a person (personal token)', chat_user: 'a person in chat', api_key: 'an API key', operator: 'the operator', system: 'Vigil',
 };
 
 /** Who took an action: "you" for the signed-in person, else the kind of credential and its id. */
 export function actorText(session: ConsoleSession, by: unknown): string {
   if (!by || typeof by !== 'object') return '';
   const { kind, id } = by as { kind?: unknown; id?: unknown };
-  const isPerson = kind === 'session' || kind === 'personal_token';
+  const isPerson = kind === 'session' || kind === 'personal_token' || kind === 'chat_user';
   if (isPerson && id === session.userId) return 'you';
   return `${ACTOR_KINDS[String(kind)] ?? String(kind)}${id ? ` (${String(id)})` : ''}`;
 }

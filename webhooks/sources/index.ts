@@ -5,6 +5,7 @@
  * log's source filter.
  */
 import type { WebhookSourceFacts } from '../../engine/config.ts';
+import { chatSource } from './chat.ts';
 import { cloudAlarms } from './cloud-alarms.ts';
 import { cloudAudit } from './cloud-audit.ts';
 import { codeHost } from './code-host.ts';
@@ -34,6 +35,7 @@ export const SOURCES: readonly WebhookSource[] = Object.freeze([
   issueTracker,
   sprintTracker,
   fixRequests,
+  chatSource,
 ]);
 
 const BY_SEGMENT = new Map(SOURCES.map((s) => [s.segment, s]));

@@ -27,6 +27,8 @@ t.test('who took an action', async (t) => {
   t.equal(actorText(session, { kind: 'session', id: 'u-1' }), 'you');
   t.equal(actorText(session, { kind: 'personal_token', id: 'u-1' }), 'you', 'the same person through a token');
   t.equal(actorText(session, { kind: 'session', id: 'u-2' }), 'a person in the console (u-2)');
+  t.equal(actorText(session, { kind: 'chat_user', id: 'u-1' }), 'you', 'the same person pressing a button in chat');
+  t.equal(actorText(session, { kind: 'chat_user', id: 'u-2' }), 'a person in chat (u-2)');
   t.equal(actorText(session, { kind: 'api_key', id: 'u-1' }), 'an API key (u-1)', 'a key whose id happens to match is not "you"');
   t.equal(actorText(session, null), '');
 });
