@@ -10,6 +10,7 @@ import { cloudAudit } from './cloud-audit.ts';
 import { codeHost } from './code-host.ts';
 import { deployments } from './deployments.ts';
 import { fixRequests } from './fix-requests.ts';
+import { heartbeat } from './heartbeat.ts';
 import { incidentPager } from './incident-pager.ts';
 import { issueTracker } from './issue-tracker.ts';
 import { metricDashboard } from './metric-dashboard.ts';
@@ -32,6 +33,7 @@ export const SOURCES: readonly WebhookSource[] = Object.freeze([
   issueTracker,
   sprintTracker,
   fixRequests,
+  heartbeat,
 ]);
 
 const BY_SEGMENT = new Map(SOURCES.map((s) => [s.segment, s]));
