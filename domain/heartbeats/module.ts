@@ -1,5 +1,7 @@
-/** Heartbeats: the deadline sweep (its job and the chain seeded at start). The ping is the `heartbeat` webhook source's handler (ping.ts). */
+/** Heartbeats: the deadline sweep (its job and the chain seeded at start) and the removals it resolves (a table and an audit listener). The ping is the `heartbeat` webhook source's handler (ping.ts). */
 import type { Module } from '../../engine/module.ts';
+import { HEARTBEAT_ENTITIES } from './entities.ts';
+import { noteRemoval } from './removals.ts';
 import { heartbeatSweeper, heartbeatSweepJob, SWEEP_SECONDS } from './sweep.ts';
 
 export interface HeartbeatOptions {
@@ -8,5 +10,11 @@ export interface HeartbeatOptions {
 }
 
 export function heartbeatsModule(options: HeartbeatOptions = {}): Module {
-  return { name: 'heartbeats', jobs: [heartbeatSweepJob], onStart: heartbeatSweeper(options.tickSeconds ?? SWEEP_SECONDS) };
+  return {
+    name: 'heartbeats',
+    entities: HEARTBEAT_ENTITIES,
+    jobs: [heartbeatSweepJob],
+    auditListeners: [noteRemoval],
+    onStart: heartbeatSweeper(options.tickSeconds ?? SWEEP_SECONDS),
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * The deadline sweep: a pass brings deadlines in step with changed intervals, claims the heartbeats past theirs
+ * The deadline sweep: a pass resolves the alerts of deleted heartbeats (removals.ts), brings deadlines in step
+ * with changed intervals, claims the heartbeats past theirs
  * (deadlines.ts: one instance claims each, once) and fires one alert for each through the pipeline. It runs as a
  * periodic job on the durable queue (engine/jobs/periodic.ts), like the check scheduler, at the checks' cadence.
  * An alert is fired after its claim commits: an instance that dies in between loses that one alert (the heartbeat
@@ -9,11 +10,14 @@ import { periodicPass } from '../../engine/jobs/periodic.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
+import type { SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
 import type { Services } from '../../engine/services.ts';
 import heartbeats from '../../resources/heartbeats.ts';
+import type { AlertFacts } from '../checks/alerts.ts';
 import { feed } from '../checks/scheduler.ts';
 import { heartbeatFacts } from './alerts.ts';
 import { claimMissed, syncDeadlines } from './deadlines.ts';
+import { takeRemovals } from './removals.ts';
 
 export const HEARTBEAT_SWEEP_QUEUE = 'heartbeats.sweep';
 /** heartbeats claimed per statement; a pass claims until none is left */
@@ -34,6 +38,7 @@ export async function sweepHeartbeats(services: Services): Promise<string[]> {
   const sql = readStore(services).execute;
   const now = services.clock.now();
   await syncDeadlines(sql, table);
+  await resolveRemoved(services, sql, now);
   const fired: string[] = [];
   for (;;) {
     const missed = await claimMissed(sql, table, now, CLAIM_LIMIT);
@@ -47,6 +52,22 @@ export async function sweepHeartbeats(services: Services): Promise<string[]> {
       }
     }
     if (missed.length < CLAIM_LIMIT) return fired;
+  }
+}
+
+/** Resolves the alerts of heartbeats deleted since the last sweep (removals.ts). */
+async function resolveRemoved(services: Services, sql: Sql, now: Date): Promise<void> {
+  for (;;) {
+    const removed = await takeRemovals(sql, CLAIM_LIMIT);
+    for (const r of removed) {
+      const facts: AlertFacts = { kind: 'heartbeat', checkId: r.heartbeat_id, title: 'heartbeat removed', severity: 'info', summary: null, service: null, labels: {} };
+      try {
+        await feed(services, r.organization_id, facts, 'resolved', now);
+      } catch (error) {
+        if (!services.outage.noted(error)) services.log.warn({ heartbeat: r.heartbeat_id, error: error instanceof Error ? error.constructor.name : 'error' }, 'alert of a removed heartbeat not resolved');
+      }
+    }
+    if (removed.length < CLAIM_LIMIT) return;
   }
 }
 

@@ -117,6 +117,18 @@ t.test('heartbeats', async (t) => {
     t.equal((await api.del(`${PATH}/${beat.id}`)).status, 204);
   });
 
+  await t.test('deleting a heartbeat that is down resolves its alert at the next sweep', async (t) => {
+    const beat = await create({ name: 'retired', interval_seconds: 60, grace_seconds: 0 });
+    await ping('retired');
+    vigil.clock.advance(61 * SECOND);
+    t.same(await sweep(), [beat.id]);
+    t.equal((await alertOf(beat.id))[0]?.status, 'firing');
+    t.equal((await api.del(`${PATH}/${beat.id}`)).status, 204);
+    t.same(await sweep(), [], 'nothing fires');
+    t.same((await alertOf(beat.id)).map((a) => a.status), ['resolved'], 'its alert is resolved: nothing would ping it again');
+    t.equal((await ping('retired')).status, 404, 'and its name no longer pings');
+  });
+
   await t.test('refusals: unknown name, no name, bad token, other methods, another organization', async (t) => {
     await create({ name: 'Mixed.Case', interval_seconds: 60 });
     const unknown = await ping('no-such-heartbeat');
