@@ -20,6 +20,7 @@ import { aiModule } from '../domain/ai/module.ts';
 import { sloModule } from '../domain/slo/module.ts';
 import { checksModule } from '../domain/checks/module.ts';
 import type { CheckOptions } from '../domain/checks/options.ts';
+import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
@@ -55,6 +56,8 @@ export function modules(settings: ModuleSettings = {}): Module[] {
     outboundModule(settings.notify),
     sloModule,
     checksModule(settings.checks),
+    // heartbeat deadlines are swept at the checks' cadence (VIGIL_CHECK_TICK_SECONDS)
+    heartbeatsModule({ tickSeconds: settings.checks?.tickSeconds }),
     chatModule,
     emailModule,
   ];

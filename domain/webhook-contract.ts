@@ -25,6 +25,8 @@ export interface WebhookRequest {
   /** the tickets sub-paths: `/<token>/<card>` and `/<token>/<card>/comments` */
   card?: string;
   comments?: boolean;
+  /** a source with a name path (`/<token>/<name>`): the name, decoded */
+  name?: string;
   receivedAt: Date;
   /** whether the request carried a valid signature (false when the source has no signing secret) */
   signed: boolean;

@@ -15,6 +15,8 @@ import { Migration20261126155657 } from './Migration20261126155657.ts';
 import { Migration20261126155818 } from './Migration20261126155818.ts';
 import { Migration20261126155913 } from './Migration20261126155913.ts';
 import { Migration20261126160212 } from './Migration20261126160212.ts';
+import { Migration20261126165616 } from './Migration20261126165616.ts';
+import { Migration20261126171255 } from './Migration20261126171255.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -33,4 +35,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261126155818', class: Migration20261126155818 },
   { name: 'Migration20261126155913', class: Migration20261126155913 },
   { name: 'Migration20261126160212', class: Migration20261126160212 },
+  { name: 'Migration20261126165616', class: Migration20261126165616 },
+  { name: 'Migration20261126171255', class: Migration20261126171255 },
 ];

@@ -14,6 +14,7 @@ import compliance_periods from './compliance_periods.ts';
 import connectors from './connectors.ts';
 import data_sources from './data_sources.ts';
 import deploy_policies from './deploy_policies.ts';
+import heartbeats from './heartbeats.ts';
 import image_targets from './image_targets.ts';
 import notification_settings from './notification_settings.ts';
 import organization_settings from './organization_settings.ts';
@@ -52,6 +53,7 @@ export const families: FamilyDescriptor[] = [
   connectors,
   data_sources,
   deploy_policies,
+  heartbeats,
   image_targets,
   notification_settings,
   outbound_configs,

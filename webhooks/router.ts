@@ -4,8 +4,9 @@
  * `POST /v2/enqueue`, whose `routing_key` is the token): the steps every source shares, in this order, each a
  * function below.
  *
- * 1. `routeOf`: no `User-Agent` → 400 `user_agent_required`, before any other work; any method but POST → 405; an
- *    unknown source (or a sub-path on a source without cards) → the 404 below.
+ * 1. `routeOf`: no `User-Agent` → 400 `user_agent_required`, before any other work; any method but POST (or the
+ *    source's `methods`: GET too for heartbeat pings) → 405; an unknown source (or a sub-path on a source without
+ *    cards or a name path) → the 404 below.
  * 2. `readBounded` (raw-body.ts): the raw bytes, up to the source's `bodyLimit`.
  * 3. `tokenLookup`: the token selects the organization with one hashed lookup, whatever else happens: unknown,
  *    rotated away (over 72 hours), revoked previous and disabled-organization tokens all answer the same 404
@@ -82,15 +83,17 @@ function reply(ctx: Context, answer: Answer): void {
   ctx.body = answer.body;
 }
 
-type Route = { answer: Answer } | { source: WebhookSource; token?: string; card?: string; comments: boolean };
+type Route = { answer: Answer } | { source: WebhookSource; token?: string; card?: string; name?: string; comments: boolean };
 
-/** Step 1's refusals every route shares: no User-Agent, a method other than POST. */
-function refusedRequest(ctx: Context): { answer: Answer } | null {
+/** Step 1's refusals every route shares: no User-Agent; a method the source does not take (POST, or its `methods`). */
+function refusedRequest(ctx: Context, source: WebhookSource | undefined): { answer: Answer } | null {
   if (!ctx.get('user-agent').trim()) {
     return { answer: { status: 400, body: { error: 'user_agent_required', message: 'Send a User-Agent header naming the sending system; requests without one are refused.' } } };
   }
-  if (ctx.method !== 'POST') {
-    return { answer: { status: 405, body: { error: 'method_not_allowed', message: 'Webhooks take POST only.', allowed: ['POST'] }, headers: { Allow: 'POST' } } };
+  const methods = source?.methods ?? ['POST'];
+  if (!(methods as readonly string[]).includes(ctx.method)) {
+    const message = methods.length === 1 ? 'Webhooks take POST only.' : `This webhook takes ${methods.join(' or ')}.`;
+    return { answer: { status: 405, body: { error: 'method_not_allowed', message, allowed: [...methods] }, headers: { Allow: methods.join(', ') } } };
   }
   return null;
 }
@@ -100,13 +103,15 @@ function refusedRequest(ctx: Context): { answer: Answer } | null {
  * (`tokenInBody`), the token is read from the body once it is (step 3).
  */
 function routeOf(ctx: Context, fixed?: WebhookSource): Route {
-  const refused = refusedRequest(ctx);
+  const { source: segment, token, card } = ctx.params as { source: string; token: string; card?: string };
+  const source = fixed ?? sourceAt(segment);
+  const refused = refusedRequest(ctx, source);
   if (refused) return refused;
   if (fixed) return { source: fixed, comments: false };
-  const { source: segment, token, card } = ctx.params as { source: string; token: string; card?: string };
-  const source = sourceAt(segment);
-  if (!source || (card !== undefined && !source.cardPaths)) return { answer: notFound() };
-  return { source, token, card, comments: ctx.path.endsWith('/comments') && card !== undefined };
+  const comments = ctx.path.endsWith('/comments') && card !== undefined;
+  if (!source || (card !== undefined && !source.cardPaths && !(source.namePath && !comments))) return { answer: notFound() };
+  if (source.namePath) return { source, token, name: card, comments: false };
+  return { source, token, card, comments };
 }
 
 type TokenLookup = Awaited<ReturnType<typeof organizationByWebhookToken>>;
@@ -208,7 +213,7 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
   const { services } = endpoint;
   const route = routeOf(ctx, fixed);
   if ('answer' in route) return reply(ctx, route.answer);
-  const { source, card, comments } = route;
+  const { source, card, name, comments } = route;
 
   const receivedAt = services.clock.now();
   const read = await readBounded(ctx.req, source.bodyLimit);
@@ -232,7 +237,7 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
   }
 
   const body = jsonOf(raw);
-  const answer = await handle(endpoint.handlers.get(source.segment)!, { services, organization, source: source.segment, raw, body, header, card, comments, receivedAt, signed }, log);
+  const answer = await handle(endpoint.handlers.get(source.segment)!, { services, organization, source: source.segment, raw, body, header, card, name, comments, receivedAt, signed }, log);
   await log(answer, answer.outcome, answer.detail, keptPayload(raw, body));
   reply(ctx, answer);
 }

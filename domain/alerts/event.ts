@@ -20,8 +20,11 @@ export const ALERT_SOURCES = [
 ] as const;
 export type AlertSource = (typeof ALERT_SOURCES)[number];
 
-/** Sources inside Vigil with no webhook URL: the check scheduler (domain/checks). */
-export const INTERNAL_ALERT_SOURCES = ['synthetic', 'certificate'] as const;
+/**
+ * Sources whose alerts Vigil raises itself, with no product payload to parse: the check scheduler (domain/checks)
+ * and the heartbeat deadlines (domain/heartbeats; a ping records a time, it carries no alert).
+ */
+export const INTERNAL_ALERT_SOURCES = ['synthetic', 'certificate', 'heartbeat'] as const;
 /** Every source an alert can have. */
 export const ALL_ALERT_SOURCES = [...ALERT_SOURCES, ...INTERNAL_ALERT_SOURCES] as const;
 

@@ -22,7 +22,7 @@ const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
 export const ALERT = Type.Object({
   id: Type.String(),
   fingerprint: Type.String({ description: 'stable per alert of the source: `<source>:<the product\'s own id>`' }),
-  source: literals(ALERT_SOURCES, 'the webhook source it came from, or synthetic / certificate (the check scheduler)'),
+  source: literals(ALERT_SOURCES, 'the webhook source it came from, or synthetic / certificate (the check scheduler) / heartbeat (a missed heartbeat)'),
   title: Type.String(),
   service: Type.Union([Type.String(), Type.Null()]),
   severity: literals(ALERT_SEVERITIES, 'critical, high, warning or info'),

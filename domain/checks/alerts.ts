@@ -4,7 +4,7 @@
  * failing run re-sends the firing event (the pipeline counts it as a repeat and refreshes the details, as it does
  * for any product that re-sends), and the first passing run after a fire resolves it.
  */
-import type { AlertEvent, AlertSeverity } from '../alerts/event.ts';
+import type { AlertEvent, AlertSeverity, INTERNAL_ALERT_SOURCES } from '../alerts/event.ts';
 
 export interface Streak {
   failures: number;
@@ -24,8 +24,9 @@ export function nextStreak(previous: Streak, verdict: RunVerdict, failuresToAler
   return { failures, alerting: previous.alerting, send: null };
 }
 
-export interface AlertFacts {
-  kind: 'synthetic' | 'certificate';
+export interface AlertFacts<Kind extends (typeof INTERNAL_ALERT_SOURCES)[number] = (typeof INTERNAL_ALERT_SOURCES)[number]> {
+  /** the internal source: a check kind, or `heartbeat` (domain/heartbeats raises its alerts through the same event) */
+  kind: Kind;
   checkId: string;
   title: string;
   severity: AlertSeverity;

@@ -11,11 +11,11 @@ import { outboundHttp } from '../../outbound/net/http.ts';
 import { probeHttp } from './probe-http.ts';
 import { probeTls } from './probe-tls.ts';
 import { recordSyntheticResult } from '../slo/results.ts';
-import type { Claimed } from './schedule.ts';
+import type { CheckKind, Claimed } from './schedule.ts';
 
 export interface RunOutcome {
   verdict: RunVerdict;
-  facts: AlertFacts;
+  facts: AlertFacts<CheckKind>;
   /** run again no later than this (a certificate endpoint that did not answer) */
   retryAt?: Date;
 }

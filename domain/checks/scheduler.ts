@@ -87,7 +87,8 @@ async function settle(services: Services, c: Claimed, outcome: RunOutcome, optio
   return next.send;
 }
 
-async function feed(services: Services, organizationId: string, facts: AlertFacts, status: 'firing' | 'resolved', now: Date): Promise<void> {
+/** Hands one internal alert event to the pipeline (the heartbeat sweep and pings use it too). */
+export async function feed(services: Services, organizationId: string, facts: AlertFacts, status: 'firing' | 'resolved', now: Date): Promise<void> {
   const organization = await loadOrganization(services.db, organizationId);
   if (!organization) return;
   await ingestAlerts(services, organization, [alertEvent(facts, status, now)], now);

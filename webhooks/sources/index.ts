@@ -12,6 +12,7 @@ import { codeHost } from './code-host.ts';
 import { deployments } from './deployments.ts';
 import { events } from './events.ts';
 import { fixRequests } from './fix-requests.ts';
+import { heartbeat } from './heartbeat.ts';
 import { incidentPager } from './incident-pager.ts';
 import { issueTracker } from './issue-tracker.ts';
 import { metricDashboard } from './metric-dashboard.ts';
@@ -36,6 +37,7 @@ export const SOURCES: readonly WebhookSource[] = Object.freeze([
   sprintTracker,
   fixRequests,
   chatSource,
+  heartbeat,
 ]);
 
 const BY_SEGMENT = new Map(SOURCES.map((s) => [s.segment, s]));

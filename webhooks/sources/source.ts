@@ -28,6 +28,10 @@ export interface WebhookSource {
   bodyLimit: number;
   /** the source also takes `/<token>/<card>` and `/<token>/<card>/comments` */
   cardPaths?: boolean;
+  /** the source takes `/<token>/<name>` (the handler receives `name`; the bare `/<token>` reaches it without one) */
+  namePath?: boolean;
+  /** the methods the source accepts (default POST only): GET for senders that can only fetch a URL */
+  methods?: readonly ('GET' | 'POST')[];
   /** how requests are signed, or null: the token alone (or, for topic sources, the topic's own signature, checked by the handler) */
   signing: Signing | null;
   /** alert sources: reads the product's payload as alert events (pure, never throws) */
