@@ -3,7 +3,8 @@
  * into the JSON a REST client would send, typed by the field schemas (schema.ts). A value that cannot be read as
  * its type (letters in a number, malformed JSON) is kept as the text typed, so the operation's validation refuses
  * it by field, exactly as it would over REST. Blank means: left out (the stored value stays), or null where the
- * field is nullable (cleared); a secret left blank is always left out (kept).
+ * field is nullable (cleared); on an edit an emptied text is sent empty (its bounds judge it) and an emptied list as
+ * []; a secret left blank is always left out (kept).
  */
 import type { TSchema } from 'typebox';
 import { inputName, shapeOf } from './schema.ts';
@@ -24,8 +25,11 @@ function indexesUnder(form: Form, name: string): number[] {
 
 const has = (form: Form, name: string) => Object.hasOwn(form, name);
 
-/** One value; undefined means "send nothing for it". `keepEmptyArray`: an emptied list is sent as [] (edits). */
-export function readValue(schema: TSchema, form: Form, path: readonly (string | number)[], keepEmptyArray: boolean): unknown {
+/**
+ * One value; undefined means "send nothing for it". `edit`: the form shows a stored row, so an emptied list is
+ * sent as [] and an emptied text as "" (which the field's bounds may refuse, by name) instead of being left out.
+ */
+export function readValue(schema: TSchema, form: Form, path: readonly (string | number)[], edit: boolean): unknown {
   const shape = shapeOf(schema);
   const name = inputName(path);
   const blank = () => (shape.nullable ? null : undefined);
@@ -33,7 +37,7 @@ export function readValue(schema: TSchema, form: Form, path: readonly (string | 
   switch (shape.control.kind) {
     case 'text':
       if (shape.control.secret) return has(form, `_clear[${name}]`) && shape.nullable ? null : text ? text : undefined;
-      return text === undefined ? undefined : text === '' ? blank() : text;
+      return text === undefined ? undefined : text === '' ? (shape.nullable ? null : edit ? '' : undefined) : text;
     case 'number': {
       if (text === undefined) return undefined;
       if (text.trim() === '') return blank();
@@ -66,13 +70,13 @@ export function readValue(schema: TSchema, form: Form, path: readonly (string | 
         .filter((v) => v !== undefined && !isEmptyObject(v));
       if (items.length) return items;
       if (!has(form, `_present[${name}]`)) return undefined;
-      return keepEmptyArray ? [] : undefined;
+      return edit ? [] : undefined;
     }
     case 'object': {
       const out: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(shape.control.properties)) {
         if ((child as unknown as { readOnly?: boolean }).readOnly) continue;
-        const value = readValue(child, form, [...path, key], keepEmptyArray);
+        const value = readValue(child, form, [...path, key], edit);
         if (value !== undefined) out[key] = value;
       }
       if (Object.keys(out).length) return out;
