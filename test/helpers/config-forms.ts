@@ -4,6 +4,8 @@
  * over them under the console's naming (`escalation[0][team]`). Written apart from web/console/config so the tests
  * do not check the console's reader with itself.
  */
+import type { Page } from 'playwright-core';
+
 type Form = Record<string, string>;
 
 const unescape = (s: string) => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"');
@@ -82,4 +84,17 @@ export function expressible(form: PageForm, body: Record<string, unknown>, field
   if (kind === 'secret' && value === '') return false;
   if (Array.isArray(value) && value.some((v) => v === '')) return false;
   return true;
+}
+
+/** Types `body` into the write form open in `tab`, control by control, as a person would (browser tests, screenshots). */
+export async function typeInto(tab: Page, body: Record<string, unknown>): Promise<void> {
+  const form = formIn(await tab.content())!;
+  const wanted = fill(form, body);
+  for (const [name, kind] of form.kinds) {
+    if (kind === 'hidden' || name.startsWith('_')) continue;
+    const input = tab.locator(`form.config-form [name="${name}"]`);
+    if (kind === 'checkbox') await input.setChecked(name in wanted);
+    else if (kind === 'select') await input.selectOption(wanted[name] ?? '');
+    else if (wanted[name] !== form.fields[name] && wanted[name] !== undefined) await input.fill(wanted[name]!);
+  }
 }

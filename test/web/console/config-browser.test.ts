@@ -13,7 +13,7 @@ import type { FamilyDescriptor, Row } from '../../../engine/descriptor.ts';
 import { isWriteOnly } from '../../../engine/fields.ts';
 import { families } from '../../../resources/index.ts';
 import { browserSkip, openBrowser } from '../../helpers/browser.ts';
-import { expressible, fill, formIn } from '../../helpers/config-forms.ts';
+import { expressible, formIn, typeInto } from '../../helpers/config-forms.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
 import { person, PASSWORD } from '../../helpers/console.ts';
 
@@ -34,19 +34,6 @@ const singleton = families.find((d) => d.kind === 'singleton' && d.operations.in
 const collections = families.filter((d) => d.kind === 'collection' && d.operations.includes('create') && d.operations.includes('update') && plain(d) && d.naturalKey?.length);
 const withSecret = collections.find((d) => Object.values(d.fields).some(isWriteOnly) && d.examples.valid.some(arraysShort));
 const nested = collections.find((d) => d !== withSecret && d.examples.valid.some((b) => arraysShort(b) && Object.values(b).some((v) => v !== null && typeof v === 'object')));
-
-/** Types `body` into the write form open in `tab`, control by control, as a person would. */
-async function type(tab: Page, body: Row): Promise<void> {
-  const form = formIn(await tab.content())!;
-  const wanted = fill(form, body);
-  for (const [name, kind] of form.kinds) {
-    if (kind === 'hidden' || name.startsWith('_')) continue;
-    const input = tab.locator(`form.config-form [name="${name}"]`);
-    if (kind === 'checkbox') await input.setChecked(name in wanted);
-    else if (kind === 'select') await input.selectOption(wanted[name] ?? '');
-    else if (wanted[name] !== form.fields[name] && wanted[name] !== undefined) await input.fill(wanted[name]!);
-  }
-}
 
 t.test('the configuration console in Chromium', { skip: browserSkip() }, async (t) => {
   const vigil = await startVigil();
@@ -72,7 +59,7 @@ t.test('the configuration console in Chromium', { skip: browserSkip() }, async (
     t.same(await axe(tab), [], 'the form page');
     // someone else saves meanwhile
     t.equal((await api.put(`${CONFIG}/${d.name}`, d.examples.update)).status, 200);
-    await type(tab, d.examples.update!);
+    await typeInto(tab, d.examples.update!);
     const stale = await Promise.all([tab.waitForNavigation(), tab.getByRole('button', { name: 'Save' }).click()]);
     t.equal(stale[0]?.status(), 412, 'a save over a stale ETag is refused');
     t.match(await tab.getByRole('alert').first().innerText(), /Someone changed this/);
@@ -89,7 +76,7 @@ t.test('the configuration console in Chromium', { skip: browserSkip() }, async (
       await tab.getByRole('link', { name: /^New / }).click();
       t.same(await axe(tab), [], 'the create form');
       for (const key of d.naturalKey!) t.equal(await tab.getByLabel(key.replace(/_/g, ' '), { exact: true }).count(), 1, `${key} is labelled`);
-      await type(tab, example);
+      await typeInto(tab, example);
       await tab.getByRole('button', { name: 'Create' }).click();
       t.match(await tab.getByRole('status').innerText(), 'Created.');
       const id = decodeURIComponent(new URL(tab.url()).pathname.split('/')[3]!);
@@ -101,7 +88,7 @@ t.test('the configuration console in Chromium', { skip: browserSkip() }, async (
       t.same(await axe(tab), [], 'the row page');
 
       await tab.goto(`${vigil.url}/config/${d.name}/new`);
-      await type(tab, example);
+      await typeInto(tab, example);
       const dup = await Promise.all([tab.waitForNavigation(), tab.getByRole('button', { name: 'Create' }).click()]);
       t.equal(dup[0]?.status(), 409, 'the same natural key again is a conflict');
       t.equal(await tab.getByRole('alert').getByRole('link').first().getAttribute('href'), `/config/${d.name}/${encodeURIComponent(id)}`, 'linking the existing row');
@@ -111,7 +98,7 @@ t.test('the configuration console in Chromium', { skip: browserSkip() }, async (
       const refusable = d.examples.invalid.find(({ body, field }) => expressible(form, body, field) && body[field] !== '');
       if (refusable) {
         await tab.goto(`${vigil.url}/config/${d.name}/new`);
-        await type(tab, refusable.body);
+        await typeInto(tab, refusable.body);
         const refused = await Promise.all([tab.waitForNavigation(), tab.getByRole('button', { name: 'Create' }).click()]);
         t.equal(refused[0]?.status(), 422, `invalid ${refusable.field} is refused`);
         t.ok(await tab.locator('[aria-invalid="true"]').count() > 0, 'the message sits next to its input');

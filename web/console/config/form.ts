@@ -29,7 +29,12 @@ export interface ControlOptions {
   required?: boolean;
 }
 
-const label = (path: readonly (string | number)[]) => String(path[path.length - 1]).replace(/_/g, ' ');
+/** A control's label: its field's name in words; a list item is its list's name and its number (`member emails 2`). */
+function label(path: readonly (string | number)[]): string {
+  const last = path[path.length - 1]!;
+  if (typeof last === 'number') return `${label(path.slice(0, -1))} ${last + 1}`;
+  return String(last).replace(/_/g, ' ');
+}
 
 function feedback(name: string, options: ControlOptions): { attrs: Html; notes: Html } {
   const messages = options.errors.get(name) ?? [];

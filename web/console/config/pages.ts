@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FamilyDescriptor, Row } from '../../../engine/descriptor.ts';
 import type { ConsoleSession } from '../../../engine/auth/sessions.ts';
+import { singularOf } from '../../../engine/mcp/tools.ts';
 import { html, type Html } from '../../html.ts';
 import { csrfField } from '../layout.ts';
 import { control, errorMap, shownValue } from './form.ts';
@@ -47,7 +48,7 @@ ${lockedFacts}${controls}<p><button type="submit">${state.submit ?? (edit ? 'Sav
 export function staleNotice(d: FamilyDescriptor, current: Row, typed: Row, reload: string): Html {
   const names = [...new Set([...Object.keys(typed)])].filter((f) => Object.hasOwn(d.fields, f));
   const rows = names.map((f) => html`<tr><th scope="row">${f}</th><td>${shownValue(current[f])}</td><td>${shownValue(typed[f])}</td></tr>`);
-  return html`<div class="notice error" role="alert"><p>Someone changed this ${d.singular ?? 'row'} after you opened it. Nothing was saved. Compare the two versions: <a href="${reload}">reload the saved one</a> (your changes are dropped), or save yours again below to overwrite it.</p>
+  return html`<div class="notice error" role="alert"><p>Someone changed this ${singularOf(d).replace(/_/g, ' ')} after you opened it. Nothing was saved. Compare the two versions: <a href="${reload}">reload the saved one</a> (your changes are dropped), or save yours again below to overwrite it.</p>
 <table><caption>Saved now and yours</caption><thead><tr><th scope="col">field</th><th scope="col">saved now</th><th scope="col">yours</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 

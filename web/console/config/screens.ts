@@ -10,6 +10,7 @@ import { execute } from '../../../engine/operations/index.ts';
 import { executeAction } from '../../../engine/operations/action.ts';
 import { hasFeature, roleAtLeast } from '../../../engine/plans.ts';
 import type { Services } from '../../../engine/services.ts';
+import { singularOf } from '../../../engine/mcp/tools.ts';
 import { html, type Html } from '../../html.ts';
 import { seeOther } from '../http.ts';
 import { csrfField, layout } from '../layout.ts';
@@ -79,7 +80,7 @@ export const familyScreen: Screen = async (services, request) => {
   const archiveSwitch = d.archive
     ? html`<p>${archived ? html`Showing archived rows too. <a href="${base(d)}">Hide archived</a>` : html`<a href="${base(d)}?archived=1">Show archived rows</a>`}</p>`
     : '';
-  const create = may(caller, d, 'create') ? html`<p><a class="button" href="${base(d)}/new">New ${d.singular ?? 'row'}</a></p>` : '';
+  const create = may(caller, d, 'create') ? html`<p><a class="button" href="${base(d)}/new">New ${singularOf(d).replace(/_/g, ' ')}</a></p>` : '';
   const table = rows.length
     ? html`<table><caption>${d.name}</caption><thead><tr>${cols.map((c) => html`<th scope="col">${c.replace(/_/g, ' ')}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`
     : html`<p class="muted">No rows yet.</p>`;
@@ -89,7 +90,7 @@ export const familyScreen: Screen = async (services, request) => {
 export const newRowScreen: Screen = async (services, request) => {
   const d = familyOf(services, param(request, 'family'));
   if (!may(request.session.caller, d, 'create')) throw new ApiError('forbidden', `You cannot create ${d.name} rows here.`);
-  return formPage(request, d, `New ${d.singular ?? 'row'}`, writeForm(request.session, d, base(d), { values: defaults(d) }));
+  return formPage(request, d, `New ${singularOf(d).replace(/_/g, ' ')}`, writeForm(request.session, d, base(d), { values: defaults(d) }));
 };
 
 function defaults(d: FamilyDescriptor): Row {
@@ -111,7 +112,7 @@ export const createScreen: Screen = async (services, request) => {
     if (!(error instanceof ApiError) || !(error.status === 422 || error.status === 409)) throw error;
     const state: FormState = { values: body, errors: error.errors };
     if (error.status === 409 && error.data) state.notice = conflictNotice(d, error.data as Row, error.message);
-    return formPage(request, d, `New ${d.singular ?? 'row'}`, writeForm(request.session, d, base(d), state), error.status);
+    return formPage(request, d, `New ${singularOf(d).replace(/_/g, ' ')}`, writeForm(request.session, d, base(d), state), error.status);
   }
 };
 
