@@ -22,7 +22,7 @@ export function errorMap(errors: readonly { field: string; message: string }[] =
 
 export interface ControlOptions {
   errors: FieldErrors;
-  /** names of the errors drawn next to an input (the rest are listed at the top of the form) */
+  /** names of the errors drawn next to an input (every error is also listed, linked, at the top of the form) */
   placed: Set<string>;
   /** presence flags of the row: `{ api_key: true }` when a secret is stored */
   stored: Record<string, boolean>;

@@ -34,12 +34,11 @@ export function writeForm(session: ConsoleSession, d: FamilyDescriptor, action: 
   const placed = new Set<string>();
   const required = new Set(edit ? [] : (d.requiredOnCreate ?? []));
   const controls = editable(d, edit).map((f) => control(d.fields[f]!, [f], state.values[f], { errors, placed, stored: storedSecrets(d, state.stored), required: required.has(f) }));
-  const rest = [...errors].filter(([name]) => !placed.has(name));
   const summary = state.errors?.length
     ? html`<div class="notice error" role="alert"><p>Nothing was saved: ${state.errors.length === 1 ? 'one field needs' : `${state.errors.length} fields need`} a change.</p><ul>${state.errors.map((e) => html`<li><a href="#${inputId(e.field.replace(/\.([^.[\]]+)/g, '[$1]'))}">${e.field}</a>: ${e.message}</li>`)}</ul></div>`
     : '';
   const lockedFacts = edit ? facts(d, state.stored!, locked(d, true).filter((f) => !Object.hasOwn(d.presence ?? {}, f))) : '';
-  return html`${state.notice ?? ''}${summary}${rest.length ? '' : ''}
+  return html`${state.notice ?? ''}${summary}
 <form method="post" action="${action}" class="stack config-form" novalidate>${csrfField(session)}${edit ? html`<input type="hidden" name="_etag" value="${state.etag ?? ''}">` : html`<input type="hidden" name="_key" value="${randomUUID()}">`}
 ${lockedFacts}${controls}<p><button type="submit">${state.submit ?? (edit ? 'Save' : 'Create')}</button></p></form>`;
 }
