@@ -140,7 +140,7 @@ async function rowPage(services: Services, request: ScreenRequest, d: FamilyDesc
       const props = ((a.input as unknown as { properties?: Record<string, never> }).properties ?? {}) as Record<string, never>;
       const errors = errorMap(state?.errors);
       const inputs = Object.entries(props).map(([f, s]) => control(s, [f], undefined, { errors, placed: new Set(), stored: {} }));
-      return html`<form method="post" action="${action}/actions/${name}" class="stack action" aria-label="${name.replace(/_/g, ' ')}">${csrf}<h3>${name.replace(/_/g, ' ')}</h3><p class="help">${a.description}</p>${inputs}<p><button type="submit">${name.replace(/_/g, ' ')}</button></p></form>`;
+      return html`<form method="post" action="${d.kind === 'singleton' ? `${action}/-` : action}/actions/${name}" class="stack action" aria-label="${name.replace(/_/g, ' ')}">${csrf}<h3>${name.replace(/_/g, ' ')}</h3><p class="help">${a.description}</p>${inputs}<p><button type="submit">${name.replace(/_/g, ' ')}</button></p></form>`;
     });
   const del = d.kind === 'collection' && may(caller, d, 'delete') && !(d.archive && row[d.archive.field])
     ? html`<form method="post" action="${action}/delete" class="inline">${csrf}<input type="hidden" name="_etag" value="${etag}"><button type="submit" class="danger">${d.archive ? 'Archive' : 'Delete'}</button></form>`
@@ -156,7 +156,7 @@ export const rowScreen: Screen = async (services, request) => {
   return rowPage(services, request, d, param(request, 'id'));
 };
 
-/** POST /config/<family>/<id> (or /config/<family> for a singleton): the update, If-Match the form's ETag. */
+/** POST /config/<family>/<id> (or /config/<family> for a singleton, whose actions post to /config/<family>/-/actions/<name>): the update, If-Match the form's ETag. */
 export const saveScreen: Screen = async (services, request) => {
   const d = familyOf(services, param(request, 'family'));
   const id = d.kind === 'singleton' ? undefined : param(request, 'id');
