@@ -33,11 +33,13 @@ export async function executeAction(services: Services, caller: Caller, request:
   const d = services.registry.get(request.family);
   if (!d) throw new ApiError('not_found', 'There is no resource family by that name; /api/v1/config/openapi.json lists them (one tag per family).');
   requireEndpoint(caller);
-  const action = d.actions?.[request.action];
-  // an action not served on this transport does not exist there (the REST-only override is never an agent tool)
-  if (!action || (caller.transport !== 'system' && !actionTransports(action).includes(caller.transport))) {
+  const action = Object.hasOwn(d.actions ?? {}, request.action) ? d.actions![request.action] : undefined;
+  // an action not served on this transport does not exist there (the REST-only override is never an agent tool);
+  // the console, a person's pages, offers every action REST or MCP serves (its role and feature still apply)
+  const servedHere = (a: ActionDescriptor) => caller.transport === 'system' || caller.transport === 'console' || actionTransports(a).includes(caller.transport);
+  if (!action || !servedHere(action)) {
     // the action as sent is not repeated: name the ones that exist here instead
-    const served = Object.entries(d.actions ?? {}).filter(([, a]) => caller.transport === 'system' || actionTransports(a).includes(caller.transport)).map(([name]) => name);
+    const served = Object.entries(d.actions ?? {}).filter(([, a]) => servedHere(a)).map(([name]) => name);
     throw new ApiError('not_found', `${d.name} has no action by that name${served.length ? `; it has ${served.join(', ')}` : ''}.`);
   }
   const feature = action.feature ?? d.features?.update;

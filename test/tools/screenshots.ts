@@ -13,6 +13,8 @@ import { board, closeBoards } from '../helpers/board.ts';
 import { person, PASSWORD } from '../helpers/console.ts';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
 import { alertmanager } from '../helpers/outbound.ts';
+import { typeInto } from '../helpers/config-forms.ts';
+import teams from '../../resources/teams.ts';
 
 const OUT = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 mkdirSync(OUT, { recursive: true });
@@ -79,6 +81,22 @@ try {
     await shot('deployments');
     await tab.goto(`${vigil.url}/deliveries`);
     await shot('deliveries');
+    // the configuration pages (generated from the descriptors): a family's list, a refused form, a conflict; the
+    // person made an org admin first, as writing some families needs
+    await vigil.operator.put(`/api/admin/v1/organizations/${ops.id}/members/${member.id}`, { role: 'org_admin' });
+    for (const name of ['Payments', 'Platform', 'Storage', 'Search']) await ops.api.post(`${CONFIG}/${teams.name}`, { name, description: `${name.toLowerCase()} on-call` });
+    await tab.goto(`${vigil.url}/config`);
+    await shot('config');
+    await tab.goto(`${vigil.url}/config/${teams.name}`);
+    await shot('config-list');
+    await tab.goto(`${vigil.url}/config/${teams.name}/new`);
+    await typeInto(tab, { name: '', description: 'checkout on-call', timezone: 'Mars/Olympus' });
+    await tab.getByRole('button', { name: 'Create' }).click();
+    await shot('config-refusal');
+    await tab.goto(`${vigil.url}/config/${teams.name}/new`);
+    await typeInto(tab, { name: 'Payments', description: 'a second payments team' });
+    await tab.getByRole('button', { name: 'Create' }).click();
+    await shot('config-conflict');
   } finally {
     await close();
   }

@@ -13,6 +13,7 @@ export const SECTIONS = [
   { path: '/incidents', label: 'Incidents' },
   { path: '/deployments', label: 'Deployments' },
   { path: '/deliveries', label: 'Deliveries' },
+  { path: '/config', label: 'Configuration' },
 ] as const;
 
 /** The hidden CSRF field every console form carries. */

@@ -8,6 +8,7 @@ import type { Services } from '../../engine/services.ts';
 import { stylesheetRoutes } from '../assets/stylesheet.ts';
 import { alertActionScreen, alertScreen, alertsScreen } from './alerts.ts';
 import { boardScreen } from './board.ts';
+import { configRoutes } from './config/routes.ts';
 import { assignScreen, cardScreen, commentScreen, moveScreen } from './card.ts';
 import { deliveriesScreen } from './deliveries.ts';
 import { deploymentsScreen } from './deployments.ts';
@@ -34,5 +35,6 @@ export function consoleRoutes(services: Services, limiters?: SignInLimiters): Ro
   router.post('/incidents/:id/:action', screen(services, '/incidents', incidentActionScreen));
   router.get('/deployments', screen(services, '/deployments', deploymentsScreen));
   router.get('/deliveries', screen(services, '/deliveries', deliveriesScreen));
+  configRoutes(router, services);
   return router;
 }
