@@ -13,6 +13,7 @@ import { hasFeature } from '../../engine/plans.ts';
 import { checkValue } from '../../engine/validation.ts';
 import statusPageComponents from '../../resources/status_page_components.ts';
 import statusPageIncidents from '../../resources/status_page_incidents.ts';
+import statusPageMaintenances, { maintenanceState } from '../../resources/status_page_maintenances.ts';
 import statusPageSettings from '../../resources/status_page_settings.ts';
 
 /** The most incidents one page lists (open ones first); a page is read often and must stay small. */
@@ -21,8 +22,23 @@ export const MAX_INCIDENTS = 50;
 export interface PublicComponent {
   name: string;
   description: string | null;
-  /** worst status of the linked SLOs; null when none is linked (the spec: it reports nothing) */
+  /** the manual status while in force, else the worst status of the linked SLOs; null when neither (the spec: it reports nothing) */
   status: string | null;
+  /** the public note of a manual status in force */
+  note: string | null;
+}
+
+export interface PublicMaintenance {
+  title: string;
+  message: string;
+  /** scheduled, in_progress or completed, at the time of the read */
+  state: string;
+  starts_at: string;
+  ends_at: string;
+  components: string[];
+  /** when it was posted (a feed entry's id and `published`) and last changed (its `updated`) */
+  posted_at: string;
+  updated_at: string;
 }
 
 export interface PublicUpdate {
@@ -51,6 +67,8 @@ export interface PublicPage {
   components: PublicComponent[];
   open_incidents: PublicIncident[];
   resolved_incidents: PublicIncident[];
+  /** windows running or ahead (soonest first), then those ended within the history (latest first) */
+  maintenances: PublicMaintenance[];
 }
 
 const iso = (value: unknown): string | null => {
@@ -93,7 +111,11 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
     .filter((r) => r.archived_at === null)
     .map((r): PublicComponent => {
       const shown = project(components, r, ctx);
-      return { name: String(shown.display_name), description: (shown.description as string | null) ?? null, status: (shown.status as string | null) ?? null };
+      const manual = shown.status !== null && shown.status === r.manual_status;
+      return {
+        name: String(shown.display_name), description: (shown.description as string | null) ?? null, status: (shown.status as string | null) ?? null,
+        note: manual ? ((r.manual_status_note as string | null) ?? null) : null,
+      };
     });
 
   const historyDays = Number(found.history_days) || 90;
@@ -105,6 +127,17 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
     [orgId, since],
   );
   const shown = records.map((r) => publicIncident(r, names));
+  const windows = family(services, statusPageMaintenances);
+  const maintenances = windows
+    ? (await store.execute(
+        `select "title", "message", "component_ids", "starts_at", "ends_at", "created_at", "updated_at" from "${tableName(windows)}"
+          where "organization_id" = ? and "ends_at" >= ? order by "starts_at" desc, "id" asc limit ${MAX_INCIDENTS}`,
+        [orgId, since],
+      )).map((r) => publicMaintenance(r, names, ctx.now))
+    : [];
+  // the latest windows (by start), answered soonest first while ahead or running, latest first once over
+  const current = maintenances.filter((m) => m.state !== 'completed').reverse();
+  const past = maintenances.filter((m) => m.state === 'completed');
   return {
     slug,
     title: String(found.title ?? 'Status'),
@@ -113,6 +146,21 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
     components: listed,
     open_incidents: shown.filter((i) => i.resolved_at === null),
     resolved_incidents: shown.filter((i) => i.resolved_at !== null),
+    maintenances: [...current, ...past],
+  };
+}
+
+function publicMaintenance(r: Row, names: Map<unknown, string>, now: Date): PublicMaintenance {
+  const ids = Array.isArray(r.component_ids) ? r.component_ids : [];
+  return {
+    title: String(r.title),
+    message: String(r.message ?? ''),
+    state: maintenanceState(r, now),
+    starts_at: iso(r.starts_at) ?? '',
+    ends_at: iso(r.ends_at) ?? '',
+    components: ids.map((id) => names.get(id)).filter((n): n is string => n !== undefined),
+    posted_at: iso(r.created_at) ?? '',
+    updated_at: iso(r.updated_at) ?? '',
   };
 }
 
