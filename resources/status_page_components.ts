@@ -20,9 +20,15 @@ export function manualStatusInForce(row: Row, now: Date): string | null {
   return new Date(until as string).getTime() > now.getTime() ? row.manual_status : null;
 }
 
-/** Clearing the manual status clears its end and note; a note or end alone means nothing and is refused. */
-function prepare(row: Row, input: Row): Row {
+/**
+ * Clearing the manual status clears its end and note. An override whose end has passed is over: the next write
+ * that does not set a new one stores it cleared, so an old end never blocks an unrelated change.
+ */
+function prepare(row: Row, input: Row, { ctx }: WriteStage): Row {
   if (input.manual_status === null) return { ...row, manual_status_until: null, manual_status_note: null };
+  if (!('manual_status' in input) && typeof row.manual_status === 'string' && manualStatusInForce(row, ctx.now) === null) {
+    return { ...row, manual_status: null, manual_status_until: input.manual_status_until ?? null, manual_status_note: input.manual_status_note ?? null };
+  }
   return row;
 }
 

@@ -2,9 +2,8 @@
  * The status page as feeds: Atom 1.0 (RFC 4287) at `/status/<slug>/feed.atom` and RSS 2.0 at `/feed.rss`. One entry
  * per incident (its updates, newest first, as the content) and per maintenance window, of what the page shows. Every
  * text is escaped for XML and stripped of the characters XML 1.0 cannot carry; links are absolute, under the
- * service's public URL. Entry ids are hashes of when the notice was posted: stable across edits, and no row id leaks.
+ * service's public URL. Entry ids are the notices' opaque keys (query.ts): stable across edits, and no row id leaks.
  */
-import { createHash } from 'node:crypto';
 import type { PublicIncident, PublicMaintenance, PublicPage } from './query.ts';
 
 const INCIDENT_STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
@@ -25,13 +24,11 @@ interface Entry {
   text: string;
 }
 
-const hash = (kind: string, at: string) => createHash('sha256').update(`${kind}:${at}`).digest('hex').slice(0, 32);
-
 function incidentEntry(i: PublicIncident): Entry {
   const updates = [...i.updates].reverse().map((u) => `${u.at} ${INCIDENT_STATUS[u.status] ?? u.status}: ${u.message}`);
   const affects = i.components.length ? `Affects ${i.components.join(', ')}.` : '';
   return {
-    key: `incident-${hash('incident', i.started_at)}`,
+    key: `incident-${i.key}`,
     title: `${i.resolved_at ? 'Resolved' : INCIDENT_STATUS[i.status] ?? i.status}: ${i.title}`,
     published: i.started_at,
     updated: i.updates.at(-1)?.at ?? i.started_at,
@@ -42,7 +39,7 @@ function incidentEntry(i: PublicIncident): Entry {
 function maintenanceEntry(m: PublicMaintenance): Entry {
   const affects = m.components.length ? `Affects ${m.components.join(', ')}.` : '';
   return {
-    key: `maintenance-${hash('maintenance', m.posted_at)}`,
+    key: `maintenance-${m.key}`,
     title: `Maintenance (${(MAINTENANCE_STATE[m.state] ?? m.state).toLowerCase()}): ${m.title}`,
     published: m.posted_at,
     updated: m.updated_at,

@@ -52,7 +52,7 @@ function maintenance(m: PublicMaintenance): string {
     m.components.length ? `Affects ${m.components.map(escapeHtml).join(', ')}` : '',
   ].filter(Boolean);
   const message = m.message ? `<p class="msg">${escapeHtml(m.message)}</p>` : '';
-  return `<article class="incident maintenance"><h3>${escapeHtml(m.title)}</h3><p class="facts">${facts.join(' · ')}</p>${message}</article>`;
+  return `<article class="incident maintenance" id="maintenance-${escapeHtml(m.key)}"><h3>${escapeHtml(m.title)}</h3><p class="facts">${facts.join(' · ')}</p>${message}</article>`;
 }
 
 function incident(i: PublicIncident): string {
@@ -68,7 +68,7 @@ function incident(i: PublicIncident): string {
     .reverse()
     .map((u) => `<li><p class="when">${time(u.at)} · <strong>${escapeHtml(INCIDENT_STATUS[u.status] ?? u.status)}</strong></p><p class="msg">${escapeHtml(u.message)}</p></li>`)
     .join('');
-  return `<article class="incident"><h3>${escapeHtml(i.title)}</h3><p class="facts">${facts.join(' · ')}</p>${updates ? `<ol class="updates" aria-label="Updates, newest first">${updates}</ol>` : ''}</article>`;
+  return `<article class="incident" id="incident-${escapeHtml(i.key)}"><h3>${escapeHtml(i.title)}</h3><p class="facts">${facts.join(' · ')}</p>${updates ? `<ol class="updates" aria-label="Updates, newest first">${updates}</ol>` : ''}</article>`;
 }
 
 const STYLE = `

@@ -2,6 +2,7 @@
  * What a visitor of a public status page may see, read by slug with no credential. Everything leaves through
  * `PublicPage`, built field by field: no row ids, no organization id, no SLO data beyond a component's status.
  */
+import { createHash } from 'node:crypto';
 import { loadOrganization } from '../../engine/auth/authenticate.ts';
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import { project, referenceLoader } from '../../engine/operations/project.ts';
@@ -29,6 +30,8 @@ export interface PublicComponent {
 }
 
 export interface PublicMaintenance {
+  /** opaque and stable across edits */
+  key: string;
   title: string;
   message: string;
   /** scheduled, in_progress or completed, at the time of the read */
@@ -47,7 +50,12 @@ export interface PublicUpdate {
   message: string;
 }
 
+/** An opaque, stable key of a notice (a hash of its row id: the id itself never leaves): a feed entry's id, a page anchor. */
+const publicKey = (id: unknown) => createHash('sha256').update(`status-page-notice:${String(id)}`).digest('hex').slice(0, 24);
+
 export interface PublicIncident {
+  /** opaque and stable across edits */
+  key: string;
   title: string;
   status: string;
   impact: string;
@@ -121,7 +129,7 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
   const historyDays = Number(found.history_days) || 90;
   const since = new Date(ctx.now.getTime() - historyDays * 86_400_000).toISOString();
   const records = await store.execute(
-    `select "title", "status", "impact", "component_ids", "updates", "started_at", "resolved_at" from "${tableName(incidents)}"
+    `select "id", "title", "status", "impact", "component_ids", "updates", "started_at", "resolved_at" from "${tableName(incidents)}"
       where "organization_id" = ? and ("resolved_at" is null or "resolved_at" >= ?)
       order by ("resolved_at" is null) desc, "started_at" desc, "id" asc limit ${MAX_INCIDENTS}`,
     [orgId, since],
@@ -130,7 +138,7 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
   const windows = family(services, statusPageMaintenances);
   const maintenances = windows
     ? (await store.execute(
-        `select "title", "message", "component_ids", "starts_at", "ends_at", "created_at", "updated_at" from "${tableName(windows)}"
+        `select "id", "title", "message", "component_ids", "starts_at", "ends_at", "created_at", "updated_at" from "${tableName(windows)}"
           where "organization_id" = ? and "ends_at" >= ? order by "starts_at" desc, "id" asc limit ${MAX_INCIDENTS}`,
         [orgId, since],
       )).map((r) => publicMaintenance(r, names, ctx.now))
@@ -153,6 +161,7 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
 function publicMaintenance(r: Row, names: Map<unknown, string>, now: Date): PublicMaintenance {
   const ids = Array.isArray(r.component_ids) ? r.component_ids : [];
   return {
+    key: publicKey(r.id),
     title: String(r.title),
     message: String(r.message ?? ''),
     state: maintenanceState(r, now),
@@ -168,6 +177,7 @@ function publicIncident(r: Row, names: Map<unknown, string>): PublicIncident {
   const ids = Array.isArray(r.component_ids) ? r.component_ids : [];
   const updates = Array.isArray(r.updates) ? (r.updates as Row[]) : [];
   return {
+    key: publicKey(r.id),
     title: String(r.title),
     status: String(r.status),
     impact: String(r.impact),
