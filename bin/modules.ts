@@ -19,6 +19,7 @@ import { fixesModule } from '../domain/fixes/module.ts';
 import { aiModule } from '../domain/ai/module.ts';
 import { sloModule } from '../domain/slo/module.ts';
 import { checksModule } from '../domain/checks/module.ts';
+import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
 import type { CheckOptions } from '../domain/checks/options.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
@@ -55,6 +56,7 @@ export function modules(settings: ModuleSettings = {}): Module[] {
     outboundModule(settings.notify),
     sloModule,
     checksModule(settings.checks),
+    statusPageSubscribersModule,
     chatModule,
     emailModule,
   ];

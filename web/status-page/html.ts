@@ -87,11 +87,14 @@ ul.components li{padding:.6rem .9rem;border-top:1px solid #ddd}ul.components li:
 .updates{list-style:none;padding:0;margin:.5rem 0 0}.updates li{border-top:1px solid #eee;padding:.4rem 0}
 .when{margin:0;font-size:.9rem;color:#444}.msg{margin:.1rem 0 0;white-space:pre-line;overflow-wrap:anywhere}
 footer{margin:2rem auto;color:#444;font-size:.9rem}a{color:#0b57d0}
+input,button{font:inherit;padding:.3rem .5rem}button{cursor:pointer}
 `;
 
 export interface RenderOptions {
   /** seconds between automatic reloads (a `<meta http-equiv="refresh">`); none when absent */
   refreshSeconds?: number;
+  /** show the subscribe form (the deployment sends mail) */
+  subscribe?: boolean;
 }
 
 export function renderStatusPage(page: PublicPage, options: RenderOptions = {}): string {
@@ -116,9 +119,22 @@ export function renderStatusPage(page: PublicPage, options: RenderOptions = {}):
 <section aria-labelledby="maintenance"><h2 id="maintenance">Scheduled maintenance</h2>${windows}</section>
 <section aria-labelledby="past"><h2 id="past">Past incidents</h2>${past}</section>
 ${pastWindows}
+${options.subscribe ? `<section aria-labelledby="subscribe"><h2 id="subscribe">Get updates by email</h2><form method="post" action="${escapeHtml(page.slug)}/subscribe" class="subscribe"><label for="email">Email address</label> <input id="email" type="email" name="email" required maxlength="254" autocomplete="email"> <button type="submit">Subscribe</button></form><p class="desc">We send one message to confirm; nothing else until you do. Every message has a link to unsubscribe.</p></section>` : ''}
 </main>
 <footer><p>Times are in UTC.${support} <a href="${escapeHtml(page.slug)}.json">This page as JSON</a>. Follow it: <a href="${escapeHtml(page.slug)}/feed.atom">Atom</a>, <a href="${escapeHtml(page.slug)}/feed.rss">RSS</a>.</p></footer>
 </body></html>
+`;
+}
+
+/** A short page in the status page's look: the subscription steps' answers and the not-found page. */
+export function renderMessagePage(title: string, paragraphs: string[], form?: { action: string; button: string; fields: Record<string, string> }): string {
+  const hidden = form ? Object.entries(form.fields).map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('') : '';
+  const button = form ? `<form method="post" action="${escapeHtml(form.action)}">${hidden}<button type="submit">${escapeHtml(form.button)}</button></form>` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>${STYLE}</style></head>
+<body><header><h1>${escapeHtml(title)}</h1></header>
+<main>${paragraphs.map((p, i) => `<p${i === 0 ? ' class="summary"' : ''}>${escapeHtml(p)}</p>`).join('')}${button}</main></body></html>
 `;
 }
 
@@ -126,9 +142,4 @@ ${pastWindows}
  * The one answer for an unknown, private or unavailable page: it tells nothing about which. It wears the status
  * page's own look (the same inline styles and layout), not the console's, since a visitor of a page meets it.
  */
-export const NOT_FOUND_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Status page not found</title>
-<style>${STYLE}</style></head>
-<body><header><h1>Status page not found</h1></header>
-<main><p class="summary">No public status page is published at this address.</p></main></body></html>
-`;
+export const NOT_FOUND_HTML = renderMessagePage('Status page not found', ['No public status page is published at this address.']);

@@ -3,19 +3,16 @@
  * `PublicPage`, built field by field: no row ids, no organization id, no SLO data beyond a component's status.
  */
 import { createHash } from 'node:crypto';
-import { loadOrganization } from '../../engine/auth/authenticate.ts';
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import { project, referenceLoader } from '../../engine/operations/project.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { parseTimestamp } from '../../engine/persistence/store.ts';
-import { hasFeature } from '../../engine/plans.ts';
-import { checkValue } from '../../engine/validation.ts';
+import { publishedPage } from '../../domain/status-page/page.ts';
 import statusPageComponents from '../../resources/status_page_components.ts';
 import statusPageIncidents from '../../resources/status_page_incidents.ts';
 import statusPageMaintenances, { maintenanceState } from '../../resources/status_page_maintenances.ts';
-import statusPageSettings from '../../resources/status_page_settings.ts';
 
 /** The most incidents one page lists (open ones first); a page is read often and must stay small. */
 export const MAX_INCIDENTS = 50;
@@ -89,27 +86,15 @@ function family(services: Services, d: FamilyDescriptor): FamilyDescriptor | und
   return services.registry.get(d.name);
 }
 
-/** A slug as status_page_settings defines it: anything else cannot name a page, so no query is made. */
-export function isSlug(value: string): boolean {
-  return checkValue('slug', statusPageSettings.fields.slug, value).length === 0;
-}
-
 /** The page published under `slug`, or null: unknown, private, disabled and unlicensed pages look the same. */
 export async function loadStatusPage(services: Services, slug: string): Promise<PublicPage | null> {
-  const settings = family(services, statusPageSettings);
   const components = family(services, statusPageComponents);
   const incidents = family(services, statusPageIncidents);
-  if (!settings || !components || !incidents || !isSlug(slug)) return null;
+  if (!components || !incidents) return null;
+  const published = await publishedPage(services, slug);
+  if (!published) return null;
   const store = readStore(services);
-  const [found] = await store.execute(
-    `select "organization_id", "title", "support_url", "history_days" from "${tableName(settings)}" where "slug" = ? and "public" = true`,
-    [slug],
-  );
-  if (!found) return null;
-  const organization = await loadOrganization(services.db, String(found.organization_id));
-  if (!organization || organization.disabled || !hasFeature(organization.plan, organization.features, 'status_page')) return null;
-
-  const orgId = organization.id;
+  const orgId = published.organizationId;
   // archived components are read too: past incidents still name them
   const rows = await store.list(components, orgId, { orderBy: { position: 'asc' } });
   const referenced = await referenceLoader(services.registry, store, components, orgId, rows);
@@ -126,7 +111,7 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
       };
     });
 
-  const historyDays = Number(found.history_days) || 90;
+  const historyDays = published.historyDays;
   const since = new Date(ctx.now.getTime() - historyDays * 86_400_000).toISOString();
   const records = await store.execute(
     `select "id", "title", "status", "impact", "component_ids", "updates", "started_at", "resolved_at" from "${tableName(incidents)}"
@@ -148,8 +133,8 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
   const past = maintenances.filter((m) => m.state === 'completed');
   return {
     slug,
-    title: String(found.title ?? 'Status'),
-    support_url: typeof found.support_url === 'string' ? found.support_url : null,
+    title: published.title,
+    support_url: published.supportUrl,
     history_days: historyDays,
     components: listed,
     open_incidents: shown.filter((i) => i.resolved_at === null),
