@@ -3,6 +3,7 @@ import { defineFamily, nullable, type Row, type WriteStage } from '../engine/des
 import { featureFor } from '../engine/descriptor.ts';
 import type { FieldError } from '../engine/errors.ts';
 import { SLO_STATUSES } from './slos.ts';
+import { instant } from './status_page_maintenances.ts';
 
 /** What a person may set a component to by hand: the page's statuses (no_data is not a thing one declares) and maintenance. */
 export const MANUAL_STATUSES = ['ok', 'at_risk', 'breaching', 'maintenance'] as const;
@@ -27,9 +28,9 @@ export function manualStatusInForce(row: Row, now: Date): string | null {
 function prepare(row: Row, input: Row, { ctx }: WriteStage): Row {
   if (input.manual_status === null) return { ...row, manual_status_until: null, manual_status_note: null };
   if (!('manual_status' in input) && typeof row.manual_status === 'string' && manualStatusInForce(row, ctx.now) === null) {
-    return { ...row, manual_status: null, manual_status_until: input.manual_status_until ?? null, manual_status_note: input.manual_status_note ?? null };
+    return { ...row, manual_status: null, manual_status_until: instant(input.manual_status_until ?? null), manual_status_note: input.manual_status_note ?? null };
   }
-  return row;
+  return { ...row, manual_status_until: instant(row.manual_status_until) };
 }
 
 function validate(row: Row, { ctx }: WriteStage): FieldError[] {

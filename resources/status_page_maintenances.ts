@@ -5,6 +5,13 @@ export const MAINTENANCE_STATES = ['scheduled', 'in_progress', 'completed'] as c
 
 const at = (value: unknown) => new Date(value as string).getTime();
 
+/** A time as the instant it names (ISO, UTC); left as sent when it names none (validation refuses it). */
+export function instant(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? value : at.toISOString();
+}
+
 /** Where a window stands at `now`: ahead, running (start inclusive, end exclusive) or over. */
 export function maintenanceState(row: Row, now: Date): (typeof MAINTENANCE_STATES)[number] {
   if (now.getTime() < at(row.starts_at)) return 'scheduled';
@@ -50,7 +57,10 @@ export default defineFamily({
   },
   computed: { state: (row, { now }) => maintenanceState(row, now) },
   rules: [endsAfterStart],
-  hooks: { prepare: (row) => ({ ...row, component_ids: [...new Set(row.component_ids as string[])] }) },
+  hooks: {
+    // times stored as the instants they name (an equal time written another way is no change); component_ids is a set
+    prepare: (row) => ({ ...row, starts_at: instant(row.starts_at), ends_at: instant(row.ends_at), component_ids: [...new Set(row.component_ids as string[])] }),
+  },
   examples: {
     valid: [
       {
