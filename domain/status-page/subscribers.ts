@@ -2,7 +2,8 @@
  * Email subscribers of a public status page, with double opt-in: a subscribe request (no credential, no CSRF token:
  * a forged one can only make the address receive one confirmation request) stores a pending row and mails a link
  * whose token is kept hashed and ends after CONFIRM_HOURS; following it confirms. One confirmation per address per
- * RESEND_MINUTES: further requests inside that time mail nothing. The answer never says whether an address is known.
+ * RESEND_MINUTES: further requests inside that time mail nothing; and at most PAGE_CONFIRMATIONS_PER_HOUR per page.
+ * The answer never says whether an address is known, or whether a bound held the mail back.
  * Every notice carries a one-click unsubscribe link: the subscriber's id with a MAC under the service's key, so it
  * needs nothing stored and cannot be made up for another subscriber.
  */
@@ -17,6 +18,8 @@ import { pageUrl, type PublishedPage } from './page.ts';
 
 export const CONFIRM_HOURS = 48;
 export const RESEND_MINUTES = 15;
+/** Confirmations one page sends per hour at most (a flood of made-up addresses mails no more than this). */
+export const PAGE_CONFIRMATIONS_PER_HOUR = 100;
 const MINUTE = 60_000;
 const UNSUBSCRIBE_PURPOSE = 'status-page-unsubscribe';
 
@@ -40,21 +43,30 @@ export async function subscribe(services: Services, page: PublishedPage, rawEmai
   const now = services.clock.now();
   const token = generateToken('spc_');
   await inTransaction(services, async (store) => {
+    // personal data kept no longer than needed: pending addresses whose link ended go at the page's next request
+    await store.execute('delete from status_page_subscribers where organization_id = ? and confirmed_at is null and confirm_expires_at <= ?', [page.organizationId, now]);
+    // the row first (a concurrent first request of the same address meets the unique key), then locked: two requests
+    // at once are taken one after the other, so the second sees the first's confirmation and mails nothing
+    await store.execute(
+      'insert into status_page_subscribers (id, organization_id, email, created_at) values (?, ?, ?, ?) on conflict (organization_id, email) do nothing',
+      [randomUUID(), page.organizationId, email, now],
+    );
     const [row] = await store.execute(
       'select id, confirmed_at, confirmation_sent_at from status_page_subscribers where organization_id = ? and email = ? for update',
       [page.organizationId, email],
     );
-    if (row?.confirmed_at) return; // already subscribed: nothing to confirm
-    const last = row?.confirmation_sent_at ? new Date(row.confirmation_sent_at as string).getTime() : null;
+    if (!row || row.confirmed_at) return; // already subscribed: nothing to confirm
+    const last = row.confirmation_sent_at ? new Date(row.confirmation_sent_at as string).getTime() : null;
     if (last !== null && now.getTime() - last < RESEND_MINUTES * MINUTE) return; // one confirmation per address per RESEND_MINUTES
+    const [sent] = await store.execute(
+      'select count(*) as n from status_page_subscribers where organization_id = ? and confirmation_sent_at > ?',
+      [page.organizationId, new Date(now.getTime() - 60 * MINUTE)],
+    );
+    if (Number(sent?.n ?? 0) >= PAGE_CONFIRMATIONS_PER_HOUR) return; // the page's hourly bound: the same answer, no mail
     const expires = new Date(now.getTime() + CONFIRM_HOURS * 60 * MINUTE);
-    // a concurrent first request of the same address meets the unique key and takes the update path
     await store.execute(
-      `insert into status_page_subscribers (id, organization_id, email, confirm_hash, confirm_expires_at, confirmation_sent_at, created_at)
-       values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (organization_id, email) do update set confirm_hash = excluded.confirm_hash, confirm_expires_at = excluded.confirm_expires_at,
-         confirmation_sent_at = excluded.confirmation_sent_at where status_page_subscribers.confirmed_at is null`,
-      [randomUUID(), page.organizationId, email, hashToken(token), expires, now, now],
+      'update status_page_subscribers set confirm_hash = ?, confirm_expires_at = ?, confirmation_sent_at = ? where id = ?',
+      [hashToken(token), expires, now, row.id],
     );
     const link = `${pageUrl(services, page.slug)}/confirm?token=${encodeURIComponent(token)}`;
     await queueMail(services, store, [confirmationMail(email, page.title, link, CONFIRM_HOURS)]);

@@ -114,6 +114,18 @@ t.test('notices of incidents and maintenance carry the one-click unsubscribe, wh
   t.same((await api.get(`${CONFIG}/status_page_subscribers`)).body.data, []);
 });
 
+t.test('two requests for one address at once mail one confirmation', async (t) => {
+  const carol = 'carol@example.com';
+  const answers = await Promise.all([form('/status/acme-subs/subscribe', { email: carol }), form('/status/acme-subs/subscribe', { email: 'CAROL@example.com' })]);
+  t.same(answers.map((a) => a.status), [200, 200]);
+  await waitFor(() => mailTo(carol).length >= 1, 'the confirmation');
+  await settle();
+  t.equal(mailTo(carol).length, 1);
+  const pending = (await api.get(`${CONFIG}/status_page_subscribers?status=pending`)).body.data;
+  t.equal(pending.filter((s: { email: string }) => s.email === carol).length, 1, 'one row, lowercased');
+  await api.post(`${CONFIG}/status_page_subscribers/${pending.find((s: { email: string }) => s.email === carol).id}/delete`, {});
+});
+
 t.test('a confirmation link ends after 48 hours', async (t) => {
   const bob = 'bob@example.com';
   await form('/status/acme-subs/subscribe', { email: bob });
