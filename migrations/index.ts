@@ -17,6 +17,7 @@ import { Migration20261126155913 } from './Migration20261126155913.ts';
 import { Migration20261126160212 } from './Migration20261126160212.ts';
 import { Migration20261126165619 } from './Migration20261126165619.ts';
 import { Migration20261126170816 } from './Migration20261126170816.ts';
+import { Migration20261126172136 } from './Migration20261126172136.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126160212', class: Migration20261126160212 },
   { name: 'Migration20261126165619', class: Migration20261126165619 },
   { name: 'Migration20261126170816', class: Migration20261126170816 },
+  { name: 'Migration20261126172136', class: Migration20261126172136 },
 ];

@@ -59,9 +59,8 @@ export const notifySubscribers: AuditListener = async (services, store, entry) =
   const kind = entry.family === statusPageIncidents.name ? 'incident' : entry.family === statusPageMaintenances.name ? 'maintenance' : null;
   if (!kind || !entry.rowId || (entry.action !== 'create' && entry.action !== 'update') || !canSendMail(services)) return;
   const family = services.registry.get(entry.family);
-  const settings = services.registry.get(statusPageSettings.name);
-  if (!family || !settings) return;
-  const [page] = await store.execute(`select "slug", "title" from "${tableName(settings)}" where "organization_id" = ? and "public" = true and "slug" is not null`, [entry.organizationId]);
+  if (!family) return;
+  const page = await publicPageOf(services, store.execute, entry.organizationId);
   if (!page) return;
   const [row] = await store.execute(`select * from "${tableName(family)}" where "organization_id" = ? and "id" = ?`, [entry.organizationId, entry.rowId]);
   if (!row) return;
@@ -69,9 +68,22 @@ export const notifySubscribers: AuditListener = async (services, store, entry) =
   const changed = Object.keys(entry.changes);
   const notice = kind === 'incident' ? incidentNotice(row, entry.action, changed, affects) : maintenanceNotice(row, entry.action, changed, affects);
   if (!notice) return;
-  const subscribers = await store.execute('select id, email from status_page_subscribers where organization_id = ? and confirmed_at is not null order by seq', [entry.organizationId]);
-  const slug = String(page.slug);
-  const title = String(page.title ?? 'Status');
-  await queueMail(services, store, subscribers.map((s) =>
-    noticeMail(String(s.email), title, pageUrl(services, slug), unsubscribeUrl(services, slug, String(s.id)), notice)));
+  await mailSubscribers(services, store.execute, entry.organizationId, page, notice);
 };
+
+/** One notice to every confirmed subscriber of the page, each with its own unsubscribe link, queued through `sql`'s transaction. */
+export async function mailSubscribers(services: Services, sql: Sql, organizationId: string, page: { slug: string; title: string }, notice: Notice): Promise<void> {
+  const subscribers = await sql('select id, email from status_page_subscribers where organization_id = ? and confirmed_at is not null order by seq', [organizationId]);
+  await queueMail(services, { execute: sql }, subscribers.map((s) =>
+    noticeMail(String(s.email), page.title, pageUrl(services, page.slug), unsubscribeUrl(services, page.slug, String(s.id)), notice)));
+}
+
+/** The page of an organization while it is public, or null. */
+export async function publicPageOf(services: Services, sql: Sql, organizationId: string): Promise<{ slug: string; title: string } | null> {
+  const settings = services.registry.get(statusPageSettings.name);
+  if (!settings) return null;
+  const [page] = await sql(`select "slug", "title" from "${tableName(settings)}" where "organization_id" = ? and "public" = true and "slug" is not null`, [organizationId]);
+  return page ? { slug: String(page.slug), title: String(page.title ?? 'Status') } : null;
+}
+
+export { componentNames };

@@ -2,12 +2,14 @@
  * Subscribing to a public status page by email, end to end through its forms and a real SMTP server on 127.0.0.1
  * (test/helpers/smtp.ts): double opt-in (one confirmation, nothing more until it is followed; an expired or made-up
  * link confirms nothing; one confirmation per address per 15 minutes), notices of incidents and maintenance with
- * RFC 8058 headers, the one-click unsubscribe, the org admins' list and delete, and no address on any public page.
+ * RFC 8058 headers (a window's start and end once each, its pass run by hand with the injected clock), the one-click
+ * unsubscribe, the org admins' list and delete, and no address on any public page.
  */
 import t from 'tap';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
 import { drainJobs, waitFor } from '../helpers/jobs.ts';
 import { startSmtp, type Mail } from '../helpers/smtp.ts';
+import { runWindowNotices } from '../../domain/status-page/window-notices.ts';
 
 const smtp = await startSmtp();
 t.teardown(() => smtp.close());
@@ -124,6 +126,33 @@ t.test('two requests for one address at once mail one confirmation', async (t) =
   const pending = (await api.get(`${CONFIG}/status_page_subscribers?status=pending`)).body.data;
   t.equal(pending.filter((s: { email: string }) => s.email === carol).length, 1, 'one row, lowercased');
   await api.post(`${CONFIG}/status_page_subscribers/${pending.find((s: { email: string }) => s.email === carol).id}/delete`, {});
+});
+
+t.test('a window\'s start and end are told once each, however many passes run', async (t) => {
+  const dave = 'dave@example.com';
+  await form('/status/acme-subs/subscribe', { email: dave });
+  await waitFor(() => mailTo(dave).length === 1, 'the confirmation');
+  const link = linkIn(mailTo(dave)[0]!, 'confirm');
+  t.equal((await form(link.pathname, { token: link.searchParams.get('token')! })).status, 200);
+  const start = new Date(vigil.clock.now().getTime() + 10 * MINUTE);
+  const end = new Date(start.getTime() + 30 * MINUTE);
+  await api.post(`${CONFIG}/status_page_maintenances`, { title: 'Index rebuild', message: 'Search may be slow.', component_ids: [component.id], starts_at: start.toISOString(), ends_at: end.toISOString() });
+  await waitFor(() => mailTo(dave).length === 2, 'scheduled');
+  const services = vigil.running.services;
+  t.equal(await runWindowNotices(services), 0, 'nothing before the start');
+  vigil.clock.set(start);
+  const passes = await Promise.all([runWindowNotices(services), runWindowNotices(services)]);
+  t.equal(passes[0] + passes[1], 1, 'two passes at once claim the start once');
+  t.equal(await runWindowNotices(services), 0, 'a later pass sends it no more');
+  vigil.clock.set(end);
+  t.equal(await runWindowNotices(services), 1);
+  await settle();
+  t.same(mailTo(dave).slice(1).map((m) => m.subject), [
+    '[Acme status] Maintenance scheduled: Index rebuild', '[Acme status] Maintenance started: Index rebuild', '[Acme status] Maintenance completed: Index rebuild',
+  ]);
+  t.ok(mailTo(dave).slice(1).every((m) => m.headers['list-unsubscribe-post'] === 'List-Unsubscribe=One-Click'));
+  const subscriber = (await api.get(`${CONFIG}/status_page_subscribers?status=confirmed`)).body.data.find((x: { email: string }) => x.email === dave);
+  await api.post(`${CONFIG}/status_page_subscribers/${subscriber.id}/delete`, {});
 });
 
 t.test('a confirmation link ends after 48 hours', async (t) => {
