@@ -4,10 +4,9 @@
  * text is escaped for XML and stripped of the characters XML 1.0 cannot carry; links are absolute, under the
  * service's public URL. Entry ids are the notices' opaque keys (query.ts): stable across edits, and no row id leaks.
  */
+import { INCIDENT_STATUS, MAINTENANCE_STATE } from './html.ts';
 import type { PublicIncident, PublicMaintenance, PublicPage } from './query.ts';
 
-const INCIDENT_STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
-const MAINTENANCE_STATE: Record<string, string> = { scheduled: 'Scheduled', in_progress: 'In progress', completed: 'Completed' };
 
 /** XML text: escaped, without the control characters XML 1.0 forbids (even as references). */
 export function xmlText(value: string): string {

@@ -12,8 +12,8 @@ const COMPONENT_STATUS: Record<string, { label: string; mark: string }> = {
   no_data: { label: 'No data', mark: '?' },
   maintenance: { label: 'Under maintenance', mark: '⚙' },
 };
-const MAINTENANCE_STATE: Record<string, string> = { scheduled: 'Scheduled', in_progress: 'In progress', completed: 'Completed' };
-const INCIDENT_STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
+export const MAINTENANCE_STATE: Record<string, string> = { scheduled: 'Scheduled', in_progress: 'In progress', completed: 'Completed' };
+export const INCIDENT_STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
 const IMPACT: Record<string, string> = { none: 'No impact', minor: 'Minor impact', major: 'Major impact', critical: 'Critical impact' };
 const SEVERITY = ['ok', 'no_data', 'maintenance', 'at_risk', 'breaching'];
 
