@@ -67,13 +67,14 @@ module.exports = {
         'rule, chat or email takes: the alert pipeline reads them with its policy in one select, the card writer once a batch)',
         'and alerts.ts (the alert pipeline\'s announcer: routes, pages and alert events; it cannot move into the domain',
         'without routing.ts, which outbound\'s rule reader parses routes with). Plus net/, the one guarded HTTP client,',
-        'for the domain\'s own calls (AI providers, probes, the code host, trackers).',
+        'for the domain\'s own calls (AI providers, probes, the code host, trackers). And mail.ts, mail to one person who asked for it',
+        '(a status page subscriber), queued in the caller\'s transaction.',
         'Deliveries, chat, email, rendering and preferences stay outbound\'s own business.',
       ].join(' '),
       from: { path: '^domain/' },
       to: {
         path: '^(bin|webhooks|outbound|web|export)/',
-        pathNot: '^outbound/(publish|events|rules|alerts)\\.ts$|^outbound/net/',
+        pathNot: '^outbound/(publish|events|rules|alerts|mail)\\.ts$|^outbound/net/',
       },
     },
     {

@@ -19,6 +19,7 @@ import { fixesModule } from '../domain/fixes/module.ts';
 import { aiModule } from '../domain/ai/module.ts';
 import { sloModule } from '../domain/slo/module.ts';
 import { checksModule } from '../domain/checks/module.ts';
+import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
 import type { CheckOptions } from '../domain/checks/options.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { outboundModule } from '../outbound/module.ts';
@@ -58,6 +59,7 @@ export function modules(settings: ModuleSettings = {}): Module[] {
     checksModule(settings.checks),
     // heartbeat deadlines are swept at the checks' cadence (VIGIL_CHECK_TICK_SECONDS)
     heartbeatsModule({ tickSeconds: settings.checks?.tickSeconds }),
+    statusPageSubscribersModule,
     chatModule,
     emailModule,
   ];

@@ -16,7 +16,10 @@ import { Migration20261126155818 } from './Migration20261126155818.ts';
 import { Migration20261126155913 } from './Migration20261126155913.ts';
 import { Migration20261126160212 } from './Migration20261126160212.ts';
 import { Migration20261126165616 } from './Migration20261126165616.ts';
+import { Migration20261126165619 } from './Migration20261126165619.ts';
+import { Migration20261126170816 } from './Migration20261126170816.ts';
 import { Migration20261126171255 } from './Migration20261126171255.ts';
+import { Migration20261126172136 } from './Migration20261126172136.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -36,5 +39,8 @@ export const MIGRATIONS = [
   { name: 'Migration20261126155913', class: Migration20261126155913 },
   { name: 'Migration20261126160212', class: Migration20261126160212 },
   { name: 'Migration20261126165616', class: Migration20261126165616 },
+  { name: 'Migration20261126165619', class: Migration20261126165619 },
+  { name: 'Migration20261126170816', class: Migration20261126170816 },
   { name: 'Migration20261126171255', class: Migration20261126171255 },
+  { name: 'Migration20261126172136', class: Migration20261126172136 },
 ];

@@ -29,6 +29,7 @@ import slis from './slis.ts';
 import slos from './slos.ts';
 import status_page_components from './status_page_components.ts';
 import status_page_incidents from './status_page_incidents.ts';
+import status_page_maintenances from './status_page_maintenances.ts';
 import status_page_settings from './status_page_settings.ts';
 import synthetic_checks from './synthetic_checks.ts';
 import team_members from './team_members.ts';
@@ -67,6 +68,7 @@ export const families: FamilyDescriptor[] = [
   slos,
   status_page_components,
   status_page_incidents,
+  status_page_maintenances,
   status_page_settings,
   synthetic_checks,
   team_members,

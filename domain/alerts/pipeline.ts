@@ -48,7 +48,7 @@ import { policyQuery, type Policy } from './policy.ts';
 import { monthSpend, monthStart } from '../ai/spend.ts';
 import {
   acknowledgedPath, actionPath, budgetRefusal, cooldownRefusal, firingPath, formsStorm, inRefireCooldown, incidentTitle, investigationCooldownStart,
-  matchingMute, opensIncident, pausedRefusal, shownSeverity, stormWindow, type AlertStatus, type PersonAction, type Refusal, type StormWindow,
+  matchingMute, muteEffect, opensIncident, pausedRefusal, shownSeverity, stormWindow, type AlertStatus, type PersonAction, type Refusal, type StormWindow,
 } from './rules.ts';
 import { AlertStore, refreshRepeats, type AlertRow, type IncidentRow, type StormState } from './store.ts';
 import { WriteBatcher } from './write-batcher.ts';
@@ -263,7 +263,7 @@ class Ingestion implements PersonActions {
       if (alert.status === 'muted' && !created) return 'muted';
       alert.status = 'muted';
       alert.muted_by = mute.id;
-      this.#effect(alert.id, 'muted', { mute_id: mute.id, pattern: mute.pattern });
+      this.#effect(alert.id, 'muted', muteEffect(mute));
       this.#effect(alert.id, 'page_skipped', { reason: 'muted' });
       this.#effect(alert.id, 'investigation_skipped', { reason: 'muted' });
       return 'muted';

@@ -12,10 +12,20 @@ const SEVERITY_RANK: Record<AlertSeverity, number> = { critical: 4, high: 3, war
 
 export type AlertStatus = 'firing' | 'acknowledged' | 'resolved' | 'muted';
 
-/** The mute in force whose pattern is in the alert's title, source or fingerprint (any case), if any. */
-export function matchingMute(mutes: readonly Mute[], event: Pick<AlertEvent, 'title' | 'source' | 'fingerprint'>): Mute | undefined {
+/**
+ * The mute in force that silences the alert, if any: an alert mute whose pattern is in its title, source or
+ * fingerprint (any case), or a running maintenance window whose services include the alert's service (any case).
+ */
+export function matchingMute(mutes: readonly Mute[], event: Pick<AlertEvent, 'title' | 'source' | 'fingerprint' | 'service'>): Mute | undefined {
   const haystacks = [event.title, event.source, event.fingerprint].map((s) => s.toLowerCase());
-  return mutes.find((m) => haystacks.some((h) => h.includes(m.pattern.toLowerCase())));
+  const service = event.service?.toLowerCase();
+  return mutes.find((m) =>
+    m.pattern !== undefined ? haystacks.some((h) => h.includes(m.pattern!.toLowerCase())) : service !== undefined && (m.services ?? []).includes(service));
+}
+
+/** The `muted` effect's detail: which mute, or which maintenance window, silenced the alert. */
+export function muteEffect(mute: Mute): Record<string, unknown> {
+  return mute.maintenance !== undefined ? { maintenance_id: mute.id, maintenance: mute.maintenance } : { mute_id: mute.id, pattern: mute.pattern };
 }
 
 /** The severity an alert shows: the one its routes set at its last fire (kept by repeats and acknowledgements), else the product's. */

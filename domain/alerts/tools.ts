@@ -37,7 +37,7 @@ export const ALERT = Type.Object({
   resolved_at: time('when it resolved'),
   last_received_at: Type.String({ format: 'date-time' }),
   occurrences: Type.Integer({ description: 'firing deliveries received for it, repeats included' }),
-  muted_by: Type.Union([Type.String(), Type.Null()], { description: 'the mute that matched' }),
+  muted_by: Type.Union([Type.String(), Type.Null()], { description: 'the mute, or the running maintenance window, that matched' }),
   storm_id: Type.Union([Type.String(), Type.Null()], { description: 'the storm it was grouped into' }),
   incident_id: Type.Union([Type.String(), Type.Null()]),
   assignee: Type.Union([MEMBER, Type.Null()], { description: 'the member it is assigned to (assign_alert); null: nobody' }),

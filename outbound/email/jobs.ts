@@ -1,5 +1,6 @@
 /** The email notifier's background job handlers (webhooks/index.ts hands them to serve). */
 import type { JobHandler } from '../../engine/jobs/types.ts';
+import { directMailJob } from './direct.ts';
 import { emailSendJob } from './send.ts';
 
-export const EMAIL_JOBS: JobHandler[] = [emailSendJob];
+export const EMAIL_JOBS: JobHandler[] = [emailSendJob, directMailJob];

@@ -28,7 +28,7 @@ t.test('the status page in Chromium', { skip: browserSkip() }, async (t) => {
     t.equal(response?.status(), 200);
     t.equal(await tab.title(), 'Acme status');
     t.equal(await tab.getByRole('heading', { level: 1 }).innerText(), 'Acme status');
-    t.same(await tab.getByRole('heading', { level: 2 }).allInnerTexts(), ['Components', 'Current incidents', 'Past incidents']);
+    t.same(await tab.getByRole('heading', { level: 2 }).allInnerTexts(), ['Components', 'Current incidents', 'Scheduled maintenance', 'Past incidents']);
     t.equal(await tab.getByRole('main').count(), 1, 'one main landmark');
 
     const rows = await tab.locator('ul.components > li .row').allInnerTexts();
@@ -60,5 +60,44 @@ t.test('the status page in Chromium', { skip: browserSkip() }, async (t) => {
     const response = await tab.goto(`${vigil.url}/status/nobody-here`);
     t.equal(response?.status(), 404);
     t.equal(await tab.getByRole('heading', { level: 1 }).innerText(), 'Status page not found');
+  });
+
+  t.test('the not-found page wears the status page\'s look', async (t) => {
+    const { context, close } = await openBrowser({ javaScriptEnabled: false });
+    t.teardown(close);
+    const tab = await context.newPage();
+    const look = async (path: string) => {
+      await tab.goto(`${vigil.url}${path}`);
+      return tab.evaluate(() => {
+        const style = (selector: string) => {
+          const s = getComputedStyle(document.querySelector(selector)!);
+          return [s.fontFamily, s.fontSize, s.color, s.backgroundColor, s.maxWidth, s.marginTop].join(' | ');
+        };
+        return { body: style('body'), header: style('header'), h1: style('h1') };
+      });
+    };
+    t.same(await look('/status/nobody-here'), await look('/status/acme-browser'));
+  });
+
+  t.test('both feeds are well-formed XML to Chromium\'s XML parser, in their own namespaces', async (t) => {
+    const { context, close } = await openBrowser();
+    t.teardown(close);
+    const tab = await context.newPage();
+    for (const [path, root, ns, entry] of [
+      ['/status/acme-browser/feed.atom', 'feed', 'http://www.w3.org/2005/Atom', 'entry'],
+      ['/status/acme-browser/feed.rss', 'rss', null, 'item'],
+    ] as const) {
+      const text = await (await fetch(`${vigil.url}${path}`)).text();
+      const parsed = await tab.evaluate(({ text, entry }) => {
+        const doc = new DOMParser().parseFromString(text, 'application/xml');
+        const titles = [...doc.getElementsByTagName(entry)].map((e) => e.getElementsByTagName('title')[0]?.textContent ?? null);
+        return { errors: doc.getElementsByTagName('parsererror').length, root: doc.documentElement.localName, ns: doc.documentElement.namespaceURI, titles };
+      }, { text, entry });
+      t.equal(parsed.errors, 0, `${path} parses`);
+      t.equal(parsed.root, root);
+      t.equal(parsed.ns, ns);
+      t.equal(parsed.titles.length, 2, 'one entry per incident');
+      t.ok(parsed.titles.includes(`Investigating: ${HOSTILE_TITLE}`), 'the escaped title reads back as the original text');
+    }
   });
 });

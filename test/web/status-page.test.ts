@@ -20,16 +20,18 @@ t.test('the JSON page: components in public order with their worst status, open 
   t.equal(answer.status, 200);
   t.match(answer.headers.get('content-type'), /^application\/json/);
   const body = JSON.parse(answer.text);
-  t.same(Object.keys(body).sort(), ['components', 'history_days', 'open_incidents', 'resolved_incidents', 'slug', 'support_url', 'title']);
+  t.same(Object.keys(body).sort(), ['components', 'history_days', 'maintenances', 'open_incidents', 'resolved_incidents', 'slug', 'support_url', 'title']);
   t.equal(body.title, 'Acme status');
   t.equal(body.support_url, 'https://help.example.com');
   t.same(body.components, [
-    { name: 'Public API', description: 'REST and webhooks', status: 'breaching' },
-    { name: 'Documentation', description: null, status: null },
-    { name: 'Dashboard', description: null, status: 'at_risk' },
+    { name: 'Public API', description: 'REST and webhooks', status: 'breaching', note: null },
+    { name: 'Documentation', description: null, status: null, note: null },
+    { name: 'Dashboard', description: null, status: 'at_risk', note: null },
   ], 'archived component absent; order follows position; no SLO → null');
   t.equal(body.open_incidents.length, 1);
+  t.match(body.open_incidents[0].key, /^[0-9a-f]{24}$/, 'an opaque key, not the row id');
   t.same(body.open_incidents[0], {
+    key: body.open_incidents[0].key,
     title: HOSTILE_TITLE,
     status: 'investigating',
     impact: 'minor',

@@ -2,19 +2,20 @@
  * The status page as one small HTML document: no script, no external resource, status said in words (a
  * symbol and colour only repeat it), every stored text escaped.
  */
-import { STYLESHEET_PATH } from '../assets/stylesheet.ts';
 import { escapeHtml } from '../html.ts';
-import type { PublicComponent, PublicIncident, PublicPage } from './query.ts';
+import type { PublicComponent, PublicIncident, PublicMaintenance, PublicPage } from './query.ts';
 
 const COMPONENT_STATUS: Record<string, { label: string; mark: string }> = {
   ok: { label: 'Operational', mark: '✓' },
   at_risk: { label: 'At risk', mark: '!' },
   breaching: { label: 'Disrupted', mark: '✕' },
   no_data: { label: 'No data', mark: '?' },
+  maintenance: { label: 'Under maintenance', mark: '⚙' },
 };
-const INCIDENT_STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
+export const MAINTENANCE_STATE: Record<string, string> = { scheduled: 'Scheduled', in_progress: 'In progress', completed: 'Completed' };
+export const INCIDENT_STATUS: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
 const IMPACT: Record<string, string> = { none: 'No impact', minor: 'Minor impact', major: 'Major impact', critical: 'Critical impact' };
-const SEVERITY = ['ok', 'no_data', 'at_risk', 'breaching'];
+const SEVERITY = ['ok', 'no_data', 'maintenance', 'at_risk', 'breaching'];
 
 /** Dates as readable UTC text inside `<time>` (the page knows no visitor time zone without a script). */
 function time(at: string | null): string {
@@ -32,6 +33,7 @@ function summary(page: PublicPage): string {
   if (worst === null) return 'No open incidents.';
   if (worst === 'ok') return 'All systems operational.';
   if (worst === 'no_data') return 'Some components have no recent data.';
+  if (worst === 'maintenance') return 'Some components are under maintenance.';
   return 'Some components are degraded.';
 }
 
@@ -39,7 +41,18 @@ function component(c: PublicComponent): string {
   const status = c.status === null ? null : (COMPONENT_STATUS[c.status] ?? { label: c.status, mark: '' });
   const badge = status ? `<span class="status s-${escapeHtml(c.status!)}"><span aria-hidden="true">${status.mark}</span> ${escapeHtml(status.label)}</span>` : '';
   const description = c.description ? `<p class="desc">${escapeHtml(c.description)}</p>` : '';
-  return `<li><div class="row"><span class="name">${escapeHtml(c.name)}</span>${badge}</div>${description}</li>`;
+  const note = c.note ? `<p class="note">${escapeHtml(c.note)}</p>` : '';
+  return `<li><div class="row"><span class="name">${escapeHtml(c.name)}</span>${badge}</div>${description}${note}</li>`;
+}
+
+function maintenance(m: PublicMaintenance): string {
+  const facts = [
+    `<span class="istatus">${escapeHtml(MAINTENANCE_STATE[m.state] ?? m.state)}</span>`,
+    `${time(m.starts_at)} to ${time(m.ends_at)}`,
+    m.components.length ? `Affects ${m.components.map(escapeHtml).join(', ')}` : '',
+  ].filter(Boolean);
+  const message = m.message ? `<p class="msg">${escapeHtml(m.message)}</p>` : '';
+  return `<article class="incident maintenance" id="maintenance-${escapeHtml(m.key)}"><h3>${escapeHtml(m.title)}</h3><p class="facts">${facts.join(' · ')}</p>${message}</article>`;
 }
 
 function incident(i: PublicIncident): string {
@@ -55,7 +68,7 @@ function incident(i: PublicIncident): string {
     .reverse()
     .map((u) => `<li><p class="when">${time(u.at)} · <strong>${escapeHtml(INCIDENT_STATUS[u.status] ?? u.status)}</strong></p><p class="msg">${escapeHtml(u.message)}</p></li>`)
     .join('');
-  return `<article class="incident"><h3>${escapeHtml(i.title)}</h3><p class="facts">${facts.join(' · ')}</p>${updates ? `<ol class="updates" aria-label="Updates, newest first">${updates}</ol>` : ''}</article>`;
+  return `<article class="incident" id="incident-${escapeHtml(i.key)}"><h3>${escapeHtml(i.title)}</h3><p class="facts">${facts.join(' · ')}</p>${updates ? `<ol class="updates" aria-label="Updates, newest first">${updates}</ol>` : ''}</article>`;
 }
 
 const STYLE = `
@@ -67,42 +80,66 @@ ul.components{list-style:none;padding:0;margin:0;border:1px solid #ccc;border-ra
 ul.components li{padding:.6rem .9rem;border-top:1px solid #ddd}ul.components li:first-child{border-top:0}
 .row{display:flex;justify-content:space-between;gap:1rem;flex-wrap:wrap}.name{font-weight:600}
 .desc{margin:.1rem 0 0;color:#444;font-size:.95rem}
-.status{font-weight:600}.s-ok{color:#1a6b2f}.s-at_risk{color:#8a5a00}.s-breaching{color:#b00020}.s-no_data{color:#555}
+.status{font-weight:600}.s-ok{color:#1a6b2f}.s-at_risk{color:#8a5a00}.s-breaching{color:#b00020}.s-no_data{color:#555}.s-maintenance{color:#0b57d0}
+.note{margin:.1rem 0 0;font-size:.95rem;overflow-wrap:anywhere}.maintenance{border-left:4px solid #0b57d0}
 .incident{background:#fff;border:1px solid #ccc;border-radius:6px;padding:.75rem .9rem;margin:.75rem 0}
 .facts{margin:0;color:#333;font-size:.95rem}.istatus{font-weight:600}
 .updates{list-style:none;padding:0;margin:.5rem 0 0}.updates li{border-top:1px solid #eee;padding:.4rem 0}
 .when{margin:0;font-size:.9rem;color:#444}.msg{margin:.1rem 0 0;white-space:pre-line;overflow-wrap:anywhere}
 footer{margin:2rem auto;color:#444;font-size:.9rem}a{color:#0b57d0}
+input,button{font:inherit;padding:.3rem .5rem}button{cursor:pointer}
 `;
 
 export interface RenderOptions {
   /** seconds between automatic reloads (a `<meta http-equiv="refresh">`); none when absent */
   refreshSeconds?: number;
+  /** show the subscribe form (the deployment sends mail) */
+  subscribe?: boolean;
 }
 
 export function renderStatusPage(page: PublicPage, options: RenderOptions = {}): string {
   const open = page.open_incidents.length ? page.open_incidents.map(incident).join('') : '<p>No open incidents.</p>';
   const past = page.resolved_incidents.length ? page.resolved_incidents.map(incident).join('') : `<p>No incidents resolved in the last ${page.history_days} days.</p>`;
   const components = page.components.length ? `<ul class="components">${page.components.map(component).join('')}</ul>` : '<p>No components are listed.</p>';
+  const upcoming = page.maintenances.filter((m) => m.state !== 'completed');
+  const done = page.maintenances.filter((m) => m.state === 'completed');
+  const windows = upcoming.length ? upcoming.map(maintenance).join('') : '<p>No maintenance is scheduled.</p>';
+  const pastWindows = done.length ? `<section aria-labelledby="past-maintenance"><h2 id="past-maintenance">Past maintenance</h2>${done.map(maintenance).join('')}</section>` : '';
   const refresh = options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
   const support = page.support_url ? ` <a href="${escapeHtml(page.support_url)}" rel="noopener noreferrer">Contact support</a>.` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
-<title>${escapeHtml(page.title)}</title><style>${STYLE}</style></head>
+<title>${escapeHtml(page.title)}</title>
+<link rel="alternate" type="application/atom+xml" title="${escapeHtml(page.title)} (Atom)" href="${escapeHtml(page.slug)}/feed.atom">
+<link rel="alternate" type="application/rss+xml" title="${escapeHtml(page.title)} (RSS)" href="${escapeHtml(page.slug)}/feed.rss"><style>${STYLE}</style></head>
 <body><header><h1>${escapeHtml(page.title)}</h1><p class="summary">${summary(page)}</p></header>
 <main>
 <section aria-labelledby="components"><h2 id="components">Components</h2>${components}</section>
 <section aria-labelledby="open"><h2 id="open">Current incidents</h2>${open}</section>
+<section aria-labelledby="maintenance"><h2 id="maintenance">Scheduled maintenance</h2>${windows}</section>
 <section aria-labelledby="past"><h2 id="past">Past incidents</h2>${past}</section>
+${pastWindows}
+${options.subscribe ? `<section aria-labelledby="subscribe"><h2 id="subscribe">Get updates by email</h2><form method="post" action="${escapeHtml(page.slug)}/subscribe" class="subscribe"><label for="email">Email address</label> <input id="email" type="email" name="email" required maxlength="254" autocomplete="email"> <button type="submit">Subscribe</button></form><p class="desc">We send one message to confirm; nothing else until you do. Every message has a link to unsubscribe.</p></section>` : ''}
 </main>
-<footer><p>Times are in UTC.${support} <a href="${escapeHtml(page.slug)}.json">This page as JSON</a>.</p></footer>
+<footer><p>Times are in UTC.${support} <a href="${escapeHtml(page.slug)}.json">This page as JSON</a>. Follow it: <a href="${escapeHtml(page.slug)}/feed.atom">Atom</a>, <a href="${escapeHtml(page.slug)}/feed.rss">RSS</a>.</p></footer>
 </body></html>
 `;
 }
 
-/** The one answer for an unknown, private or unavailable page: it tells nothing about which. Styled as the console is (its stylesheet). */
-export const NOT_FOUND_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Status page not found</title>
-<link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
-<body><main id="main" class="centered"><h1>Status page not found</h1><p>No public status page is published at this address.</p></main></body></html>
+/** A short page in the status page's look: the subscription steps' answers and the not-found page. */
+export function renderMessagePage(title: string, paragraphs: string[], form?: { action: string; button: string; fields: Record<string, string> }): string {
+  const hidden = form ? Object.entries(form.fields).map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('') : '';
+  const button = form ? `<form method="post" action="${escapeHtml(form.action)}">${hidden}<button type="submit">${escapeHtml(form.button)}</button></form>` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>${STYLE}</style></head>
+<body><header><h1>${escapeHtml(title)}</h1></header>
+<main>${paragraphs.map((p, i) => `<p${i === 0 ? ' class="summary"' : ''}>${escapeHtml(p)}</p>`).join('')}${button}</main></body></html>
 `;
+}
+
+/**
+ * The one answer for an unknown, private or unavailable page: it tells nothing about which. It wears the status
+ * page's own look (the same inline styles and layout), not the console's, since a visitor of a page meets it.
+ */
+export const NOT_FOUND_HTML = renderMessagePage('Status page not found', ['No public status page is published at this address.']);

@@ -2,18 +2,17 @@
  * What a visitor of a public status page may see, read by slug with no credential. Everything leaves through
  * `PublicPage`, built field by field: no row ids, no organization id, no SLO data beyond a component's status.
  */
-import { loadOrganization } from '../../engine/auth/authenticate.ts';
+import { createHash } from 'node:crypto';
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import { project, referenceLoader } from '../../engine/operations/project.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { parseTimestamp } from '../../engine/persistence/store.ts';
-import { hasFeature } from '../../engine/plans.ts';
-import { checkValue } from '../../engine/validation.ts';
+import { publishedPage } from '../../domain/status-page/page.ts';
 import statusPageComponents from '../../resources/status_page_components.ts';
 import statusPageIncidents from '../../resources/status_page_incidents.ts';
-import statusPageSettings from '../../resources/status_page_settings.ts';
+import statusPageMaintenances, { maintenanceState } from '../../resources/status_page_maintenances.ts';
 
 /** The most incidents one page lists (open ones first); a page is read often and must stay small. */
 export const MAX_INCIDENTS = 50;
@@ -21,8 +20,25 @@ export const MAX_INCIDENTS = 50;
 export interface PublicComponent {
   name: string;
   description: string | null;
-  /** worst status of the linked SLOs; null when none is linked (the spec: it reports nothing) */
+  /** the manual status while in force, else the worst status of the linked SLOs; null when neither (the spec: it reports nothing) */
   status: string | null;
+  /** the public note of a manual status in force */
+  note: string | null;
+}
+
+export interface PublicMaintenance {
+  /** opaque and stable across edits */
+  key: string;
+  title: string;
+  message: string;
+  /** scheduled, in_progress or completed, at the time of the read */
+  state: string;
+  starts_at: string;
+  ends_at: string;
+  components: string[];
+  /** when it was posted (a feed entry's id and `published`) and last changed (its `updated`) */
+  posted_at: string;
+  updated_at: string;
 }
 
 export interface PublicUpdate {
@@ -31,7 +47,12 @@ export interface PublicUpdate {
   message: string;
 }
 
+/** An opaque, stable key of a notice (a hash of its row id: the id itself never leaves): a feed entry's id, a page anchor. */
+const publicKey = (id: unknown) => createHash('sha256').update(`status-page-notice:${String(id)}`).digest('hex').slice(0, 24);
+
 export interface PublicIncident {
+  /** opaque and stable across edits */
+  key: string;
   title: string;
   status: string;
   impact: string;
@@ -51,6 +72,8 @@ export interface PublicPage {
   components: PublicComponent[];
   open_incidents: PublicIncident[];
   resolved_incidents: PublicIncident[];
+  /** windows running or ahead (soonest first), then those ended within the history (latest first) */
+  maintenances: PublicMaintenance[];
 }
 
 const iso = (value: unknown): string | null => {
@@ -63,27 +86,15 @@ function family(services: Services, d: FamilyDescriptor): FamilyDescriptor | und
   return services.registry.get(d.name);
 }
 
-/** A slug as status_page_settings defines it: anything else cannot name a page, so no query is made. */
-export function isSlug(value: string): boolean {
-  return checkValue('slug', statusPageSettings.fields.slug, value).length === 0;
-}
-
 /** The page published under `slug`, or null: unknown, private, disabled and unlicensed pages look the same. */
 export async function loadStatusPage(services: Services, slug: string): Promise<PublicPage | null> {
-  const settings = family(services, statusPageSettings);
   const components = family(services, statusPageComponents);
   const incidents = family(services, statusPageIncidents);
-  if (!settings || !components || !incidents || !isSlug(slug)) return null;
+  if (!components || !incidents) return null;
+  const published = await publishedPage(services, slug);
+  if (!published) return null;
   const store = readStore(services);
-  const [found] = await store.execute(
-    `select "organization_id", "title", "support_url", "history_days" from "${tableName(settings)}" where "slug" = ? and "public" = true`,
-    [slug],
-  );
-  if (!found) return null;
-  const organization = await loadOrganization(services.db, String(found.organization_id));
-  if (!organization || organization.disabled || !hasFeature(organization.plan, organization.features, 'status_page')) return null;
-
-  const orgId = organization.id;
+  const orgId = published.organizationId;
   // archived components are read too: past incidents still name them
   const rows = await store.list(components, orgId, { orderBy: { position: 'asc' } });
   const referenced = await referenceLoader(services.registry, store, components, orgId, rows);
@@ -93,26 +104,57 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
     .filter((r) => r.archived_at === null)
     .map((r): PublicComponent => {
       const shown = project(components, r, ctx);
-      return { name: String(shown.display_name), description: (shown.description as string | null) ?? null, status: (shown.status as string | null) ?? null };
+      const manual = shown.status !== null && shown.status === r.manual_status;
+      return {
+        name: String(shown.display_name), description: (shown.description as string | null) ?? null, status: (shown.status as string | null) ?? null,
+        note: manual ? ((r.manual_status_note as string | null) ?? null) : null,
+      };
     });
 
-  const historyDays = Number(found.history_days) || 90;
+  const historyDays = published.historyDays;
   const since = new Date(ctx.now.getTime() - historyDays * 86_400_000).toISOString();
   const records = await store.execute(
-    `select "title", "status", "impact", "component_ids", "updates", "started_at", "resolved_at" from "${tableName(incidents)}"
+    `select "id", "title", "status", "impact", "component_ids", "updates", "started_at", "resolved_at" from "${tableName(incidents)}"
       where "organization_id" = ? and ("resolved_at" is null or "resolved_at" >= ?)
       order by ("resolved_at" is null) desc, "started_at" desc, "id" asc limit ${MAX_INCIDENTS}`,
     [orgId, since],
   );
   const shown = records.map((r) => publicIncident(r, names));
+  const windows = family(services, statusPageMaintenances);
+  const maintenances = windows
+    ? (await store.execute(
+        `select "id", "title", "message", "component_ids", "starts_at", "ends_at", "created_at", "updated_at" from "${tableName(windows)}"
+          where "organization_id" = ? and "ends_at" >= ? order by "starts_at" desc, "id" asc limit ${MAX_INCIDENTS}`,
+        [orgId, since],
+      )).map((r) => publicMaintenance(r, names, ctx.now))
+    : [];
+  // the latest windows (by start), answered soonest first while ahead or running, latest first once over
+  const current = maintenances.filter((m) => m.state !== 'completed').reverse();
+  const past = maintenances.filter((m) => m.state === 'completed');
   return {
     slug,
-    title: String(found.title ?? 'Status'),
-    support_url: typeof found.support_url === 'string' ? found.support_url : null,
+    title: published.title,
+    support_url: published.supportUrl,
     history_days: historyDays,
     components: listed,
     open_incidents: shown.filter((i) => i.resolved_at === null),
     resolved_incidents: shown.filter((i) => i.resolved_at !== null),
+    maintenances: [...current, ...past],
+  };
+}
+
+function publicMaintenance(r: Row, names: Map<unknown, string>, now: Date): PublicMaintenance {
+  const ids = Array.isArray(r.component_ids) ? r.component_ids : [];
+  return {
+    key: publicKey(r.id),
+    title: String(r.title),
+    message: String(r.message ?? ''),
+    state: maintenanceState(r, now),
+    starts_at: iso(r.starts_at) ?? '',
+    ends_at: iso(r.ends_at) ?? '',
+    components: ids.map((id) => names.get(id)).filter((n): n is string => n !== undefined),
+    posted_at: iso(r.created_at) ?? '',
+    updated_at: iso(r.updated_at) ?? '',
   };
 }
 
@@ -120,6 +162,7 @@ function publicIncident(r: Row, names: Map<unknown, string>): PublicIncident {
   const ids = Array.isArray(r.component_ids) ? r.component_ids : [];
   const updates = Array.isArray(r.updates) ? (r.updates as Row[]) : [];
   return {
+    key: publicKey(r.id),
     title: String(r.title),
     status: String(r.status),
     impact: String(r.impact),
