@@ -100,7 +100,7 @@ export default defineFamily({
       { body: { display_name: 'x'.repeat(101) }, field: 'display_name' },
       { body: { display_name: 'ok', description: 'd'.repeat(256) }, field: 'description' },
       { body: { display_name: 'ok', manual_status: 'down' }, field: 'manual_status' },
-      { body: { display_name: 'ok', manual_status_note: 'why' }, field: 'manual_status_note' },
+      { body: { display_name: 'ok', manual_status: 'at_risk', manual_status_note: 'n'.repeat(281) }, field: 'manual_status_note' },
       { body: { display_name: 'ok', manual_status: 'at_risk', manual_status_until: '2000-01-01T00:00:00Z' }, field: 'manual_status_until' },
     ],
     update: { description: 'public API', slo_ids: [], manual_status: 'at_risk', manual_status_note: 'Slow responses in one region' },

@@ -12,7 +12,7 @@
  *
  * Answers as PagerDuty answers: 202 `{ status: "success", message: "Event processed", dedup_key }`, and 400
  * `{ status: "invalid event", message: "Event object is invalid", errors: [...] }` naming every refused field
- * (nothing is recorded). A trigger without `dedup_key` gets one generated (32 hex characters, as PagerDuty's) and
+ * (nothing is recorded), with Vigil's `error: "invalid_event"` beside PagerDuty's fields. A trigger without `dedup_key` gets one generated (32 hex characters, as PagerDuty's) and
  * answered, so the sender can acknowledge and resolve it later.
  *
  * Status, from `event_action`: trigger → firing, acknowledge → acknowledged, resolve → resolved. An acknowledge or
@@ -175,9 +175,9 @@ export const parse = safe(SOURCE, (body: unknown): ParseResult => {
   return read.kind === 'event' ? alerts([read.event]) : unreadable(read.errors.join(' '));
 });
 
-/** PagerDuty's 400: the event is refused, each reason in `errors`. */
+/** PagerDuty's 400: the event is refused, each reason in `errors`; `error` too, the code every Vigil refusal carries. */
 export function invalidEvent(errors: string[]): { status: number; body: Record<string, unknown> } {
-  return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors } };
+  return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors, error: 'invalid_event' } };
 }
 
 function eventsHandler(): WebhookHandler {

@@ -94,7 +94,7 @@ t.teardown(() => vigil.close());
 
 const UA = { 'user-agent': 'Alertmanager/0.28.1', 'content-type': 'application/json' };
 const OK = { status: 'success', message: 'Event processed' };
-const INVALID = { status: 'invalid event', message: 'Event object is invalid' };
+const INVALID = { status: 'invalid event', message: 'Event object is invalid', error: 'invalid_event' };
 
 interface Org {
   token: string;
