@@ -80,8 +80,12 @@ t.test('list_incidents filters and pages; get_incident answers its alerts and a 
   const times = incident.timeline.map((e: any) => e.at);
   t.same(times, [...times].sort(), 'oldest first');
   const rest = await o.api.get(`${CONFIG}/incidents/${id}`);
-  // chat messages are being sent meanwhile: their delivery state may move on between the two reads
-  const settled = (data: any) => ({ ...data, timeline: data.timeline.map((e: any) => (e.kind === 'chat_message' ? { ...e, detail: { message_id: e.detail.message_id } } : e)) });
+  // chat messages are being sent and the investigation run meanwhile: their state may move on between the two reads
+  const moving: Record<string, (d: any) => unknown> = { chat_message: (d) => ({ message_id: d.message_id }), investigation: (d) => ({ investigation_id: d.investigation_id }) };
+  const settled = (data: any) => ({
+    ...data,
+    timeline: data.timeline.map((e: any) => (moving[e.kind] ? { kind: e.kind, at: e.at, alert_id: e.alert_id, detail: moving[e.kind]!(e.detail) } : e)),
+  });
   t.same(settled(rest.body.data), settled(got.body.data), 'REST answers what MCP does');
   t.equal((await o.api.get(`${CONFIG}/incidents/00000000-0000-4000-8000-000000000000`)).status, 404);
   t.equal((await (await org()).api.get(`${CONFIG}/incidents/${id}`)).status, 404, 'another organization\'s incident is unknown');
