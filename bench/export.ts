@@ -13,17 +13,10 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadOrganization } from '../engine/auth/authenticate.ts';
 import type { Caller } from '../engine/auth/caller.ts';
-import { systemClock } from '../engine/clock.ts';
-import { createLogger } from '../engine/logger.ts';
-import { createRegistry } from '../engine/registry.ts';
-import { serve } from '../engine/server.ts';
 import { exportHcl } from '../export/export.ts';
-import { exportModule } from '../export/module.ts';
 import { families } from '../resources/index.ts';
-import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
-import { addressPolicy } from '../outbound/net/addresses.ts';
-import { targetRefusal } from '../outbound/net/url-rules.ts';
 import { scratchDatabase, type Scratch } from './lib.ts';
+import { exportService } from './export-service.ts';
 import { grow } from './scenarios/export.ts';
 
 const SIZES = [1000, 2500, 5000];
@@ -125,19 +118,7 @@ let scratch: Scratch | undefined;
 let close: (() => Promise<void>) | undefined;
 try {
   scratch = await scratchDatabase();
-  const running = await serve({
-    registry: createRegistry(families),
-    config: { trustPrincipalId: 'bench-principal', webhookSources: WEBHOOK_SOURCES },
-    targets: targetRefusal({ outbound: addressPolicy(), check: { internal: true } }),
-    clock: systemClock,
-    log: createLogger('silent'),
-    databaseUrl: scratch.url,
-    port: 0,
-    operatorToken: OPERATOR,
-    secretKey: randomBytes(32).toString('base64'),
-    bootstrap: false,
-    modules: [exportModule],
-  });
+  const running = await exportService(scratch, OPERATOR);
   close = running.close;
   const base = running.url;
   const org = await call(`${base}/api/admin/v1/organizations`, 'POST', OPERATOR, { name: 'export bench', plan: 'enterprise' });

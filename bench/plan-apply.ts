@@ -11,20 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../engine/clock.ts';
-import { createLogger } from '../engine/logger.ts';
-import { createRegistry } from '../engine/registry.ts';
-import { serve } from '../engine/server.ts';
 import { applyPlan } from '../export/apply.ts';
 import { checkedPlan } from '../export/batch.ts';
 import { readConfigFile } from '../export/config-file.ts';
-import { exportModule } from '../export/module.ts';
 import { httpConfigApi } from '../export/remote.ts';
 import { families } from '../resources/index.ts';
-import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
-import { addressPolicy } from '../outbound/net/addresses.ts';
-import { targetRefusal } from '../outbound/net/url-rules.ts';
 import { scratchDatabase, type Scratch } from './lib.ts';
+import { exportService } from './export-service.ts';
 import { grow } from './scenarios/export.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 5000);
@@ -57,19 +50,7 @@ let scratch: Scratch | undefined;
 let close: (() => Promise<void>) | undefined;
 try {
   scratch = await scratchDatabase();
-  const running = await serve({
-    registry: createRegistry(families),
-    config: { trustPrincipalId: 'bench-principal', webhookSources: WEBHOOK_SOURCES },
-    targets: targetRefusal({ outbound: addressPolicy(), check: { internal: true } }),
-    clock: systemClock,
-    log: createLogger('silent'),
-    databaseUrl: scratch.url,
-    port: 0,
-    operatorToken: OPERATOR,
-    secretKey: randomBytes(32).toString('base64'),
-    bootstrap: false,
-    modules: [exportModule],
-  });
+  const running = await exportService(scratch, OPERATOR);
   close = running.close;
   const base = running.url;
   const source = await organization(base, 'plan-apply bench source');
