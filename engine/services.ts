@@ -7,7 +7,7 @@
 import type { TSchema } from 'typebox';
 import type { KeyRecord } from './auth/authenticate.ts';
 import type { Caller } from './auth/caller.ts';
-import type { CredentialCache } from './auth/credential-cache.ts';
+import type { CredentialCache } from './persistence/shared-cache.ts';
 import type { Clock } from './clock.ts';
 import type { ErrorCode } from './errors.ts';
 import type { ServiceConfig } from './config.ts';

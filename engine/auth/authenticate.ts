@@ -7,7 +7,7 @@ import { hashToken } from '../crypto.ts';
 import type { Database } from '../persistence/database.ts';
 import { isPlan, type Feature } from '../plans.ts';
 import type { ApiTransport, Caller, Organization } from './caller.ts';
-import type { CredentialCache } from './credential-cache.ts';
+import type { CredentialCache } from '../persistence/shared-cache.ts';
 import { API_KEY_PREFIX, endpointOfScopes, PERSONAL_TOKEN_PREFIX, roleOfScopes } from './credentials.ts';
 
 const ENDPOINT_NAMES = { rest: 'the configuration API (/api/v1/config)', mcp: 'the agent-tool endpoint (/api/mcp)' };

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
-import type { DatabaseOutage } from '../persistence/outage.ts';
-import type { CredentialCache } from './credential-cache.ts';
+import type { DatabaseOutage } from './outage.ts';
+import type { CredentialCache } from './shared-cache.ts';
 
 const CHANNEL = 'vigil_credentials';
 const RECONNECT_MS = 2000;
