@@ -169,6 +169,12 @@ export interface FamilyDescriptor {
    * per-process credential cache, as operator changes do
    */
   authenticates?: boolean;
+  /**
+   * rows other writes consult (the rules an audit listener reads to decide whether a change concerns it): the
+   * engine keeps each organization's rows in memory (`cachedRows`, engine/operations/cached-rows.ts), cleared by
+   * every committed write of the family here and on every other instance
+   */
+  cachedRows?: boolean;
   rules?: readonly Rule[];
   hooks?: FamilyHooks;
   actions?: Record<string, ActionDescriptor>;

@@ -4,8 +4,8 @@ import Koa from 'koa';
 import type { Clock } from './clock.ts';
 import type { ServiceConfig } from './config.ts';
 import { SecretBox } from './crypto.ts';
-import { CredentialCache } from './persistence/shared-cache.ts';
-import { shareCredentialClears } from './persistence/shared-clears.ts';
+import { SharedCache } from './persistence/shared-cache.ts';
+import { shareClears } from './persistence/shared-clears.ts';
 import type { Logger } from './logger.ts';
 import { allEntities } from './persistence/entities.ts';
 import { DEFAULT_DATA_DIR, migrate, openDatabase, startupLock, type Database } from './persistence/database.ts';
@@ -128,7 +128,8 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     config,
     secrets: new SecretBox(await secretKey(db, options.secretKey)),
     log: options.log,
-    credentials: new CredentialCache(options.authCacheMs ?? 2000),
+    credentials: new SharedCache(options.authCacheMs ?? 2000),
+    rows: new SharedCache(options.authCacheMs ?? 2000),
     domain: checkDomainOperations(options.registry, [auditLogOperation, batchOperation, ...modules.flatMap((m) => m.operations ?? [])]),
     jobs,
     outage,
@@ -142,7 +143,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   };
   services.rateLimit = options.rateLimit?.(services);
   if (options.databaseUrl) {
-    const shared = await shareCredentialClears(options.databaseUrl, services.credentials, options.log, outage);
+    const shared = await shareClears(options.databaseUrl, [services.credentials, services.rows], options.log, outage);
     closeHooks.push(() => shared.close());
   }
   const operator = await operatorToken(db, options.operatorToken);

@@ -7,7 +7,7 @@
 import type { TSchema } from 'typebox';
 import type { KeyRecord } from './auth/authenticate.ts';
 import type { Caller } from './auth/caller.ts';
-import type { CredentialCache } from './persistence/shared-cache.ts';
+import type { SharedCache } from './persistence/shared-cache.ts';
 import type { Clock } from './clock.ts';
 import type { ErrorCode } from './errors.ts';
 import type { ServiceConfig } from './config.ts';
@@ -36,7 +36,9 @@ export interface Services {
   /** operations beyond family CRUD (the audit log, the export, …), served by REST and the agent-tool endpoint */
   domain: readonly DomainOperation[];
   /** API-key lookups, cleared by every operator change */
-  credentials: CredentialCache<KeyRecord>;
+  credentials: SharedCache<KeyRecord>;
+  /** each organization's rows of the families that are `cachedRows`, by `<family>:<organization>` */
+  rows: SharedCache<Row[]>;
   /** the durable background job queue (engine/jobs): enqueue with `send`, inside a transaction through its store */
   jobs: JobQueue;
   /** whether the database is reachable: turns connection failures into 503 `unavailable`, logging an outage once */
@@ -103,7 +105,18 @@ export interface DomainOperation {
 }
 
 /**
- * Told of every audit entry inside the write's transaction (`store`), after the entry is written: what it
- * enqueues commits or rolls back with the change. Other parts register listeners in their module's `auditListeners` (engine/module.ts).
+ * Told of the audit entries that concern it, inside the write's transaction (`store`), after the entry is written:
+ * what it enqueues commits or rolls back with the change. Other parts register listeners in their module's
+ * `auditListeners` (engine/module.ts).
+ *
+ * `concerns` is asked before the write, with what the entry will say of it: a write no listener is concerned with
+ * is written in one statement, without a transaction around it (engine/operations/write.ts). It should answer from
+ * the entry and memory (`cachedRows`), not a query per write; answering true when unsure is always safe.
  */
-export type AuditListener = (services: Services, store: FamilyStore, entry: AuditEntry) => Promise<void>;
+export interface AuditListener {
+  concerns(services: Services, entry: AuditFacts): boolean | Promise<boolean>;
+  record(services: Services, store: FamilyStore, entry: AuditEntry): Promise<void>;
+}
+
+/** What a write's audit entry will say before it is written. */
+export type AuditFacts = Pick<AuditEntry, 'organizationId' | 'family' | 'action'>;

@@ -7,9 +7,10 @@
  * exactly as in the audit entry: (set), (changed), (cleared).
  */
 import type { AuditEntry } from '../engine/operations/audit-entry.ts';
-import type { AuditListener, Services } from '../engine/services.ts';
+import type { AuditFacts, AuditListener, Services } from '../engine/services.ts';
+import { cachedRows } from '../engine/operations/cached-rows.ts';
 import { tableName } from '../engine/persistence/entities.ts';
-import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
+import { jsonValue, type FamilyStore, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import { enqueueChatPost } from './chat/notices.ts';
 import { configChangedEvent, type ConfigChange } from './events.ts';
 import { OutboundBatch } from './publish.ts';
@@ -41,10 +42,16 @@ async function announcements(services: Services, sql: Sql, entry: AuditEntry): P
       where n.organization_id = ? and coalesce(n.enabled, true)`,
     [entry.organizationId],
   );
-  const action = entry.action.startsWith('action:') ? 'action' : entry.action;
   return rows
     .map((r) => ({ ...r, families: jsonValue(r.families) ?? ['*'], actions: jsonValue(r.actions) ?? [] }) as Announcement)
-    .filter((n) => (n.families.includes('*') || n.families.includes(entry.family)) && n.actions.includes(action));
+    .filter((n) => announces(n, entry));
+}
+
+/** Whether a rule (enabled) announces a change of this family and action. */
+function announces(rule: { families?: unknown; actions?: unknown }, entry: AuditFacts): boolean {
+  const families = (jsonValue(rule.families) ?? ['*']) as string[];
+  const action = entry.action.startsWith('action:') ? 'action' : entry.action;
+  return (families.includes('*') || families.includes(entry.family)) && ((jsonValue(rule.actions) ?? []) as string[]).includes(action);
 }
 
 /** The row's natural key as people name it (its current value, or its last one for a delete). */
@@ -76,7 +83,15 @@ export function changeText(change: ConfigChange): string {
   return [`Configuration change: ${subject} ${change.action} by ${change.actor.kind} ${change.actor.id} via ${change.transport}`, ...lines].join('\n');
 }
 
-export const announceChange: AuditListener = async (services, store, entry) => {
+/** Asked before every audited write: the organization's rules, from memory. */
+async function concerns(services: Services, entry: AuditFacts): Promise<boolean> {
+  const family = services.registry.get(changeNotifications.name);
+  if (!family || !services.registry.get(entry.family)) return false;
+  const rules = await cachedRows(services, family, entry.organizationId);
+  return rules.some((rule) => rule.enabled !== false && announces(rule, entry));
+}
+
+async function record(services: Services, store: FamilyStore, entry: AuditEntry): Promise<void> {
   if (!services.registry.get(entry.family)) return;
   const matched = await announcements(services, store.execute, entry);
   if (matched.length === 0) return;
@@ -106,4 +121,6 @@ export const announceChange: AuditListener = async (services, store, entry) => {
     }
   }
   await outbound.enqueue(services, store, now);
-};
+}
+
+export const announceChange: AuditListener = { concerns, record };

@@ -36,6 +36,8 @@ export default defineFamily({
   kind: 'collection',
   operations: ['list', 'read', 'create', 'update', 'delete'],
   naturalKey: ['name'],
+  // every audited change asks whether one of these announces it
+  cachedRows: true,
   requiredOnCreate: ['name', 'destination_kind'],
   order: [{ field: 'name', direction: 'asc' }],
   references: { outbound_config_id: { family: 'outbound_configs', unknown: 'refuse' } },

@@ -8,12 +8,15 @@ import type { SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
 import type { AuditListener } from '../../engine/services.ts';
 import heartbeats from '../../resources/heartbeats.ts';
 
-export const noteRemoval: AuditListener = async (_services, store, entry) => {
-  if (entry.family !== heartbeats.name || entry.action !== 'delete' || !entry.rowId) return;
-  await store.execute(
-    'insert into heartbeat_removals (organization_id, heartbeat_id, removed_at) values (?, ?, ?) on conflict do nothing',
-    [entry.organizationId, entry.rowId, entry.at],
-  );
+export const noteRemoval: AuditListener = {
+  concerns: (_services, entry) => entry.family === heartbeats.name && entry.action === 'delete',
+  async record(_services, store, entry) {
+    if (entry.family !== heartbeats.name || entry.action !== 'delete' || !entry.rowId) return;
+    await store.execute(
+      'insert into heartbeat_removals (organization_id, heartbeat_id, removed_at) values (?, ?, ?) on conflict do nothing',
+      [entry.organizationId, entry.rowId, entry.at],
+    );
+  },
 };
 
 /** Takes up to `limit` noted removals. */

@@ -7,7 +7,8 @@
 import type { AuditListener, Services } from '../../engine/services.ts';
 import type { Row } from '../../engine/descriptor.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
-import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import type { FamilyStore, SqlExecutor as Sql } from '../../engine/persistence/store.ts';
+import type { AuditEntry } from '../../engine/operations/audit-entry.ts';
 import { parseTimestamp } from '../../engine/persistence/store.ts';
 import statusPageComponents from '../../resources/status_page_components.ts';
 import statusPageIncidents from '../../resources/status_page_incidents.ts';
@@ -55,8 +56,15 @@ function maintenanceNotice(row: Row, action: string, changed: string[], affects:
   };
 }
 
-export const notifySubscribers: AuditListener = async (services, store, entry) => {
-  const kind = entry.family === statusPageIncidents.name ? 'incident' : entry.family === statusPageMaintenances.name ? 'maintenance' : null;
+const noticeKind = (family: string) => (family === statusPageIncidents.name ? 'incident' : family === statusPageMaintenances.name ? 'maintenance' : null);
+
+export const notifySubscribers: AuditListener = {
+  concerns: (services, entry) => noticeKind(entry.family) !== null && (entry.action === 'create' || entry.action === 'update') && canSendMail(services),
+  record,
+};
+
+async function record(services: Services, store: FamilyStore, entry: AuditEntry): Promise<void> {
+  const kind = noticeKind(entry.family);
   if (!kind || !entry.rowId || (entry.action !== 'create' && entry.action !== 'update') || !canSendMail(services)) return;
   const family = services.registry.get(entry.family);
   if (!family) return;
@@ -69,7 +77,7 @@ export const notifySubscribers: AuditListener = async (services, store, entry) =
   const notice = kind === 'incident' ? incidentNotice(row, entry.action, changed, affects) : maintenanceNotice(row, entry.action, changed, affects);
   if (!notice) return;
   await mailSubscribers(services, store.execute, entry.organizationId, page, notice);
-};
+}
 
 /** One notice to every confirmed subscriber of the page, each with its own unsubscribe link, queued through `sql`'s transaction. */
 export async function mailSubscribers(services: Services, sql: Sql, organizationId: string, page: { slug: string; title: string }, notice: Notice): Promise<void> {

@@ -7,7 +7,7 @@ import { hashToken } from '../crypto.ts';
 import type { Database } from '../persistence/database.ts';
 import { isPlan, type Feature } from '../plans.ts';
 import type { ApiTransport, Caller, Organization } from './caller.ts';
-import type { CredentialCache } from '../persistence/shared-cache.ts';
+import type { SharedCache } from '../persistence/shared-cache.ts';
 import { API_KEY_PREFIX, endpointOfScopes, PERSONAL_TOKEN_PREFIX, roleOfScopes } from './credentials.ts';
 
 const ENDPOINT_NAMES = { rest: 'the configuration API (/api/v1/config)', mcp: 'the agent-tool endpoint (/api/mcp)' };
@@ -46,7 +46,7 @@ export type KeyRecord = Record<string, unknown>;
 
 export async function authenticateApiKey(
   db: Database,
-  cache: CredentialCache<KeyRecord>,
+  cache: SharedCache<KeyRecord>,
   header: string | undefined,
   transport: ApiTransport,
   endpointFeature: Feature,

@@ -9,11 +9,12 @@ import { checkBody } from '../validation.ts';
 import { diffRows, recordAudit } from './audit.ts';
 import { requireEndpoint, requireFeature, requireRole } from './authorize.ts';
 import { hookContext, inTransaction } from './context.ts';
-import { idempotent, type KeyClaim } from './idempotency.ts';
+import { idempotent, takeKey, type KeyClaim } from './idempotency.ts';
 import { etagOf, ifMatchHolds, project } from './project.ts';
 import { preconditionFailed } from './checks.ts';
 import { loadRow } from './read.ts';
 import { changedValues } from './rows.ts';
+import { afterCommit } from './write.ts';
 import type { Services } from '../services.ts';
 import type { OperationResult } from './types.ts';
 
@@ -50,15 +51,14 @@ export async function executeAction(services: Services, caller: Caller, request:
   return idempotent(services, caller, call, (key) => runAction(services, caller, d, action, request, key), { claimInTransaction: true });
 }
 
-/** `key`: the idempotency key's steps, run in the action's one transaction: the claim first, the answer last. */
+/** `key`: the idempotency key, claimed with the answer as the last statement of the action's transaction. */
 async function runAction(services: Services, caller: Caller, d: FamilyDescriptor, action: ActionDescriptor, request: ActionRequest, key?: KeyClaim): Promise<OperationResult> {
   const errors = checkBody(action.input, request.body ?? {});
   if (d.kind === 'collection' && !request.id && !request.key) errors.unshift({ field: 'id', message: `is required: the id of the row${d.naturalKey ? `, or its ${d.naturalKey.join(' and ')}` : ''}` });
   if (errors.length) throw validationFailed(errors);
   const input = (request.body ?? {}) as Row;
 
-  return inTransaction(services, async (store) => {
-    await key?.claim(store);
+  const done = await inTransaction(services, async (store) => {
     const now = services.clock.now();
     const ctx = hookContext(services, caller, store, now);
     const id = request.id ?? (request.key && d.naturalKey ? (await store.list(d, caller.organization.id, { where: request.key }))[0]?.id : undefined);
@@ -74,7 +74,9 @@ async function runAction(services: Services, caller: Caller, d: FamilyDescriptor
       await recordAudit(services, store, { caller, family: d.name, rowId: String(existing.id), action: `action:${request.action}`, changes, at: now });
     }
     const result: OperationResult = { status: 200, data: project(d, written, { now: services.clock.now(), config: services.config }), etag: etagOf(d, written), id: String(written.id) };
-    await key?.record(store, result);
-    return result;
+    if (key) await takeKey(store, key, result);
+    return { result, written: written === existing ? null : { row: written, notices: [], ctx } };
   });
+  if (done.written) await afterCommit(services, d, 'action', done.written);
+  return done.result;
 }

@@ -1,14 +1,15 @@
 /** One audit entry per successful write, in the write's own transaction; secrets appear only as markers. */
 import { randomUUID } from 'node:crypto';
-import type { FamilyStore } from '../persistence/store.ts';
+import type { FamilyStore, InsertedRow } from '../persistence/store.ts';
+import { prepared } from '../persistence/sql.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { SecretBox } from '../crypto.ts';
 import { isWriteOnly, planFields } from '../fields.ts';
 import { AuditEntryEntity } from '../persistence/entities.ts';
-import { currentChangeId } from './context.ts';
+import { currentChangeId, inBatchNow } from './context.ts';
 import { canonical } from './project.ts';
-import type { Services } from '../services.ts';
+import type { AuditFacts, Services } from '../services.ts';
 import type { AuditAction, AuditEntry, Change } from './audit-entry.ts';
 
 const AUDIT_TABLE = AuditEntryEntity.meta.tableName;
@@ -39,29 +40,60 @@ export function actorOf(caller: Caller): { kind: string; id: string } {
   return { kind: caller.credential.kind, id: caller.credential.userId ?? caller.credential.id };
 }
 
-export async function recordAudit(
-  services: Services,
-  store: FamilyStore,
-  entry: { caller: Caller; family: string; rowId: string | null; action: AuditAction; changes: Record<string, Change>; at: Date },
-): Promise<void> {
-  const { caller } = entry;
-  const written: AuditEntry = {
+/** What a write says of itself: who, what, which row, what changed. */
+export interface AuditNote {
+  caller: Caller;
+  family: string;
+  rowId: string | null;
+  action: AuditAction;
+  changes: Record<string, Change>;
+  at: Date;
+}
+
+export function auditEntry(services: Services, note: AuditNote): AuditEntry {
+  return {
     id: randomUUID(),
-    organizationId: caller.organization.id,
-    at: entry.at,
-    actor: actorOf(caller),
-    transport: caller.transport,
-    family: entry.family,
-    rowId: entry.rowId,
-    action: entry.action,
-    changes: entry.changes,
+    organizationId: note.caller.organization.id,
+    at: note.at,
+    actor: actorOf(note.caller),
+    transport: note.caller.transport,
+    family: note.family,
+    rowId: note.rowId,
+    action: note.action,
+    changes: note.changes,
     changeId: currentChangeId(services),
   };
-  await store.execute(
-    `insert into ${AUDIT_TABLE} (id, organization_id, at, actor_kind, actor_id, transport, family, row_id, action, changes, change_id) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)`,
-    [written.id, written.organizationId, written.at, written.actor.kind, written.actor.id, written.transport, written.family, written.rowId, written.action, JSON.stringify(written.changes), written.changeId],
-  );
-  for (const listener of services.auditListeners) await listener(services, store, written);
+}
+
+const AUDIT_COLUMNS = ['id', 'organization_id', 'at', 'actor_kind', 'actor_id', 'transport', 'family', 'row_id', 'action', 'changes', 'change_id'];
+
+/** The entry as a row of the audit table, for a statement that writes it with its change (store.writeAlone). */
+export function auditRow(entry: AuditEntry): InsertedRow {
+  return {
+    table: AUDIT_TABLE,
+    columns: AUDIT_COLUMNS,
+    params: [entry.id, entry.organizationId, entry.at, entry.actor.kind, entry.actor.id, entry.transport, entry.family, entry.rowId, entry.action, JSON.stringify(entry.changes), entry.changeId],
+  };
+}
+
+/** Writes the entry in the write's transaction (`store`), then tells the audit listeners. */
+export async function recordAudit(services: Services, store: FamilyStore, note: AuditNote): Promise<void> {
+  const written = auditEntry(services, note);
+  const { table, columns, params } = auditRow(written);
+  await store.execute(prepared(`insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => (c === 'changes' ? '?::jsonb' : '?')).join(', ')})`), params);
+  for (const listener of services.auditListeners) await listener.record(services, store, written);
+}
+
+/**
+ * Whether a write may go without a transaction around it (one statement: the row, its audit entry and what else
+ * the statement carries): not inside a batch (which is one transaction), not of rows other writes consult (the
+ * row it writes may itself concern a listener: a rule announcing every change announces its own creation), and
+ * no audit listener is concerned.
+ */
+export async function writesAlone(services: Services, d: FamilyDescriptor, facts: AuditFacts): Promise<boolean> {
+  if (inBatchNow(services) || d.cachedRows) return false;
+  for (const listener of services.auditListeners) if (await listener.concerns(services, facts)) return false;
+  return true;
 }
 
 export function auditView(entry: Record<string, unknown>): Row {

@@ -49,6 +49,9 @@ const batchOf = (services: Services): Batch | undefined => {
   return batch?.db === services.db ? batch : undefined;
 };
 
+/** Whether a batch is running here: its operations' writes join its one transaction. */
+export const inBatchNow = (services: Services): boolean => batchOf(services) !== undefined;
+
 /** The change id audit entries written now carry: the batch's, or null for a single write. */
 export const currentChangeId = (services: Services): string | null => batchOf(services)?.changeId ?? null;
 

@@ -4,14 +4,16 @@
  * operation, target and body replays the first answer (`replayed: true`) and does nothing else; with anything
  * else it is 422 naming the key; while the first still runs it is 409.
  *
- * The claim is a row (`idempotency_keys`, primary key organization + key). Engine creates and actions insert it as
- * the first statement of their own transaction and store their answer in it as the last, so both commit with the
- * write (or roll back with a refusal; a crash mid-way leaves nothing); a racing repeat finds the key's
- * transaction-scoped advisory lock taken and answers 409 at once. Domain writes, whose writes take any shape,
- * insert it before they run and store the answer after. Only a success (2xx) is stored: a refusal wrote nothing
- * (every operation refuses before writing), so its claim is gone and a retry runs again and answers what holds
- * then. A row older than 24 hours is ignored (a new request takes the key over) and pruned by the periodic
- * housekeeping (`pruneIdempotencyKeys`).
+ * The claim is a row (`idempotency_keys`, primary key organization + key). Engine creates and actions write it
+ * with their answer, in the write's own statement (store.writeAlone: the write happens only if the claim did) or
+ * as the last statement of its transaction, so claim, answer and write commit together or not at all (a crash
+ * mid-way leaves nothing). A racing repeat's claim waits for the first one's commit, then finds the key held and
+ * replays its answer. A repeat that a check refuses before it writes (the row it created now holds the natural
+ * key, the row it changed has another ETag) answers from the key too, when the key holds an answer. Domain
+ * writes, whose writes take any shape, claim the key before they run and store the answer after (409 to a repeat
+ * in between). Only a success (2xx) is stored: a refusal wrote nothing (every operation refuses before writing),
+ * so its claim is gone and a retry runs again and answers what holds then. A row older than 24 hours is ignored
+ * (a new request takes the key over) and pruned by the periodic housekeeping (`pruneIdempotencyKeys`).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
@@ -66,32 +68,35 @@ function canonical(value: unknown): unknown {
 const fingerprintOf = (call: IdempotentCall) =>
   createHash('sha256').update(JSON.stringify(canonical([call.operation, call.target ?? null, call.body ?? {}]))).digest('hex');
 
+/** The keys (organization and key) of the engine creates and actions running in this process. */
+const inFlight = new Set<string>();
+
 /** The key is held: by a request still running, or by a stored answer (replayed, or another request's: 422). */
-class KeyHeld extends Error {}
+export class KeyHeld extends Error {}
 
-/** Claims the key: a new row, or one past the window taken over; nothing when another holds it. */
+/** Claims the key (state and answer as given): a new row, or one past the window taken over; nothing when another holds it. */
 const CLAIM = `insert into idempotency_keys (organization_id, key, fingerprint, claim, state, result, created_at)
-  select ?, ?, ?, ?, 'running', null, ? where %GUARD%
-  on conflict (organization_id, key) do update set fingerprint = excluded.fingerprint, claim = excluded.claim, state = 'running', result = null, created_at = excluded.created_at
+  select ?, ?, ?, ?, %STATE% where %GUARD%
+  on conflict (organization_id, key) do update set fingerprint = excluded.fingerprint, claim = excluded.claim, state = excluded.state, result = excluded.result, created_at = excluded.created_at
   where idempotency_keys.created_at <= ?
-  returning claim`;
-const CLAIM_ALONE = CLAIM.replace('%GUARD%', UNFLUSHED);
-/**
- * Inside the operation's transaction the claim waits for no one: a transaction-scoped advisory lock on the key
- * (tried, never awaited) stands for "running", so a racing repeat sees the lock taken and answers 409 at once
- * instead of queueing behind the first one's uncommitted row. The lock ends with the transaction, when the row
- * it guarded is committed (then visible to repeats) or rolled back (the key free again).
- */
-const CLAIM_IN_TRANSACTION = CLAIM.replace('%GUARD%', 'pg_try_advisory_xact_lock(hashtextextended(?, 0))');
+  returning 1`;
+const CLAIM_RUNNING = CLAIM.replace('%STATE%', "'running', null, ?").replace('%GUARD%', UNFLUSHED);
+/** No UNFLUSHED: it commits with the write, whose commit must wait for its flush. */
+const CLAIM_DONE = CLAIM.replace('%STATE%', "'done', ?, ?").replace('%GUARD%', 'true');
 
 /**
- * The key's two statements inside an operation's one transaction: `claim` first, before anything is written (a
- * refusal it throws ends the operation: the caller answers the stored answer, 409 or 422); `record` last, with the
- * answer, so the answer commits with the write it answers. Neither commits on its own.
+ * The key of an engine create or action, claimed with the answer it keeps: `claim(result)` is the statement,
+ * run before the write in the write's own statement (store.writeAlone's gate) or alone in its transaction
+ * (`takeKey`); either way it commits with the write.
  */
 export interface KeyClaim {
-  claim(store: FamilyStore): Promise<void>;
-  record(store: FamilyStore, result: object): Promise<void>;
+  claim(result: object): { sql: string; params: unknown[] };
+}
+
+/** The claim as a statement of the write's transaction, before its commit: KeyHeld when another request holds the key. */
+export async function takeKey(store: FamilyStore, key: KeyClaim, result: object): Promise<void> {
+  const { sql, params } = key.claim(result);
+  if (!(await store.execute(sql, params)).length) throw new KeyHeld();
 }
 
 /**
@@ -121,7 +126,7 @@ export async function idempotent<T extends object>(
     return { now, expired: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS) };
   };
   const heldRow = async () =>
-    (await readStore(services).execute(prepared('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ?'), [orgId, key]))[0];
+    (await readStore(services).execute(prepared('select fingerprint, state, result from idempotency_keys where organization_id = ? and key = ? and created_at > ?'), [orgId, key, window().expired]))[0];
   /** What a request that did not get the key answers: the stored answer, or why not. */
   const answerHeld = (row: Record<string, unknown> | undefined): T & { replayed: true } => {
     if (!row || row.state === 'running') {
@@ -135,29 +140,37 @@ export async function idempotent<T extends object>(
   const DONE = `update idempotency_keys set state = 'done', result = ? where organization_id = ? and key = ? and claim = ?`;
 
   if (options.claimInTransaction) {
+    // the claim is written with the answer, so a repeat cannot see the first one running in the database: this
+    // instance answers its own repeats 409 while the first runs; one on another instance waits at the claim for
+    // the first one's commit and replays its answer
+    const flying = `${orgId}\n${key}`;
+    if (inFlight.has(flying)) return answerHeld(undefined);
+    inFlight.add(flying);
     const steps: KeyClaim = {
-      async claim(store) {
+      claim(result) {
         const { now, expired } = window();
-        const claimed = await store.execute(prepared(CLAIM_IN_TRANSACTION), [orgId, key, fingerprint, claim, now, `${orgId}:${key}`, expired]);
-        if (!claimed.length) throw new KeyHeld();
-      },
-      // no UNFLUSHED here: it would let the write's own commit skip its flush
-      async record(store, result) {
-        await store.execute(prepared(DONE), [JSON.stringify(result), orgId, key, claim]);
+        return { sql: prepared(CLAIM_DONE), params: [orgId, key, fingerprint, claim, JSON.stringify(result), now, expired] };
       },
     };
     try {
       return await run(steps);
     } catch (error) {
-      // any other failure rolled the claim back with its transaction, or came after the commit of a recorded answer
+      // any other failure rolled the claim back with its write, or came after the commit of a recorded answer
       if (error instanceof KeyHeld) return answerHeld(await heldRow());
+      // a repeat refused by a check before its write: the key's answer, when it holds one, comes first
+      if (error instanceof ApiError) {
+        const held = await heldRow().catch(() => undefined);
+        if (held) return answerHeld(held);
+      }
       throw error;
+    } finally {
+      inFlight.delete(flying);
     }
   }
 
   for (let attempt = 0; ; attempt++) {
     const { now, expired } = window();
-    if ((await sql(prepared(CLAIM_ALONE), [orgId, key, fingerprint, claim, now, expired])).length) break;
+    if ((await sql(prepared(CLAIM_RUNNING), [orgId, key, fingerprint, claim, now, expired])).length) break;
     const row = await heldRow();
     // released between the insert and the read (the first one was refused): claim it again
     if (!row && attempt < 3) continue;

@@ -196,6 +196,11 @@ export function familyEntity(family: FamilyDescriptor): EntitySchema {
   return entity;
 }
 
+/** Whether the family's table holds its natural key with a unique index (one built here; a `table` of its own may not). */
+export function naturalKeyIndexed(family: FamilyDescriptor): boolean {
+  return !family.table && family.kind === 'collection' && Boolean(family.naturalKey?.length) && !family.naturalKeyWhile;
+}
+
 function buildFamilyEntity(family: FamilyDescriptor): EntitySchema {
   const properties: Record<string, object> = {
     // ids are unique per organization (some are natural, such as a tracker kind), so the key is the pair
@@ -209,12 +214,7 @@ function buildFamilyEntity(family: FamilyDescriptor): EntitySchema {
     if (name in properties) continue;
     properties[name] = { ...columnFor(family.fields[name]!), nullable: !family.naturalKey?.includes(name) };
   }
-  const uniques: { properties: string[] }[] =
-    family.kind === 'singleton'
-      ? []
-      : family.naturalKey?.length && !family.naturalKeyWhile
-        ? [{ properties: ['organization_id', ...family.naturalKey] }]
-        : [];
+  const uniques: { properties: string[] }[] = naturalKeyIndexed(family) ? [{ properties: ['organization_id', ...family.naturalKey!] }] : [];
   for (const name of family.uniqueAcrossOrganizations ?? []) uniques.push({ properties: [name] });
   return new EntitySchema<any>({
     name: entityName(family),

@@ -1,15 +1,16 @@
 /**
- * A per-process cache of credential lookups (key hash → key and organization; webhook token → organization), so
- * a request costs one query instead of two. Every change that may revoke a credential (an operator write, a write
- * to a family that `authenticates`) clears it in this process and, on PostgreSQL, in every other instance of the
- * database at once (invalidation.ts: LISTEN/NOTIFY). The time-to-live (`VIGIL_AUTH_CACHE_MS`, default 2000; 0
+ * A per-process cache of what most requests would otherwise read: credential lookups (key hash → key and
+ * organization; webhook token → organization), so a request costs one query instead of two, and the rows of
+ * families other writes consult (`cachedRows` on a descriptor). Every change that may make an entry wrong (an
+ * operator write, a write to a family that `authenticates` or is `cachedRows`) clears it in this process and, on
+ * PostgreSQL, in every other instance of the database at once (shared-clears.ts: LISTEN/NOTIFY). The time-to-live (`VIGIL_AUTH_CACHE_MS`, default 2000; 0
  * turns the cache off) bounds what a lost notification could leave behind; while the notification channel is
  * down nothing is kept.
  *
  * A lookup that started before a clear must not put its (possibly revoked) answer back afterwards: `set` takes
  * the generation read before the lookup and drops the answer when a clear came in between.
  */
-export class CredentialCache<T> {
+export class SharedCache<T> {
   readonly #entries = new Map<string, { value: T; expires: number }>();
   readonly #ttlMs: number;
   readonly #maxEntries: number;

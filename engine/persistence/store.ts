@@ -91,6 +91,45 @@ function whereClause(shape: Shape, organizationId: string, where: Row = {}): { s
   return { sql: parts.join(' and '), params };
 }
 
+/** A row of another table written with a family write (store.writeAlone): the audit entry. */
+export interface InsertedRow {
+  table: string;
+  columns: string[];
+  params: unknown[];
+}
+
+export type AloneWrite =
+  | { op: 'insert'; row: Row }
+  | { op: 'update'; existing: Row; changes: Row; now: Date }
+  | { op: 'delete'; existing: Row };
+
+function insertValues(shape: Shape, row: Row): { columns: string; params: unknown[] } {
+  return { columns: shape.columns.map((c) => placeholder(shape, c)).join(', '), params: shape.columns.map((c) => param(shape, c, row[c])) };
+}
+
+function insertStatement(family: FamilyDescriptor, row: Row): { sql: string; params: unknown[] } {
+  const shape = shapeOf(family);
+  const { columns, params } = insertValues(shape, row);
+  return { sql: `insert into ${shape.table} (${shape.selectList}) values (${columns})`, params };
+}
+
+/** The `set` of an update: the changed columns, the next version and `updated_at`; and the row it leaves. */
+function updateSet(shape: Shape, existing: Row, changes: Row, now: Date): { sql: string; params: unknown[]; row: Row } {
+  const next: Row = { ...changes, row_version: Number(existing.row_version) + 1, updated_at: now };
+  const columns = Object.keys(next).filter((c) => shape.columns.includes(c) && !['id', 'organization_id', 'created_at'].includes(c));
+  return {
+    sql: columns.map((c) => `${quote(c)} = ${placeholder(shape, c)}`).join(', '),
+    params: columns.map((c) => param(shape, c, next[c])),
+    row: { ...existing, ...next },
+  };
+}
+
+function updateStatement(family: FamilyDescriptor, existing: Row, changes: Row, now: Date): { sql: string; params: unknown[]; row: Row } {
+  const shape = shapeOf(family);
+  const set = updateSet(shape, existing, changes, now);
+  return { sql: `update ${shape.table} set ${set.sql} where "organization_id" = ? and "id" = ?`, params: [...set.params, existing.organization_id, existing.id], row: set.row };
+}
+
 export interface ListOptions {
   where?: Row;
   orderBy?: Record<string, 'asc' | 'desc'>;
@@ -139,26 +178,58 @@ export class FamilyStore {
   }
 
   async insert(family: FamilyDescriptor, organizationId: string, values: Row, now: Date): Promise<Row> {
-    const shape = shapeOf(family);
-    const row: Row = { ...values, organization_id: organizationId, row_version: 1, created_at: now, updated_at: now };
-    const columns = shape.columns;
-    await this.execute(
-      prepared(`insert into ${shape.table} (${shape.selectList}) values (${columns.map((c) => placeholder(shape, c)).join(', ')})`),
-      columns.map((c) => param(shape, c, row[c])),
-    );
-    return toRow(shape, row);
+    const row = this.inserted(family, organizationId, values, now);
+    const { sql, params } = insertStatement(family, row);
+    await this.execute(prepared(sql), params);
+    return row;
+  }
+
+  /** The row as `insert` stores it: the values with the system columns set. */
+  inserted(family: FamilyDescriptor, organizationId: string, values: Row, now: Date): Row {
+    return toRow(shapeOf(family), { ...values, organization_id: organizationId, row_version: 1, created_at: now, updated_at: now });
   }
 
   /** Writes only the columns that differ, bumps the version and `updated_at`. */
   async update(family: FamilyDescriptor, existing: Row, changes: Row, now: Date): Promise<Row> {
+    const { sql, params, row } = updateStatement(family, existing, changes, now);
+    await this.execute(prepared(sql), params);
+    return row;
+  }
+
+  /** The row as `update` leaves it. */
+  updated(family: FamilyDescriptor, existing: Row, changes: Row, now: Date): Row {
+    return updateSet(shapeOf(family), existing, changes, now).row;
+  }
+
+  /**
+   * One statement, so no transaction around it: the write, and `also` (the audit entry) inserted with it when it
+   * happens. An update or delete happens only if the row is still at `existing`'s version (`stale` otherwise: it
+   * changed or went since it was read). `gate`, a statement run first in the same statement (an idempotency
+   * key's claim), lets the write happen only when it returns a row (`gated` otherwise).
+   */
+  async writeAlone(family: FamilyDescriptor, write: AloneWrite, also: InsertedRow, gate?: { sql: string; params: unknown[] }): Promise<'written' | 'stale' | 'gated'> {
     const shape = shapeOf(family);
-    const next: Row = { ...changes, row_version: Number(existing.row_version) + 1, updated_at: now };
-    const columns = Object.keys(next).filter((c) => shape.columns.includes(c) && !['id', 'organization_id', 'created_at'].includes(c));
-    await this.execute(
-      prepared(`update ${shape.table} set ${columns.map((c) => `${quote(c)} = ${placeholder(shape, c)}`).join(', ')} where "organization_id" = ? and "id" = ?`),
-      [...columns.map((c) => param(shape, c, next[c])), existing.organization_id, existing.id],
-    );
-    return { ...existing, ...next };
+    const gated = gate ? ' and exists (select 1 from gate)' : '';
+    let step: { sql: string; params: unknown[] };
+    if (write.op === 'insert') {
+      const { columns, params } = insertValues(shape, write.row);
+      step = { sql: `insert into ${shape.table} (${shape.selectList}) select ${columns}${gate ? ' where exists (select 1 from gate)' : ''}`, params };
+    } else {
+      const version = Number(write.existing.row_version);
+      const where = `where "organization_id" = ? and "id" = ? and "row_version" = ?${gated}`;
+      const key = [write.existing.organization_id, write.existing.id, version];
+      if (write.op === 'delete') step = { sql: `delete from ${shape.table} ${where}`, params: key };
+      else {
+        const set = updateSet(shape, write.existing, write.changes, write.now);
+        step = { sql: `update ${shape.table} set ${set.sql} ${where}`, params: [...set.params, ...key] };
+      }
+    }
+    const sql = `with ${gate ? `gate as (${gate.sql}), ` : ''}written as (${step.sql} returning 1),
+      also as (insert into ${also.table} (${also.columns.join(', ')}) select ${also.columns.map(() => '?').join(', ')} from written)
+      select (select count(*) from written)::int as written${gate ? ', (select count(*) from gate)::int as gate' : ''}`;
+    const [result] = await this.execute(prepared(sql), [...(gate?.params ?? []), ...step.params, ...also.params]);
+    if (gate && !result?.gate) return 'gated';
+    return result?.written ? 'written' : 'stale';
   }
 
   async remove(family: FamilyDescriptor, existing: Row): Promise<void> {
