@@ -42,7 +42,8 @@ export const ms = (n: number) => `${n < 10 ? n.toFixed(1) : n.toFixed(0)} ms`;
 export const pct = (n: number) => `${(n * 100).toFixed(1)} %`;
 export const mb = (n: number | undefined) => (n === undefined ? 'n/a' : `${(n / 2 ** 20).toFixed(0)} MB`);
 const cpu = (m: Measured) => (m.cpuMsPerRequest ? `${m.cpuMsPerRequest.server.toFixed(2)} + ${m.cpuMsPerRequest.postgres.toFixed(2)}` : 'n/a');
-const rps = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
+export const rps = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
+const rounds = (each: number[]) => (each.length > 1 ? ` (${each.map((x) => (x * 100).toFixed(0)).join(' / ')})` : '');
 const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(' / ');
 
 export function report(r: ReportInput): string {
@@ -54,12 +55,12 @@ export function report(r: ReportInput): string {
     `Scenarios: ${r.selection}. Each target: ${r.seconds} s measured in ${r.rounds} round${r.rounds > 1 ? 's' : ''}, the bare baseline and Vigil taking turns (${r.warmup} s warm-up before the first round, ${Math.min(r.warmup, 1)} s before each later one), on one scratch PostgreSQL database; 32 connections unless a note says otherwise. One Vigil child (the service as deployed, \`serviceOptions\`) serves every scenario${r.vigilRssAtStart ? `; its RSS after start-up was ${mb(r.vigilRssAtStart)}` : ''}.`,
     ...(r.diagnostics.length ? ['', `Diagnostics on (these figures are not the benchmark's): ${r.diagnostics.join(', ')}.`] : []),
     '',
-    '| scenario | Vigil req/s | bare req/s | ratio | Vigil p50 / p99 | bare p99 | CPU ms/req Vigil (node + pg) | CPU ms/req bare (node + pg) | Vigil RSS after warm-up → after run |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | Vigil req/s | bare req/s | ratio | to one bare insert | Vigil p50 / p99 | bare p99 | CPU ms/req Vigil (node + pg) | CPU ms/req bare (node + pg) | Vigil RSS after warm-up → after run |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...r.pairs.map((p) =>
-      `| ${p.name} | ${rps(p.vigil.rps)} | ${rps(p.bare.rps)} | ${pct(p.ratio)}${p.rounds.length > 1 ? ` (${p.rounds.map((x) => (x * 100).toFixed(0)).join(' / ')})` : ''} | ${ms(p.vigil.p50)} / ${ms(p.vigil.p99)} | ${ms(p.bare.p99)} | ${cpu(p.vigil)} | ${cpu(p.bare)} | ${mb(p.vigil.rss?.afterWarmup)} → ${mb(p.vigil.rss?.after)} |`),
+      `| ${p.name} | ${rps(p.vigil.rps)} | ${rps(p.bare.rps)} | ${pct(p.ratio)}${rounds(p.rounds)} | ${p.floor ? `${pct(p.floor.ratio)}${rounds(p.floor.rounds)} of ${rps(p.floor.measured.rps)}` : '–'} | ${ms(p.vigil.p50)} / ${ms(p.vigil.p99)} | ${ms(p.bare.p99)} | ${cpu(p.vigil)} | ${cpu(p.bare)} | ${mb(p.vigil.rss?.afterWarmup)} → ${mb(p.vigil.rss?.after)} |`),
     '',
-    'Ratio: Vigil req/s over bare req/s, the median of the rounds\' ratios (each round\'s in brackets), so a burst of other load during one round moves it least; req/s over all rounds, p50/p99 the median of the rounds\'. CPU ms/req: user + system CPU of the server process and of its PostgreSQL backends during the measured run, per answered request (from /proc): on a shared machine it moves less than req/s does. RSS: VmRSS of the Vigil process.',
+    'Ratio: Vigil req/s over bare req/s, the median of the rounds\' ratios (each round\'s in brackets), so a burst of other load during one round moves it least; req/s over all rounds, p50/p99 the median of the rounds\'. To one bare insert (the audited writes, issue 23): Vigil req/s over the req/s of one autocommit insert of a small row in bare pg, the floor of any write, measured in the same rounds (bare transaction, bare insert, Vigil in turn), the median of the rounds\' ratios, then the insert\'s req/s. CPU ms/req: user + system CPU of the server process and of its PostgreSQL backends during the measured run, per answered request (from /proc): on a shared machine it moves less than req/s does. RSS: VmRSS of the Vigil process.',
     '',
     '| goal | source | target | measured | |',
     '|---|---|---|---|---|',
@@ -90,7 +91,7 @@ export function report(r: ReportInput): string {
     '',
     '| scenario | Vigil | bare | notes |',
     '|---|---|---|---|',
-    ...r.pairs.map((p) => `| ${p.name} | ${p.describe.vigil} | ${p.describe.bare} | ${p.notes.join('; ').replace(/\|/g, '\\|')} |`),
+    ...r.pairs.map((p) => `| ${p.name} | ${p.describe.vigil} | ${p.describe.bare}${p.floor ? `; the floor: ${p.floor.describe} (${rps(p.floor.measured.rps)} req/s, p99 ${ms(p.floor.measured.p99)})` : ''} | ${p.notes.join('; ').replace(/\|/g, '\\|')} |`),
   );
   for (const p of r.pairs.filter((x) => x.sql)) {
     lines.push('', `SQL of the Vigil child, ${p.name} (per answered request, warm-up included):`, '', '| statement | per request | ms per request (until answered) |', '|---|---:|---:|',

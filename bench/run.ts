@@ -2,8 +2,9 @@
  * `npm run bench`: every scenario of Vigil against PostgreSQL, each beside its bare baseline (Koa 3 + pg doing
  * the minimal work) in the same run, then a soak of mixed load with the Vigil child's RSS sampled; writes
  * bench/results/<date>.md (and latest.md, a copy) and <date>.json. Scenarios, in this order (bench/scenarios/):
- * read, update (config.ts), mcp (mcp.ts), alerts-repeats, alerts-new (alerts.ts), board-create, board-repeats
- * (board.ts), export (export.ts). One Vigil child (bench/servers/vigil-webhooks.ts) serves them all; each bare
+ * read, update, create, delete, create-key, list (config.ts), mcp (mcp.ts), alerts-repeats, alerts-new (alerts.ts),
+ * board-create, board-repeats (board.ts), export (export.ts). update, create and delete also take turns with one
+ * bare insert, the floor of any write (issue 23). One Vigil child (bench/servers/vigil-webhooks.ts) serves them all; each bare
  * server runs only during its scenarios. Exits non-zero only when something failed to run (a non-2xx answer,
  * a refused body, a failed table check, a crash); a missed goal is reported, not an error.
  *
@@ -23,7 +24,7 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { combine, measure, observer, roundsRatio, rssBytes, runMain, startChild, transportFailures, withRun, type Child, type Measured } from './lib.ts';
-import { mb, pct, report, type Goal, type Machine } from './report.ts';
+import { mb, ms, pct, report, rps, type Goal, type Machine } from './report.ts';
 import * as alerts from './scenarios/alerts.ts';
 import * as board from './scenarios/board.ts';
 import * as config from './scenarios/config.ts';
@@ -49,6 +50,16 @@ const RATIO_GOALS: { key: string; ratio: number; name: string; source: string }[
   // against the same create without a key: the check may cost at most 15 %
   { key: 'create-key', ratio: 0.85, name: 'create with Idempotency-Key', source: 'issue 21' },
   { key: 'list', ratio: 0.6, name: 'list page of 100 rows', source: 'issue 21' },
+];
+
+/**
+ * Issue 23, the write path at the limit: each audited write at least this share of one bare insert (the floor of
+ * any write, measured in the same rounds: `PairSpec.floor`), and its p99 under this many milliseconds at 32 connections.
+ */
+const WRITE_GOALS: { key: string; floor: number; p99: number; name: string; source: string }[] = [
+  { key: 'update', floor: 0.35, p99: 40, name: 'update with audit', source: 'issue 23' },
+  { key: 'create', floor: 0.35, p99: 40, name: 'create with audit', source: 'issue 23' },
+  { key: 'delete', floor: 0.35, p99: 40, name: 'delete with audit', source: 'issue 23' },
 ];
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -101,6 +112,17 @@ function goals(pairs: Pair[], soaked: SoakResult | undefined): Goal[] {
     const p = pairs.find((x) => x.key === g.key);
     if (p) out.push({ name: `${g.name}: Vigil req/s ≥ ${pct(g.ratio)} of bare`, source: g.source, target: `≥ ${pct(g.ratio)}`, measured: pct(p.ratio), met: p.ratio >= g.ratio });
   }
+  for (const g of WRITE_GOALS) {
+    const p = pairs.find((x) => x.key === g.key);
+    if (!p) continue;
+    if (p.floor) {
+      out.push({
+        name: `${g.name}: Vigil req/s ≥ ${pct(g.floor)} of one bare insert`, source: g.source, target: `≥ ${pct(g.floor)}`,
+        measured: `${pct(p.floor.ratio)} (${rps(p.vigil.rps)} of ${rps(p.floor.measured.rps)} req/s); ${pct(p.ratio)} of its bare transaction`, met: p.floor.ratio >= g.floor,
+      });
+    }
+    out.push({ name: `${g.name}: Vigil p99 < ${g.p99} ms at ${p.vigil.connections} connections`, source: g.source, target: `< ${g.p99} ms`, measured: ms(p.vigil.p99), met: p.vigil.p99 < g.p99 });
+  }
   if (soaked) {
     const growth = soaked.growth;
     out.push({
@@ -147,15 +169,18 @@ async function main(): Promise<number> {
         children.push(child);
         return child;
       },
+      secondsPerTarget: warmup + seconds + (ROUNDS - 1) * Math.min(warmup, 1),
       pair: async (spec: PairSpec): Promise<Pair> => {
-        // bare and Vigil take turns, round after round, so a burst of other load on the machine hits both
+        // bare (its floor, given one) and Vigil take turns, round after round, so a burst of other load on the machine hits all
         const bareRounds: Measured[] = [];
+        const floorRounds: Measured[] = [];
         const vigilRounds: Measured[] = [];
         await sqlCounts?.();
         for (let round = 1; round <= ROUNDS; round++) {
           const label = ROUNDS > 1 ? ` (round ${round} of ${ROUNDS})` : '';
           const warm = round === 1 ? warmup : Math.min(warmup, 1);
           bareRounds.push(await measure(`bare — ${spec.name}${label}`, spec.bare.options, seconds / ROUNDS, warm, watch.probe(spec.bare.child, spec.bare.child !== vigil)));
+          if (spec.floor) floorRounds.push(await measure(`bare floor — ${spec.name}${label}`, spec.floor.options, seconds / ROUNDS, warm, watch.probe(spec.floor.child, spec.floor.child !== vigil)));
           vigilRounds.push(await measure(`Vigil — ${spec.name}${label}`, spec.vigil, seconds / ROUNDS, warm, watch.probe(vigil, false)));
         }
         // autocannon stops without waiting for the requests in flight; let the server finish them before anything is counted
@@ -166,6 +191,9 @@ async function main(): Promise<number> {
         return {
           key: spec.key, name: spec.name, describe: spec.describe, bare, vigil: measured, ratio: roundsRatio(vigilRounds, bareRounds),
           rounds: vigilRounds.map((v, i) => v.rps / bareRounds[i]!.rps), notes: [], failures: [],
+          ...(spec.floor
+            ? { floor: { describe: spec.floor.describe, measured: combine(floorRounds), ratio: roundsRatio(vigilRounds, floorRounds), rounds: vigilRounds.map((v, i) => v.rps / floorRounds[i]!.rps) } }
+            : {}),
           ...(sql ? { sql: sql.slice(0, 15).map((s) => ({ sql: s.sql, perRequest: s.calls / answered, msPerRequest: s.ms / answered })) } : {}),
         };
       },
@@ -198,7 +226,7 @@ async function main(): Promise<number> {
     }
     const crash = vigil.crashed();
     if (crash && !failures.includes(crash)) failures.push(crash);
-    failures.unshift(...transportFailures(pairs.flatMap((p) => [p.bare, p.vigil])), ...pairs.flatMap((p) => p.failures));
+    failures.unshift(...transportFailures(pairs.flatMap((p) => [p.bare, ...(p.floor ? [p.floor.measured] : []), p.vigil])), ...pairs.flatMap((p) => p.failures));
 
     const diagnostics = ['BENCH_PROFILE', 'BENCH_SQL', 'VIGIL_WEBHOOK_RATE_LIMIT_STORE'].filter((name) => process.env[name]);
     const scored = goals(pairs, soaked);

@@ -9,8 +9,10 @@ export interface BenchContext {
   watch: Observer;
   /** starts a bare server child from bench/servers/; stopped by the caller's `stop()` or at the end of the run */
   bare(file: string): Promise<Child>;
-  /** measures the bare target, then Vigil's, one after the other in this run */
+  /** measures the bare target (and the floor, given one), then Vigil's, one after the other in this run */
   pair(spec: PairSpec): Promise<Pair>;
+  /** seconds each target of a pair is loaded, warm-ups included: what a scenario that uses rows up sizes its seed by */
+  secondsPerTarget: number;
 }
 
 export interface PairSpec {
@@ -20,6 +22,19 @@ export interface PairSpec {
   vigil: Omit<Options, 'duration'>;
   /** what a request of each is, for the report */
   describe: { vigil: string; bare: string };
+  /**
+   * A third target that takes turns with the other two in every round (bare, floor, Vigil): the least any request
+   * of the kind costs (issue 23: one bare insert, the floor of any write), which Vigil's req/s is also divided by.
+   */
+  floor?: { child: Child; options: Omit<Options, 'duration'>; describe: string };
+}
+
+/** The floor's figures: its runs, and Vigil's req/s over its req/s (the median of the rounds', each round's in order). */
+export interface Floor {
+  describe: string;
+  measured: Measured;
+  ratio: number;
+  rounds: number[];
 }
 
 export interface Pair {
@@ -32,6 +47,8 @@ export interface Pair {
   ratio: number;
   /** each round's ratio, in order */
   rounds: number[];
+  /** the spec's floor, measured in the same rounds */
+  floor?: Floor;
   /** what the tables recorded, in sentences */
   notes: string[];
   /** checks that failed (the run is then not valid) */
