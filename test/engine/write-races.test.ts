@@ -200,12 +200,16 @@ t.test('MCP: 10 tool calls with one idempotency_key: one row, the same answer or
 
   const done = answers.filter((a) => a.isError !== true);
   const refused = answers.filter((a) => a.isError === true);
-  t.same(refused.map((a) => (a.structuredContent as { error?: string })?.error).filter((e) => e !== 'conflict'), [], 'a refused call is a 409-style conflict (still running)');
+  const refusals = refused.map((a) => a.structuredContent as Record<string, unknown> | undefined);
+  t.same(refusals.map((r) => [r?.error, r !== undefined && 'data' in r]), refusals.map(() => ['conflict', false]), 'each refused call is "still running" (conflict), not a conflict with a row');
   const firsts = done.filter((a) => a._meta?.idempotent_replayed !== true);
   t.equal(firsts.length, 1, 'one call is the create itself');
   const replays = done.filter((a) => a !== firsts[0]);
   t.same(replays.map((a) => a.structuredContent), replays.map(() => firsts[0]!.structuredContent), 'every other success (a replay) answers the first answer');
   t.comment(`${replays.length} replays, ${refused.length} still running`);
+  const again = await agent.client.callTool({ name: tool, arguments: args });
+  t.equal(again._meta?.idempotent_replayed, true, 'once it has finished, a retry is a replay');
+  t.same(again.structuredContent, firsts[0]?.structuredContent, 'of the first answer');
   const other = await agent.call(tool, { ...args, display_name: 'Another component' });
   t.equal(other.isError, true, 'the key with other arguments is refused');
   t.match(other.body, { error: 'validation_failed', errors: [{ field: 'idempotency_key' }] });
