@@ -7,8 +7,8 @@
  * The claim is a row (`idempotency_keys`, primary key organization + key). Engine creates and actions write it
  * with their answer, in the write's own statement (store.writeAlone: the write happens only if the claim did) or
  * as the last statement of its transaction, so claim, answer and write commit together or not at all (a crash
- * mid-way leaves nothing). A racing repeat's claim waits for the first one's commit, then finds the key held and
- * replays its answer. A repeat that a check refuses before it writes (the row it created now holds the natural
+ * mid-way leaves nothing). A repeat that reaches this instance while the first runs is 409; on another instance
+ * its claim waits for the first one's commit, then finds the key held and replays its answer. A repeat that a check refuses before it writes (the row it created now holds the natural
  * key, the row it changed has another ETag) answers from the key too, when the key holds an answer. Domain
  * writes, whose writes take any shape, claim the key before they run and store the answer after (409 to a repeat
  * in between). Only a success (2xx) is stored: a refusal wrote nothing (every operation refuses before writing),
