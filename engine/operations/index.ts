@@ -9,18 +9,18 @@
  *  5. the role the operation needs → 403 read_only_key / forbidden
  *  5a. a collection's read, update and delete (and a named action) name their row: no id → 422 naming `id`
  *  5b. creates and named actions (and domain writes not declared idempotent): the idempotency key
- *     (idempotency.ts) — malformed → 422 naming it; claimed for the organization (creates and actions: as the
- *     first statement of their transaction in step 8, their answer stored as its last, so both commit with the
- *     write), or: the same request done
- *     within 24 h → its stored answer replayed (nothing below runs); another request → 422; still running → 409.
- *     Only a 2xx answer is stored; any refusal or failure below releases the key.
+ *     (idempotency.ts) — malformed → 422 naming it; still running here → 409; claimed for the organization with
+ *     the answer, in the write of step 8 (so claim, write and answer commit together; domain writes: before they
+ *     run), or: the same request done within 24 h → its stored answer replayed (nothing else is written, and a
+ *     refusal below answers the stored answer instead); another request → 422. Only a 2xx answer is stored.
  *  6. fields only a user may write → 403 user_token_required
  *  7. parse the body: unknown, read-only and create-only fields and schema violations, all collected → 422;
  *     a list reads its page instead (page.ts): `limit` out of range, or a `cursor` it did not issue → 422 naming them
- *  8. in one transaction: load (404) → merge → `prepare` hook → rules and `validate` hook (422) →
- *     references → natural-key conflict (409, existing row) → `If-Match` (412, current row) →
- *     persist with the audit entry
- *  9. commit, then the `afterCommit` hook
+ *  8. load (404) → merge → `prepare` hook → rules and `validate` hook (422) → references → natural-key conflict
+ *     (409, existing row) → `If-Match` (412, current row) → persist with the audit entry: in one statement, the
+ *     row written only if still at the version loaded (else loaded and checked again), when no listener is
+ *     concerned and no batch runs; else in one transaction, the row locked as it is loaded (write.ts)
+ *  9. after the commit, the `afterCommit` hook
  * 10. project the answer (readable fields only; secrets become `<name>_set`)
  */
 import type { Caller } from '../auth/caller.ts';
