@@ -86,7 +86,7 @@ const ALONE_ATTEMPTS = 3;
 
 /**
  * A create: one statement with its audit entry (and its idempotency key, with the answer) when it can go alone
- * (writesAlone; its natural key held by a unique index, no position to take), else one transaction.
+ * (writesAlone; no position to take, no natural key that needs a lock), else one transaction.
  */
 export async function createRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest, key?: KeyClaim): Promise<OperationResult> {
   const input = parseOrRefuse(services, d, caller, request, 'create');
