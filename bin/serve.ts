@@ -1,6 +1,6 @@
 /** The composition root of the server: hands the families, the modules, the settings and the clock to the engine. */
 import { createRegistry } from '../engine/registry.ts';
-import { serve } from '../engine/server.ts';
+import { ListenRefused, serve } from '../engine/server.ts';
 import { systemClock } from '../engine/clock.ts';
 import { createLogger } from '../engine/logger.ts';
 import { DataDirInUse } from '../engine/persistence/data-dir-lock.ts';
@@ -74,7 +74,7 @@ export async function serveCommand(): Promise<void> {
   try {
     running = await serve({ ...serviceOptions(settings), log });
   } catch (error) {
-    if (!(error instanceof DataDirInUse)) throw error;
+    if (!(error instanceof DataDirInUse) && !(error instanceof ListenRefused)) throw error;
     refuse(error.message);
   }
   const publicUrl = running.services.config.publicUrl;

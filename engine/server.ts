@@ -108,6 +108,29 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   }
 }
 
+/** The port could not be taken: a sentence for the operator (the address, and why), not a stack. */
+export class ListenRefused extends Error {}
+
+const LISTEN_REASONS: Record<string, string> = {
+  EADDRINUSE: 'another process is listening there; stop it or set PORT (or HOST) to a free address',
+  EACCES: 'permission denied (a port below 1024 needs privileges); set PORT to 1024 or above',
+  EADDRNOTAVAIL: 'no network interface of this machine has that address; set HOST to one it has (or 0.0.0.0)',
+};
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const refused = (error: NodeJS.ErrnoException) => {
+      const reason = LISTEN_REASONS[error.code ?? ''] ?? error.message;
+      reject(new ListenRefused(`Vigil cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${reason}.`));
+    };
+    server.once('error', refused);
+    server.listen(port, host, () => {
+      server.off('error', refused);
+      resolve();
+    });
+  });
+}
+
 async function start(options: ServeOptions, modules: readonly Module[], db: Database, dirLock: DataDirLock, outage: DatabaseOutage): Promise<RunningService> {
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
@@ -117,7 +140,13 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   // reset (ECONNRESET), seen in the suite under load. Idle connections stay 65 s, past the usual proxy's 60 s, so
   // the client side closes first; close() still ends idle ones at once.
   const server = http.createServer({ keepAliveTimeout: 65_000 });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 8080, host, resolve));
+  try {
+    await listen(server, options.port ?? 8080, host);
+  } catch (error) {
+    await jobs.stop();
+    await db.close();
+    throw error;
+  }
   const port = (server.address() as { port: number }).port;
   const config: ServiceConfig = { ...options.config, publicUrl: (options.config.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '') };
   const closeHooks: (() => Promise<void>)[] = [];
