@@ -4,6 +4,7 @@ import { ListenRefused, serve } from '../engine/server.ts';
 import { systemClock } from '../engine/clock.ts';
 import { createLogger } from '../engine/logger.ts';
 import { DataDirInUse } from '../engine/persistence/data-dir-lock.ts';
+import { SecretKeyRefused } from '../engine/bootstrap.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
 import { credentialLimiter } from '../webhooks/rate-limit.ts';
@@ -74,7 +75,7 @@ export async function serveCommand(): Promise<void> {
   try {
     running = await serve({ ...serviceOptions(settings), log });
   } catch (error) {
-    if (!(error instanceof DataDirInUse) && !(error instanceof ListenRefused)) throw error;
+    if (!(error instanceof DataDirInUse) && !(error instanceof ListenRefused) && !(error instanceof SecretKeyRefused)) throw error;
     refuse(error.message);
   }
   const publicUrl = running.services.config.publicUrl;

@@ -134,6 +134,11 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
 async function start(options: ServeOptions, modules: readonly Module[], db: Database, dirLock: DataDirLock, outage: DatabaseOutage): Promise<RunningService> {
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
+  // before anything else starts: a key that cannot open the stored secrets stops the start here
+  const secrets = new SecretBox(await secretKey(db, options.secretKey).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  }));
   const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: modules.flatMap((m) => m.jobs ?? []), log: options.log, outage });
   const host = options.host ?? '127.0.0.1';
   // Node's 5 s keep-alive races clients that reuse an idle connection: a request sent as the server drops it is
@@ -155,7 +160,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     registry: options.registry,
     clock: options.clock,
     config,
-    secrets: new SecretBox(await secretKey(db, options.secretKey)),
+    secrets,
     log: options.log,
     credentials: new SharedCache(options.authCacheMs ?? 2000),
     rows: new SharedCache(options.authCacheMs ?? 2000),

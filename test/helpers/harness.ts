@@ -88,14 +88,17 @@ export async function scratchDatabase(): Promise<{ url: string; drop(): Promise<
 export interface Storage {
   databaseUrl?: string;
   dataDir: string;
+  /** the VIGIL_SECRET_KEY every start on it uses unless told otherwise (a service refuses a key its secrets were not sealed with) */
+  secretKey?: string;
   drop(): Promise<void>;
 }
 
 export async function scratchStorage(): Promise<Storage> {
+  const secretKey = randomBytes(32).toString('base64');
   const scratch = await scratchDatabase();
-  if (scratch) return { databaseUrl: scratch.url, dataDir: 'memory://', drop: scratch.drop };
+  if (scratch) return { databaseUrl: scratch.url, dataDir: 'memory://', secretKey, drop: scratch.drop };
   const { dataDir, drop } = await freshDataDir();
-  return { dataDir, drop: async () => drop() };
+  return { dataDir, secretKey, drop: async () => drop() };
 }
 
 /** The service's modules (bin/modules.ts), with a test's own job handlers replacing any of the same queue. */
@@ -154,7 +157,7 @@ export async function startVigil(
     email?: ServiceConfig['email'];
     /** where the service logs (default: a LogWatch that fails close() when a line holds a secret) */
     log?: Logger;
-    /** VIGIL_SECRET_KEY (default: a new one): a restart on the same storage passes the first start's to open its secrets */
+    /** VIGIL_SECRET_KEY (default: the storage's, else a new one) */
     secretKey?: string;
     /**
      * VIGIL_API_RATE_LIMIT, counted in the webhooks' store (default: a limit no test reaches, so every request passes
@@ -191,7 +194,7 @@ export async function startVigil(
     dataDir: options.storage?.dataDir ?? local?.dataDir ?? 'memory://',
     port: 0,
     operatorToken: OPERATOR_TOKEN,
-    secretKey: options.secretKey ?? randomBytes(32).toString('base64'),
+    secretKey: options.secretKey ?? options.storage?.secretKey ?? randomBytes(32).toString('base64'),
     bootstrap: false,
     schema: options.storage ? 'migrations' : 'entities',
     runWorkers: options.runWorkers,
