@@ -40,6 +40,19 @@ async function deploy(o: AlertOrg, body: Record<string, unknown>) {
   if (res.status !== 200) throw new Error(await res.text());
 }
 
+/**
+ * An incident as two reads moments apart agree on it: chat messages are being sent and the investigation run
+ * meanwhile, and their state may move on between the reads (an investigation's entry moves to when it finished),
+ * so those are compared by what they are, not where they stand.
+ */
+const settled = (data: any) => ({
+  ...data,
+  timeline: data.timeline
+    .filter((e: any) => e.kind !== 'investigation')
+    .map((e: any) => (e.kind === 'chat_message' ? { kind: e.kind, at: e.at, alert_id: e.alert_id, detail: { message_id: e.detail.message_id } } : e)),
+  investigations: data.timeline.filter((e: any) => e.kind === 'investigation').map((e: any) => e.detail.investigation_id).sort(),
+});
+
 t.test('list_incidents filters and pages; get_incident answers its alerts and a timeline of every kind', async (t) => {
   const o = await org();
   t.equal((await o.api.put(`${CONFIG}/chat`, { workspace_id: 'T0CHAT', bot_token: BOT, default_channel: '#ops' })).status, 200);
@@ -80,15 +93,6 @@ t.test('list_incidents filters and pages; get_incident answers its alerts and a 
   const times = incident.timeline.map((e: any) => e.at);
   t.same(times, [...times].sort(), 'oldest first');
   const rest = await o.api.get(`${CONFIG}/incidents/${id}`);
-  // chat messages are being sent and the investigation run meanwhile: their state may move on between the two reads
-  // (an investigation's entry moves to when it finished), so those are compared by what they are, not where they stand
-  const settled = (data: any) => ({
-    ...data,
-    timeline: data.timeline
-      .filter((e: any) => e.kind !== 'investigation')
-      .map((e: any) => (e.kind === 'chat_message' ? { kind: e.kind, at: e.at, alert_id: e.alert_id, detail: { message_id: e.detail.message_id } } : e)),
-    investigations: data.timeline.filter((e: any) => e.kind === 'investigation').map((e: any) => e.detail.investigation_id).sort(),
-  });
   t.same(settled(rest.body.data), settled(got.body.data), 'REST answers what MCP does');
   t.equal((await o.api.get(`${CONFIG}/incidents/00000000-0000-4000-8000-000000000000`)).status, 404);
   t.equal((await (await org()).api.get(`${CONFIG}/incidents/${id}`)).status, 404, 'another organization\'s incident is unknown');
@@ -162,7 +166,7 @@ t.test('incident actions: their consequences through the pipeline, repeats, repl
   t.equal(closedEffects[0].incident_id, id);
   t.same((await o.deliveries({ event_type: 'incident.closed' })).map((d: any) => d.subject_id), [id], 'incident.closed goes out once');
   t.same((await o.deliveries({ event_type: 'alert.resolved' })).map((d: any) => d.subject_id), [alertId]);
-  t.same((await o.agent.call('resolve_incident', { id })).body.data, resolved.body.data, 'resolving a closed incident changes nothing');
+  t.same(settled((await o.agent.call('resolve_incident', { id })).body.data), settled(resolved.body.data), 'resolving a closed incident changes nothing');
   const conflict = await o.api.post(`${CONFIG}/incidents/${id}/acknowledge`);
   t.match([conflict.status, conflict.body], [409, { error: 'conflict', message: /closed/, data: { id, status: 'closed' } }]);
 
