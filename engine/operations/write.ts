@@ -151,7 +151,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
   const alone = move === undefined && !d.naturalKeyWhile && (await writesAlone(services, d, { organizationId: orgId, family: d.name, action: 'update' }));
   let candidate: Row | undefined;
 
-  /** The row as it will be stored, checked against `existing`, and what changes. */
+  /** The row as it will be stored, checked against `existing`. */
   async function changed(store: FamilyStore, existing: Row, creating: boolean, ctx: HookContext) {
     if (d.archive && existing[d.archive.field]) {
       throw new ApiError('conflict', `This ${d.name} row is archived; archived rows cannot be changed or restored.`, {
@@ -168,8 +168,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
     if (!ifMatchHolds(request.ifMatch, etagOf(d, existing)) || (creating && d.kind === 'collection' && request.ifMatch !== undefined)) {
       throw preconditionFailed(services, d, d.kind === 'collection' && creating ? null : await withSingletonTimes(store, d, existing), ctx.now);
     }
-    const row = sealSecrets(services, d, settled.row, input);
-    return { row, notices: [...settled.notices], changes: diffRows(d, existing, row) };
+    return { row: sealSecrets(services, d, settled.row, input), notices: [...settled.notices] };
   }
 
   /** `undefined`: the row changed under it (go again), or does not exist yet (creating it takes the lock). */
@@ -179,7 +178,8 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
     const ctx = hookContext(services, caller, store, now);
     const existing = await loadRow(services, caller, d, store, request.id);
     if (!existing || existing.created_at === null) return undefined;
-    const { row, notices, changes } = await changed(store, existing, false, ctx);
+    const { row, notices } = await changed(store, existing, false, ctx);
+    const changes = diffRows(d, existing, row);
     if (Object.keys(changes).length === 0) return null;
     const values = changedValues(row, changes);
     const entry = auditEntry(services, { caller, family: d.name, rowId: String(existing.id), action: 'update', changes, at: now });
@@ -197,12 +197,14 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
       existing = { ...defaultRow(d), ...fieldsFromId(d, request.id), id: request.id };
       existing.id = composeId(d, existing);
     }
-    const { row, notices, changes } = await changed(store, existing, creating, ctx);
+    const { row, notices } = await changed(store, existing, creating, ctx);
     if (move && !(await applyMove(store, d, row, move as 'up' | 'down', now))) {
       const message = `is already at the ${move === 'up' ? 'top' : 'bottom'}; nothing moved`;
       if (Object.keys(input).length === 0) throw validationFailed([{ field: 'move', message }]);
       notices.push({ field: 'move', message });
     }
+    // after the move: it sets the row's position
+    const changes = diffRows(d, existing, row);
     if (Object.keys(changes).length === 0 && !(creating && d.kind === 'collection')) return null;
     if (creating) {
       const stored = await store.insert(d, orgId, row, now);
