@@ -9,30 +9,12 @@ import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import { isReadOnly, isWriteOnly } from '../../engine/fields.ts';
 import { families } from '../../resources/index.ts';
 import { CONFIG, startVigil, type Client } from '../helpers/harness.ts';
+import { exampleRows } from '../helpers/example-rows.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
 
-/** Replaces `$ref:<family>` placeholders with the id of a freshly created row of that family. */
-async function resolveRefs(api: Client, body: Row): Promise<Row> {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (typeof value === 'string' && value.startsWith('$ref:')) out[key] = await createTarget(api, value.slice(5));
-    else if (Array.isArray(value)) out[key] = await Promise.all(value.map(async (v) => (typeof v === 'string' && v.startsWith('$ref:') ? createTarget(api, v.slice(5)) : v)));
-    else out[key] = value;
-  }
-  return out;
-}
-
-let counter = 0;
-async function createTarget(api: Client, name: string): Promise<string> {
-  const target = families.find((f) => f.name === name)!;
-  const body = await resolveRefs(api, target.examples.valid[0]!);
-  for (const key of target.naturalKey ?? []) if (typeof body[key] === 'string') body[key] = `${body[key]} ref${++counter}`;
-  const made = await api.post(`${CONFIG}/${name}`, body);
-  if (made.status !== 201) throw new Error(`could not create a ${name} row: ${JSON.stringify(made.body)}`);
-  return made.body.data.id;
-}
+const { resolveRefs, prepareRequired } = exampleRows(vigil);
 
 function secretValues(body: Row): string[] {
   return Object.values(body).filter((v): v is string => typeof v === 'string' && v.length >= 6);
@@ -47,16 +29,7 @@ function assertNoSecrets(t: Test, d: FamilyDescriptor, answer: unknown, secrets:
   t.same(answered, [], `${d.name}: no write-only field is answered`);
 }
 
-/** Rows other families must hold before this family's examples can be created (`examples.requires`). */
-async function prepareRequired(api: Client, d: FamilyDescriptor): Promise<void> {
-  // users are the operator's to create; a second create of the same email is a harmless 409
-  for (const email of d.examples.users ?? []) await vigil.operator.post('/api/admin/v1/users', { email });
-  for (const name of d.examples.requires ?? []) {
-    const target = families.find((f) => f.name === name)!;
-    if (target.kind === 'singleton') await api.put(`${CONFIG}/${name}`, target.examples.update);
-    else for (const body of target.examples.valid) await api.post(`${CONFIG}/${name}`, await resolveRefs(api, body));
-  }
-}
+
 
 /** Creates a row the way the family offers: POST, or PUT of a new id where an update of a missing id creates. */
 async function createRow(api: Client, d: FamilyDescriptor, body: Row, n: number) {

@@ -13,6 +13,7 @@ import { actionTransports, DEFAULT_ROLES, defineFamily, type FamilyDescriptor, t
 import { isReadOnly, isWriteOnly } from '../../engine/fields.ts';
 import { domainRestPath } from '../../engine/operations/domain.ts';
 import { CONFIG, client, startVigil, type Answer, type Client } from '../helpers/harness.ts';
+import { exampleRows } from '../helpers/example-rows.ts';
 
 type Json = Record<string, any>;
 
@@ -159,22 +160,7 @@ function conforms(t: Test, method: string, path: string, answer: Answer): void {
   t.same(errors, [], `${label}: the body matches the documented schema`);
 }
 
-/** Replaces `$ref:<family>` placeholders with the id of a row of that family created for the purpose. */
-let counter = 0;
-async function resolveRefs(api: Client, body: Row): Promise<Row> {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(body)) {
-    const one = async (v: unknown) => (typeof v === 'string' && v.startsWith('$ref:') ? createTarget(api, v.slice(5)) : v);
-    out[key] = Array.isArray(value) ? await Promise.all(value.map(one)) : await one(value);
-  }
-  return out;
-}
-async function createTarget(api: Client, name: string): Promise<string> {
-  const target = families.find((f) => f.name === name)!;
-  const body = await resolveRefs(api, target.examples.valid[0]!);
-  for (const key of target.naturalKey ?? []) if (typeof body[key] === 'string') body[key] = `${body[key]} openapi${++counter}`;
-  return (await api.post(`${CONFIG}/${name}`, body)).body.data.id;
-}
+const { resolveRefs, prepareRequired } = exampleRows(vigil);
 
 t.test('every documented operation is served, and answers as documented', async (t) => {
   const org = await vigil.organization('enterprise');
@@ -194,12 +180,7 @@ t.test('every documented operation is served, and answers as documented', async 
       }
       continue;
     }
-    for (const email of d.examples.users ?? []) await vigil.operator.post('/api/admin/v1/users', { email });
-    for (const name of d.examples.requires ?? []) {
-      const target = families.find((f) => f.name === name)!;
-      if (target.kind === 'singleton') await api.put(`${CONFIG}/${name}`, target.examples.update);
-      else for (const body of target.examples.valid) await api.post(`${CONFIG}/${name}`, await resolveRefs(api, body));
-    }
+    await prepareRequired(api, d);
     if (d.operations.includes('list')) await call('GET', path, path);
     let id = 'openapi-probe';
     const example = d.examples.valid[0] ? await resolveRefs(api, d.examples.valid[0]) : {};

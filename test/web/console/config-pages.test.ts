@@ -11,6 +11,7 @@ import type { FamilyDescriptor, Row } from '../../../engine/descriptor.ts';
 import { isWriteOnly, unwrapNullable } from '../../../engine/fields.ts';
 import { families } from '../../../resources/index.ts';
 import { CONFIG, startVigil, type Client } from '../../helpers/harness.ts';
+import { exampleRows } from '../../helpers/example-rows.ts';
 import { browserless, person, PASSWORD } from '../../helpers/console.ts';
 import { expressible, fill, formIn } from '../../helpers/config-forms.ts';
 
@@ -31,33 +32,7 @@ async function signedIn(who: { email: string }) {
 }
 type Web = Awaited<ReturnType<typeof signedIn>>;
 
-let counter = 0;
-/** `$ref:<family>` placeholders → the id of a fresh row of that family (made over REST: it is not under test). */
-async function resolveRefs(api: Client, body: Row): Promise<Row> {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (typeof value === 'string' && value.startsWith('$ref:')) out[key] = await createTarget(api, value.slice(5));
-    else if (Array.isArray(value)) out[key] = await Promise.all(value.map(async (v) => (typeof v === 'string' && v.startsWith('$ref:') ? createTarget(api, v.slice(5)) : v)));
-    else out[key] = value;
-  }
-  return out;
-}
-async function createTarget(api: Client, name: string): Promise<string> {
-  const target = families.find((f) => f.name === name)!;
-  const body = await resolveRefs(api, target.examples.valid[0]!);
-  for (const key of target.naturalKey ?? []) if (typeof body[key] === 'string') body[key] = `${body[key]} ref${++counter}`;
-  const made = await api.post(`${CONFIG}/${name}`, body);
-  if (made.status !== 201) throw new Error(`could not create a ${name} row: ${JSON.stringify(made.body)}`);
-  return made.body.data.id;
-}
-async function prepareRequired(api: Client, d: FamilyDescriptor): Promise<void> {
-  for (const email of d.examples.users ?? []) await vigil.operator.post('/api/admin/v1/users', { email });
-  for (const name of d.examples.requires ?? []) {
-    const target = families.find((f) => f.name === name)!;
-    if (target.kind === 'singleton') await api.put(`${CONFIG}/${name}`, target.examples.update);
-    else for (const body of target.examples.valid) await api.post(`${CONFIG}/${name}`, await resolveRefs(api, body));
-  }
-}
+const { resolveRefs, prepareRequired } = exampleRows(vigil);
 
 /** Posts the page's write form with `body` laid over what it shows. */
 async function submit(web: Web, page: string, body: Row, override: Record<string, string> = {}) {
