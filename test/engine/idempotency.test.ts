@@ -196,6 +196,28 @@ t.test('actions: a replay answers the first result and does not act again (MCP a
   t.equal(await audits(api, 'action:set_deploy_override', 'deploy_policies'), 1);
 });
 
+t.test('a repeat that a check would refuse answers from the key: its If-Match went stale since, the replay comes first', async (t) => {
+  const policy = (await api.post(`${CONFIG}/deploy_policies`, { service: 'stale-etag-svc' })).body.data;
+  const etag = (await api.get(`${CONFIG}/deploy_policies/${policy.id}`)).headers.get('etag')!;
+  const headers = { ...key('stale'), 'if-match': etag };
+  const path = `${CONFIG}/deploy_policies/${policy.id}/set_deploy_override`;
+  const body = { allow: true, reason: 'hotfix', until: new Date(vigil.clock.now().getTime() + 3_600_000).toISOString() };
+  const first = await api.post(path, body, headers);
+  t.equal(first.status, 200);
+  const edited = await api.put(`${CONFIG}/deploy_policies/${policy.id}`, { error_budget_threshold: 5 });
+  t.not(edited.headers.get('etag'), etag, 'someone changed the row since: the ETag sent is stale now');
+  const repeat = await api.post(path, body, headers);
+  t.equal(repeat.status, 200, 'not 412: the key holds the answer');
+  t.equal(repeat.headers.get('idempotent-replayed'), 'true');
+  t.same(repeat.body, first.body);
+  const other = await api.post(path, { ...body, reason: 'another' }, headers);
+  t.equal(other.status, 422, 'another request with the key is the key\'s 422, not the stale ETag\'s 412');
+  t.match(other.body, { errors: [{ field: 'Idempotency-Key' }] });
+  const unkeyed = await api.post(path, body, { 'if-match': etag });
+  t.equal(unkeyed.status, 412, 'without the key the stale ETag is refused');
+  t.equal(await audits(api, 'action:set_deploy_override', 'deploy_policies'), 2, 'this test\'s one override, and the earlier test\'s');
+});
+
 t.test('domain writes: configure_ticket_integration replays', async (t) => {
   const idempotency_key = key('tracker')['idempotency-key'];
   const args = { provider: 'sprint_tracker', base_url: 'https://sprints.example.com', account: 'ops-bot', api_token: 'tok-sprint-0001', idempotency_key };
