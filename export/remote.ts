@@ -1,4 +1,9 @@
-/** The configuration API over HTTP, as `vigil plan` and `vigil apply` use it: one call, JSON or text back. */
+/**
+ * The configuration API over HTTP, as `vigil plan` and `vigil apply` use it: one call, JSON or text back. Plain
+ * `fetch`, not the service's guarded client (outbound/net): this runs on the person's own machine against the Vigil
+ * they name with --url, an address no organization or payload chose, and often a loopback or private one that the
+ * guarded client's address policy exists to refuse.
+ */
 import type { Row } from '../engine/descriptor.ts';
 
 export const CONFIG_PREFIX = '/api/v1/config';

@@ -1,4 +1,8 @@
-/** The operator API over HTTP for the CLI: global options, one call, and how a refusal is shown. */
+/**
+ * The operator API over HTTP for the CLI: global options, one call, and how a refusal is shown. Plain `fetch`, not the
+ * service's guarded client (outbound/net): the operator's own command against the Vigil they name with --url (by
+ * default a loopback address the guarded client's policy refuses); no organization or payload chose it.
+ */
 import type { Command } from 'commander';
 
 export const OPERATOR_PREFIX = '/api/admin/v1';
