@@ -80,7 +80,8 @@ export function auditRow(entry: AuditEntry): InsertedRow {
 export async function recordAudit(services: Services, store: FamilyStore, note: AuditNote): Promise<void> {
   const written = auditEntry(services, note);
   const { table, columns, params } = auditRow(written);
-  await store.execute(prepared(`insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => (c === 'changes' ? '?::jsonb' : '?')).join(', ')})`), params);
+  // parameter types come from the columns (`changes` is jsonb), as in the statement of a write alone
+  await store.execute(prepared(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`), params);
   for (const listener of services.auditListeners) await listener.record(services, store, written);
 }
 
