@@ -13,7 +13,7 @@ import { addressPolicy, networksFromSetting } from '../outbound/net/addresses.ts
 import { DEFAULT_CODE_HOST_API_URL } from '../outbound/net/code-host-app.ts';
 import type { CodeHostSettings } from '../outbound/net/config.ts';
 import type { NotifyOptions } from '../outbound/tick.ts';
-import { DEFAULT_API_RATE_LIMIT, type RateLimit } from '../webhooks/limits.ts';
+import { DEFAULT_API_RATE_LIMIT, type RateLimit } from '../engine/rate-limit/limits.ts';
 
 /** A deployment setting that cannot be used: the message names the variable (and never repeats a secret value). */
 export class SettingError extends Error {

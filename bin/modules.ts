@@ -3,18 +3,18 @@
  * same list. Adding a part is one folder exporting a Module and one line here.
  */
 import type { Module } from '../engine/module.ts';
-import { domainOperations } from '../resources/index.ts';
 import { exportModule } from '../export/module.ts';
 import { webhooksModule } from '../webhooks/module.ts';
 import type { WebhookOptions } from '../webhooks/index.ts';
 import { statusPageModule } from '../web/status-page/module.ts';
 import { consoleModule } from '../web/console/module.ts';
 import { SIGN_IN_LIMITS } from '../web/console/sign-in.ts';
-import { credentialLimiter } from '../webhooks/rate-limit.ts';
+import { credentialLimiter } from '../engine/rate-limit/store.ts';
 import { alertsModule } from '../domain/alerts/module.ts';
 import { timelineModule } from '../domain/timeline/module.ts';
 import { boardModule } from '../domain/board/module.ts';
 import { trackersModule } from '../domain/trackers/module.ts';
+import { serviceBindingsModule } from '../domain/service-bindings/module.ts';
 import { fixesModule } from '../domain/fixes/module.ts';
 import { aiModule } from '../domain/ai/module.ts';
 import { sloModule } from '../domain/slo/module.ts';
@@ -36,8 +36,6 @@ export interface ModuleSettings {
 
 export function modules(settings: ModuleSettings = {}): Module[] {
   return [
-    // agent tools (and REST routes) of families that are not their CRUD: they live beside the descriptors
-    { name: 'families', operations: domainOperations },
     exportModule,
     webhooksModule(settings.webhooks),
     statusPageModule,
@@ -52,6 +50,7 @@ export function modules(settings: ModuleSettings = {}): Module[] {
     timelineModule,
     boardModule,
     trackersModule,
+    serviceBindingsModule,
     fixesModule,
     aiModule,
     outboundModule(settings.notify),

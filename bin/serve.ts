@@ -7,7 +7,7 @@ import { DataDirInUse } from '../engine/persistence/data-dir-lock.ts';
 import { SecretKeyRefused } from '../engine/bootstrap.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
-import { credentialLimiter } from '../webhooks/rate-limit.ts';
+import { credentialLimiter } from '../engine/rate-limit/store.ts';
 import { checkWidening, resolveCheckOptions } from '../domain/checks/options.ts';
 import { addressPolicy } from '../outbound/net/addresses.ts';
 import { targetRefusal } from '../outbound/net/url-rules.ts';

@@ -6,7 +6,7 @@ import type { Module } from '../engine/module.ts';
 import { WebhookDeliveryEntity } from './delivery-log/entity.ts';
 import { listWebhookDeliveries } from './delivery-log/tool.ts';
 import { webhookRouters, type WebhookOptions } from './index.ts';
-import { WebhookRateLimitEntity } from './rate-limit.ts';
+import { WebhookRateLimitEntity } from '../engine/rate-limit/store.ts';
 
 export function webhooksModule(options: WebhookOptions = {}): Module {
   return { name: 'webhooks', entities: [WebhookDeliveryEntity, WebhookRateLimitEntity], operations: [listWebhookDeliveries], rawRoutes: webhookRouters(options) };

@@ -16,7 +16,7 @@ import { iso, jsonValue, parseTimestamp, type SqlExecutor } from '../../engine/p
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import serviceBindings from '../../resources/service_bindings.ts';
-import { convention, discovered, resolve } from '../../resources/service_discovery.ts';
+import { convention, discovered, resolve } from '../service-bindings/discovery.ts';
 import { family } from './providers.ts';
 
 export const REFIRE_WINDOW_HOURS = 24;

@@ -1,6 +1,7 @@
 /** Ticket trackers: their tables and agent tools. Their webhook handlers and signature checks are wired by webhooks/. */
 import type { Module } from '../../engine/module.ts';
+import { configureTicketIntegration } from './configure-integration.ts';
 import { TRACKER_ENTITIES } from './entities.ts';
 import { TRACKER_OPERATIONS } from './tools.ts';
 
-export const trackersModule: Module = { name: 'trackers', entities: TRACKER_ENTITIES, operations: TRACKER_OPERATIONS };
+export const trackersModule: Module = { name: 'trackers', entities: TRACKER_ENTITIES, operations: [configureTicketIntegration, ...TRACKER_OPERATIONS] };

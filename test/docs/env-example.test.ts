@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { readSettings, type Settings } from '../../bin/env.ts';
 import { CHECK_DEFAULTS, resolveCheckOptions } from '../../domain/checks/options.ts';
-import { DEFAULT_RATE_LIMIT } from '../../webhooks/limits.ts';
+import { DEFAULT_RATE_LIMIT } from '../../engine/rate-limit/limits.ts';
 
 const EXAMPLE = readFileSync(fileURLToPath(new URL('../../.env.example', import.meta.url)), 'utf8');
 /** read by compose.yaml, not by Vigil */

@@ -23,9 +23,9 @@ import { checkWidening, resolveCheckOptions, type CheckOptions } from '../../dom
 import { addressPolicy } from '../../outbound/net/addresses.ts';
 import { targetRefusal } from '../../outbound/net/url-rules.ts';
 import type { NotifyOptions } from '../../outbound/tick.ts';
-import type { RateLimit } from '../../webhooks/limits.ts';
+import type { RateLimit } from '../../engine/rate-limit/limits.ts';
 import { modules } from '../../bin/modules.ts';
-import { credentialLimiter } from '../../webhooks/rate-limit.ts';
+import { credentialLimiter } from '../../engine/rate-limit/store.ts';
 import { freshDataDir } from './pglite-template.ts';
 
 export interface Answer {

@@ -26,7 +26,7 @@
  * metric, and the metric's dimensions.
  */
 import { field, isoTime, isRecord, record, str, text, type Json } from '../../engine/payload.ts';
-import { alerts, event, fingerprint, id, Labels, safe, severityFromWord, unreadable } from './common.ts';
+import { alerts, event, fingerprint, id, Labels, safe, severityFromWord, unreadable } from './alert-parsing.ts';
 import { throughSns } from './sns.ts';
 import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';

@@ -38,7 +38,7 @@ import { field, isRecord, isoTime, record, str, text, type Json } from '../../en
 import { ingestAlerts } from '../../domain/alerts/pipeline.ts';
 import type { AlertEvent, AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
 import type { WebhookAnswer, WebhookHandler } from '../../domain/webhook-contract.ts';
-import { alerts, event, fingerprint, Labels, MAX_LABEL_VALUE, safe, unreadable } from './common.ts';
+import { alerts, event, fingerprint, Labels, MAX_LABEL_VALUE, safe, unreadable } from './alert-parsing.ts';
 import type { ParseResult } from './parser.ts';
 import { KiB, type WebhookSource } from './source.ts';
 

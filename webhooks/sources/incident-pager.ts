@@ -28,7 +28,7 @@
  * The conference bridge (which can carry dial-in PINs) is never copied.
  */
 import { field, isoTime, isRecord, record, str, text } from '../../engine/payload.ts';
-import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './common.ts';
+import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './alert-parsing.ts';
 import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';

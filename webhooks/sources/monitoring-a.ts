@@ -56,7 +56,7 @@ import {
   safe,
   severityFromWord,
   unreadable,
-} from './common.ts';
+} from './alert-parsing.ts';
 import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';

@@ -25,7 +25,7 @@
  * Started: `createdAt`; ended (when closed): `updatedAt` (epoch milliseconds, as New Relic sends them).
  */
 import { field, isoTime, record, text, type Json } from '../../engine/payload.ts';
-import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './common.ts';
+import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './alert-parsing.ts';
 import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
