@@ -5,7 +5,7 @@
 import type { Module } from '../engine/module.ts';
 import { exportModule } from '../export/module.ts';
 import { webhooksModule } from '../webhooks/module.ts';
-import type { WebhookOptions } from '../webhooks/index.ts';
+import type { WebhookOptions } from '../webhooks/router.ts';
 import { statusPageModule } from '../web/status-page/module.ts';
 import { consoleModule } from '../web/console/module.ts';
 import { SIGN_IN_LIMITS } from '../web/console/sign-in.ts';

@@ -48,7 +48,7 @@ const releaser = periodicPass(NOTIFY_TICK_QUEUE, DEFAULT_TICK_SECONDS, async (se
   await runHousekeeping(services);
 });
 
-/** The tick's job handler (webhooks/index.ts hands it to serve). */
+/** The tick's job handler (its module.ts hands it to serve). */
 export const notifyTickJob: JobHandler = releaser.job;
 
 /** The outbound module's start-up hook (`onStart`): records this instance's cadence and seeds the tick chain. */

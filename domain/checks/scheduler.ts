@@ -100,7 +100,7 @@ async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise
 
 const scheduler = periodicPass(CHECK_TICK_QUEUE, CHECK_DEFAULTS.tickSeconds, (services) => runSchedulingPass(services));
 
-/** The tick's job handler (webhooks/index.ts hands it to serve). */
+/** The tick's job handler (its module.ts hands it to serve). */
 export const checkTickJob: JobHandler = scheduler.job;
 
 /** The checks module's start-up hook (`onStart`): records this instance's options and seeds the tick chain. */

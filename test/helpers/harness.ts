@@ -16,7 +16,7 @@ import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
 import { families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources/index.ts';
-import type { WebhookOptions } from '../../webhooks/index.ts';
+import type { WebhookOptions } from '../../webhooks/router.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import type { Module } from '../../engine/module.ts';
 import { checkWidening, resolveCheckOptions, type CheckOptions } from '../../domain/checks/options.ts';
