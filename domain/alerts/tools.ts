@@ -11,13 +11,12 @@ import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { ALL_ALERT_SOURCES as ALERT_SOURCES } from './event.ts';
 import { EFFECT_KINDS } from './outcomes.ts';
+import { ALERT_STATES } from './rules.ts';
 import { literals, time, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 import { pageFields, type PageLimits } from '../../engine/operations/page.ts';
 import { atOrAfter, equalTo, NEWEST_FIRST, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 import type { SqlExecutor } from '../../engine/persistence/sql.ts';
 import { MEMBER, memberColumns, memberOf } from './people.ts';
-
-const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
 
 export const ALERT = Type.Object({
   id: Type.String(),

@@ -8,6 +8,7 @@
 import { roleAtLeast } from '../../engine/plans.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { ALL_ALERT_SOURCES } from '../../domain/alerts/event.ts';
+import { ALERT_STATES } from '../../domain/alerts/rules.ts';
 import { html, type Html } from '../html.ts';
 import { labelList } from './board.ts';
 import { actionButton, actorText, assigneeInput, effectText, savedNotice, sinceInput } from './facts.ts';
@@ -18,10 +19,8 @@ import { filters, listPage, run, type Json } from './operations.ts';
 import type { Screen, ScreenRequest } from './page.ts';
 import { organizationTime, type TimeFormat } from './time.ts';
 
-export const ALERT_STATUSES = ['firing', 'acknowledged', 'muted', 'resolved'] as const;
-
 const FIELDS: FilterField[] = [
-  { name: 'status', label: 'Status', kind: 'select', options: ALERT_STATUSES },
+  { name: 'status', label: 'Status', kind: 'select', options: ALERT_STATES },
   { name: 'source', label: 'Source', kind: 'select', options: ALL_ALERT_SOURCES },
   { name: 'service', label: 'Service', kind: 'text' },
   { name: 'since', label: 'Changed since (UTC)', kind: 'text' },
