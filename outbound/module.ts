@@ -9,10 +9,18 @@ import { outboundDeliveryJob } from './deliveries/deliver.ts';
 import { OUTBOUND_ENTITIES } from './deliveries/entities.ts';
 import { OUTBOUND_OPERATIONS } from './deliveries/tools.ts';
 import { noticeReleaser, notifyTickJob, type NotifyOptions } from './tick.ts';
+import outboundRules from '../resources/outbound_rules.ts';
+import outboundConfigs from '../resources/outbound_configs.ts';
+import notificationSettings from '../resources/notification_settings.ts';
+import organizationSettings from '../resources/organization_settings.ts';
+import chat from '../resources/chat.ts';
+import alertRoutes from '../resources/alert_routes.ts';
+import teams from '../resources/teams.ts';
+import changeNotifications from '../resources/change_notifications.ts';
 
 export function outboundModule(options: NotifyOptions = {}): Module {
   return {
-    name: 'outbound',
+    name: 'outbound', families: [outboundRules, outboundConfigs, notificationSettings, organizationSettings, chat, alertRoutes, teams, changeNotifications],
     entities: OUTBOUND_ENTITIES,
     operations: OUTBOUND_OPERATIONS,
     jobs: [outboundDeliveryJob, notifyTickJob],

@@ -7,10 +7,12 @@ import { WebhookRateLimitEntity } from '../engine/rate-limit/store.ts';
 import { WebhookDeliveryEntity } from './delivery-log/entity.ts';
 import { listWebhookDeliveries } from './delivery-log/tool.ts';
 import { webhookRoutes, type WebhookOptions } from './router.ts';
+import chat from '../resources/chat.ts';
+import requestSigning from '../resources/request_signing.ts';
 
 export function webhooksModule(options: WebhookOptions = {}): Module {
   return {
-    name: 'webhooks',
+    name: 'webhooks', families: [chat, requestSigning],
     entities: [WebhookDeliveryEntity, WebhookRateLimitEntity],
     operations: [listWebhookDeliveries],
     rawRoutes: [(services) => webhookRoutes(services, options)],

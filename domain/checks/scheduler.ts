@@ -29,19 +29,13 @@ const PARALLEL = 8;
 const optionsOf = new WeakMap<Services, ResolvedCheckOptions>();
 
 function kinds(services: Services): KindTable[] {
-  const table = (family: string) => {
-    const d = services.registry.get(family);
-    return d ? tableName(d) : null;
-  };
-  const synthetic = table(syntheticChecks.name);
-  const certificate = table(certificateMonitors.name);
   return [
-    ...(synthetic ? [{
-      kind: 'synthetic' as const, table: synthetic,
+    {
+      kind: 'synthetic', table: tableName(services.registry.family(syntheticChecks)),
       columns: ['name', 'url', 'method', 'expected_status', 'body_contains', 'timeout_ms', 'headers', 'service'],
       nextRun: '?::timestamptz + make_interval(secs => coalesce(c.interval_seconds, 60))',
-    }] : []),
-    ...(certificate ? [{ kind: 'certificate' as const, table: certificate, columns: ['host', 'port', 'sni', 'warn_days'], nextRun: `?::timestamptz + interval '1 day'` }] : []),
+    },
+    { kind: 'certificate', table: tableName(services.registry.family(certificateMonitors)), columns: ['host', 'port', 'sni', 'warn_days'], nextRun: `?::timestamptz + interval '1 day'` },
   ];
 }
 

@@ -3,6 +3,7 @@ import type { Module } from '../../engine/module.ts';
 import { HEARTBEAT_ENTITIES } from './entities.ts';
 import { noteRemoval } from './removals.ts';
 import { heartbeatSweeper, heartbeatSweepJob, SWEEP_SECONDS } from './sweep.ts';
+import heartbeats from '../../resources/heartbeats.ts';
 
 export interface HeartbeatOptions {
   /** seconds between sweeps (wall time; whether a deadline passed is decided with the injected clock); 0 starts none. Default 5 */
@@ -11,7 +12,7 @@ export interface HeartbeatOptions {
 
 export function heartbeatsModule(options: HeartbeatOptions = {}): Module {
   return {
-    name: 'heartbeats',
+    name: 'heartbeats', families: [heartbeats],
     entities: HEARTBEAT_ENTITIES,
     jobs: [heartbeatSweepJob],
     auditListeners: [noteRemoval],

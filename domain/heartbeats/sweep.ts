@@ -25,16 +25,14 @@ const CLAIM_LIMIT = 100;
 /** seconds between passes when the deployment does not say (the checks' default cadence) */
 export const SWEEP_SECONDS = 5;
 
-/** The family's table, or null when the registry does not serve heartbeats. */
-export function heartbeatTable(services: Services): string | null {
-  const d = services.registry.get(heartbeats.name);
-  return d ? tableName(d) : null;
+/** The family's table. */
+export function heartbeatTable(services: Services): string {
+  return tableName(services.registry.family(heartbeats));
 }
 
 /** One sweep with the injected clock's "now": the ids of the heartbeats it fired. Tests call it directly. */
 export async function sweepHeartbeats(services: Services): Promise<string[]> {
   const table = heartbeatTable(services);
-  if (!table) return [];
   const sql = readStore(services).execute;
   const now = services.clock.now();
   await syncDeadlines(sql, table);

@@ -20,4 +20,4 @@ const forgetDiscovery: AuditListener = {
   },
 };
 
-export const serviceBindingsModule: Module = { name: 'service-bindings', operations: [resolveServiceBindings], auditListeners: [forgetDiscovery] };
+export const serviceBindingsModule: Module = { name: 'service-bindings', families: [serviceBindings], operations: [resolveServiceBindings], auditListeners: [forgetDiscovery] };

@@ -137,6 +137,11 @@ export async function startVigil(
   options: {
     families?: FamilyDescriptor[];
     extraFamilies?: FamilyDescriptor[];
+    /**
+     * the modules mounted instead of the service's list (bin/modules.ts): a test serving fewer families mounts fewer
+     * modules, since a module whose families are not served stops the start
+     */
+    modules?: Module[];
     publicUrl?: string;
     /** the webhooks module's options (handlers, signatures and rate limits replaced), and the checks' and periodic pass's */
     webhooks?: WebhookOptions & { checks?: CheckOptions; notify?: NotifyOptions };
@@ -184,7 +189,7 @@ export async function startVigil(
   const checks = resolveCheckOptions(checkSettings);
   const running = await serve({
     registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
-    modules: modulesWith(modules({ webhooks, checks: checkSettings, notify: { tickSeconds: 0, ...notify } }), options.jobs),
+    modules: modulesWith(options.modules ?? modules({ webhooks, checks: checkSettings, notify: { tickSeconds: 0, ...notify } }), options.jobs),
     config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost,
       outbound, chat: options.chat, email: options.email },
     targets: targetRefusal({ outbound: addressPolicy(outbound.allowedNetworks, outbound.allowLoopback), check: checkWidening(checks) }),

@@ -45,8 +45,7 @@ function operation(services: Services, name: string): DomainOperation {
 
 /** The connected workspace and its sealed bot token, or null when the workspace is not connected. */
 async function connection(services: Services, organizationId: string): Promise<{ workspace: string; sealedToken: string } | null> {
-  const family = services.registry.get(chat.name);
-  if (!family) return null;
+  const family = services.registry.family(chat);
   const [row] = await readStore(services).execute(
     `select workspace_id, bot_token from "${tableName(family)}" where organization_id::text = ? and id::text = ?`, [organizationId, organizationId],
   );
