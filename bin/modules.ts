@@ -5,6 +5,7 @@
 import type { Module } from '../engine/module.ts';
 import { exportModule } from '../export/module.ts';
 import { webhooksModule } from '../webhooks/module.ts';
+import { listWebhookDeliveries } from '../webhooks/delivery-log/tool.ts';
 import type { WebhookOptions } from '../webhooks/router.ts';
 import { statusPageModule } from '../web/status-page/module.ts';
 import { consoleModule } from '../web/console/module.ts';
@@ -45,6 +46,7 @@ export function modules(settings: ModuleSettings = {}): Module[] {
         address: credentialLimiter(SIGN_IN_LIMITS.address, settings.webhooks ?? {}, 'vigil_sign_in_address')(services),
         account: credentialLimiter(SIGN_IN_LIMITS.account, settings.webhooks ?? {}, 'vigil_sign_in_account')(services),
       }),
+      deliveryLog: listWebhookDeliveries,
     }),
     alertsModule,
     timelineModule,

@@ -80,7 +80,7 @@ function toAlert(r: Record<string, unknown>): Alert {
   };
 }
 
-export const listAlerts: DomainOperation = {
+export const listAlerts = {
   name: 'list_alerts',
   description:
     'The alerts the alert webhooks recorded, newest first (by when Vigil first recorded each). One alert per fingerprint, kept across fire and resolve cycles; ' +
@@ -104,7 +104,7 @@ export const listAlerts: DomainOperation = {
     const filters = [...equalTo(input, { status: 'status', source: 'source', service: 'service' }), ...atOrAfter(input, 'since', 'updated_at')];
     return { json: await recordPage(services, ALERT_LIST, caller.organization.id, filters, input, (rows) => rows.map(toAlert)) };
   },
-};
+} satisfies DomainOperation;
 
 /** The alert as get_alert answers it (effects, incident), read through `sql` (inside a transaction: its store); null when the organization has none of that id or fingerprint. */
 export async function readAlert(sql: SqlExecutor, organizationId: string, by: { id: string } | { fingerprint: string }): Promise<Record<string, unknown> | null> {
@@ -136,7 +136,7 @@ export async function alertsOfIncident(sql: SqlExecutor, organizationId: string,
 /** get_alert's answer, and every alert action's (the alert after the action). */
 export const ALERT_ANSWER = Type.Object({ data: Type.Intersect([ALERT, Type.Object({ effects: Type.Array(EFFECT), incident: Type.Union([INCIDENT, Type.Null()]) })]) });
 
-export const getAlert: DomainOperation = {
+export const getAlert = {
   name: 'get_alert',
   description:
     'One alert, by id or by fingerprint, with its effects in order: each page, chat post or thread update, investigation requested ' +
@@ -162,6 +162,6 @@ export const getAlert: DomainOperation = {
     if (!data) throw missing;
     return { json: { data } };
   },
-};
+} satisfies DomainOperation;
 
 export const ALERT_OPERATIONS: DomainOperation[] = [listAlerts, getAlert];
