@@ -6,7 +6,6 @@ import type { Module } from '../engine/module.ts';
 import { exportModule } from '../export/module.ts';
 import { webhooksModule } from '../webhooks/module.ts';
 import { listWebhookDeliveries } from '../webhooks/delivery-log/tool.ts';
-import type { WebhookOptions } from '../webhooks/router.ts';
 import { statusPageModule } from '../web/status-page/module.ts';
 import { consoleModule } from '../web/console/module.ts';
 import { SIGN_IN_LIMITS } from '../web/console/sign-in.ts';
@@ -21,30 +20,25 @@ import { aiModule } from '../domain/ai/module.ts';
 import { sloModule } from '../domain/slo/module.ts';
 import { checksModule } from '../domain/checks/module.ts';
 import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
-import type { CheckOptions } from '../domain/checks/options.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
-import type { NotifyOptions } from '../outbound/tick.ts';
 
-/** What the modules take from the deployment's settings (bin/env.ts) or a test's. */
-export interface ModuleSettings {
-  webhooks?: WebhookOptions;
-  checks?: CheckOptions;
-  notify?: NotifyOptions;
-}
-
-export function modules(settings: ModuleSettings = {}): Module[] {
+/**
+ * The modules, each taking its deployment settings one way: from `services.config` (declared where the part lives,
+ * filled by bin/serve.ts from bin/env.ts), never as arguments here.
+ */
+export function modules(): Module[] {
   return [
     exportModule,
-    webhooksModule(settings.webhooks),
+    webhooksModule,
     statusPageModule,
     // sign-in attempts are counted in the store the API's and webhooks' limits use (memory, PostgreSQL or Redis)
     consoleModule({
       signInLimiters: (services) => ({
-        address: credentialLimiter(SIGN_IN_LIMITS.address, settings.webhooks ?? {}, 'vigil_sign_in_address')(services),
-        account: credentialLimiter(SIGN_IN_LIMITS.account, settings.webhooks ?? {}, 'vigil_sign_in_account')(services),
+        address: credentialLimiter(SIGN_IN_LIMITS.address, services.config.webhooks ?? {}, 'vigil_sign_in_address')(services),
+        account: credentialLimiter(SIGN_IN_LIMITS.account, services.config.webhooks ?? {}, 'vigil_sign_in_account')(services),
       }),
       deliveryLog: listWebhookDeliveries,
     }),
@@ -55,11 +49,11 @@ export function modules(settings: ModuleSettings = {}): Module[] {
     serviceBindingsModule,
     fixesModule,
     aiModule,
-    outboundModule(settings.notify),
+    outboundModule,
     sloModule,
-    checksModule(settings.checks),
+    checksModule,
     // heartbeat deadlines are swept at the checks' cadence (VIGIL_CHECK_TICK_SECONDS)
-    heartbeatsModule({ tickSeconds: settings.checks?.tickSeconds }),
+    heartbeatsModule,
     statusPageSubscribersModule,
     chatModule,
     emailModule,

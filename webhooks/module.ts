@@ -6,15 +6,13 @@ import type { Module } from '../engine/module.ts';
 import { WebhookRateLimitEntity } from '../engine/rate-limit/store.ts';
 import { WebhookDeliveryEntity } from './delivery-log/entity.ts';
 import { listWebhookDeliveries } from './delivery-log/tool.ts';
-import { webhookRoutes, type WebhookOptions } from './router.ts';
+import { webhookRoutes } from './router.ts';
 import chat from '../resources/chat.ts';
 import requestSigning from '../resources/request_signing.ts';
 
-export function webhooksModule(options: WebhookOptions = {}): Module {
-  return {
-    name: 'webhooks', families: [chat, requestSigning],
-    entities: [WebhookDeliveryEntity, WebhookRateLimitEntity],
-    operations: [listWebhookDeliveries],
-    rawRoutes: [(services) => webhookRoutes(services, options)],
-  };
-}
+export const webhooksModule: Module = {
+  name: 'webhooks', families: [chat, requestSigning],
+  entities: [WebhookDeliveryEntity, WebhookRateLimitEntity],
+  operations: [listWebhookDeliveries],
+  rawRoutes: [(services) => webhookRoutes(services, services.config.webhooks)],
+};

@@ -56,6 +56,16 @@ export interface WebhookOptions extends SourceOptions {
   redisUrl?: string;
 }
 
+declare module '../engine/config.ts' {
+  interface ServiceConfig {
+    /**
+     * the webhooks' rate limit and the store every rate limit counts in (`VIGIL_WEBHOOK_RATE_LIMIT`,
+     * `VIGIL_WEBHOOK_RATE_LIMIT_STORE`, `VIGIL_REDIS_URL`), and the SNS client a test replaces; absent: the defaults
+     */
+    webhooks?: WebhookOptions;
+  }
+}
+
 /** The one answer for every token that selects no organization (and for unknown sources). */
 export const WEBHOOK_NOT_FOUND = { error: 'not_found', message: 'No webhook is served at this address.' } as const;
 

@@ -97,11 +97,9 @@ const scheduler = periodicPass(CHECK_TICK_QUEUE, CHECK_DEFAULTS.tickSeconds, (se
 /** The tick's job handler (its module.ts hands it to serve). */
 export const checkTickJob: JobHandler = scheduler.job;
 
-/** The checks module's start-up hook (`onStart`): records this instance's options and seeds the tick chain. */
-export function checkScheduler(options: CheckOptions = {}): (services: Services) => Promise<void> {
-  return async (services) => {
-    const resolved = resolveCheckOptions(options);
-    optionsOf.set(services, resolved);
-    await scheduler.seed(services, resolved.tickSeconds);
-  };
+/** The checks module's start-up hook (`onStart`): records this instance's options (`config.checks`) and seeds the tick chain. */
+export async function checkScheduler(services: Services): Promise<void> {
+  const resolved = resolveCheckOptions(services.config.checks);
+  optionsOf.set(services, resolved);
+  await scheduler.seed(services, resolved.tickSeconds);
 }

@@ -73,7 +73,10 @@ const sweep = periodicPass(HEARTBEAT_SWEEP_QUEUE, SWEEP_SECONDS, (services) => s
 
 export const heartbeatSweepJob: JobHandler = sweep.job;
 
-/** The module's start-up hook: seeds the sweep's chain at `seconds` (0: no passes; tests sweep by hand). */
-export function heartbeatSweeper(seconds: number): (services: Services) => Promise<void> {
-  return (services) => sweep.seed(services, seconds);
+/**
+ * The module's start-up hook: seeds the sweep's chain at the checks' cadence (`VIGIL_CHECK_TICK_SECONDS`; 0: no
+ * passes, tests sweep by hand).
+ */
+export function heartbeatSweeper(services: Services): Promise<void> {
+  return sweep.seed(services, services.config.checks?.tickSeconds ?? SWEEP_SECONDS);
 }
