@@ -11,9 +11,9 @@ import type { ChatApiSettings } from '../outbound/chat/config.ts';
 import type { EmailSettings } from '../outbound/email/config.ts';
 import { addressPolicy, networksFromSetting } from '../outbound/net/addresses.ts';
 import { DEFAULT_CODE_HOST_API_URL } from '../outbound/net/code-host-app.ts';
-import type { CodeHostSettings } from '../outbound/net/config.ts';
+import type { CodeHostSettings, OutboundSettings } from '../outbound/net/config.ts';
 import type { NotifyOptions } from '../outbound/tick.ts';
-import { DEFAULT_API_RATE_LIMIT, type RateLimit } from '../webhooks/limits.ts';
+import { DEFAULT_API_RATE_LIMIT, type RateLimit } from '../engine/rate-limit/limits.ts';
 
 /** A deployment setting that cannot be used: the message names the variable (and never repeats a secret value). */
 export class SettingError extends Error {
@@ -69,7 +69,7 @@ export interface Settings {
   /** `VIGIL_CODE_HOST_API_URL`, `VIGIL_CODE_HOST_APP_ID`, `VIGIL_CODE_HOST_APP_PRIVATE_KEY` */
   codeHost: CodeHostSettings;
   /** `VIGIL_OUTBOUND_ALLOW_LOOPBACK`, `VIGIL_OUTBOUND_ALLOWED_NETWORKS` */
-  outbound: { allowLoopback: boolean; allowedNetworks: string[] };
+  outbound: OutboundSettings & { allowLoopback: boolean; allowedNetworks: readonly string[] };
   /** `VIGIL_CHAT_API_URL` */
   chat: ChatApiSettings;
   /** `VIGIL_SMTP_URL`, `VIGIL_EMAIL_FROM` */

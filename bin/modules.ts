@@ -3,62 +3,57 @@
  * same list. Adding a part is one folder exporting a Module and one line here.
  */
 import type { Module } from '../engine/module.ts';
-import { domainOperations } from '../resources/index.ts';
 import { exportModule } from '../export/module.ts';
 import { webhooksModule } from '../webhooks/module.ts';
-import type { WebhookOptions } from '../webhooks/index.ts';
+import { listWebhookDeliveries } from '../webhooks/delivery-log/tool.ts';
 import { statusPageModule } from '../web/status-page/module.ts';
 import { consoleModule } from '../web/console/module.ts';
 import { SIGN_IN_LIMITS } from '../web/console/sign-in.ts';
-import { credentialLimiter } from '../webhooks/rate-limit.ts';
+import { credentialLimiter } from '../engine/rate-limit/store.ts';
 import { alertsModule } from '../domain/alerts/module.ts';
 import { timelineModule } from '../domain/timeline/module.ts';
 import { boardModule } from '../domain/board/module.ts';
 import { trackersModule } from '../domain/trackers/module.ts';
+import { serviceBindingsModule } from '../domain/service-bindings/module.ts';
 import { fixesModule } from '../domain/fixes/module.ts';
 import { aiModule } from '../domain/ai/module.ts';
 import { sloModule } from '../domain/slo/module.ts';
 import { checksModule } from '../domain/checks/module.ts';
 import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
-import type { CheckOptions } from '../domain/checks/options.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
-import type { NotifyOptions } from '../outbound/tick.ts';
 
-/** What the modules take from the deployment's settings (bin/env.ts) or a test's. */
-export interface ModuleSettings {
-  webhooks?: WebhookOptions;
-  checks?: CheckOptions;
-  notify?: NotifyOptions;
-}
-
-export function modules(settings: ModuleSettings = {}): Module[] {
+/**
+ * The modules, each taking its deployment settings one way: from `services.config` (declared where the part lives,
+ * filled by bin/serve.ts from bin/env.ts), never as arguments here.
+ */
+export function modules(): Module[] {
   return [
-    // agent tools (and REST routes) of families that are not their CRUD: they live beside the descriptors
-    { name: 'families', operations: domainOperations },
     exportModule,
-    webhooksModule(settings.webhooks),
+    webhooksModule,
     statusPageModule,
     // sign-in attempts are counted in the store the API's and webhooks' limits use (memory, PostgreSQL or Redis)
     consoleModule({
       signInLimiters: (services) => ({
-        address: credentialLimiter(SIGN_IN_LIMITS.address, settings.webhooks ?? {}, 'vigil_sign_in_address')(services),
-        account: credentialLimiter(SIGN_IN_LIMITS.account, settings.webhooks ?? {}, 'vigil_sign_in_account')(services),
+        address: credentialLimiter(SIGN_IN_LIMITS.address, services.config.webhooks ?? {}, 'vigil_sign_in_address')(services),
+        account: credentialLimiter(SIGN_IN_LIMITS.account, services.config.webhooks ?? {}, 'vigil_sign_in_account')(services),
       }),
+      deliveryLog: listWebhookDeliveries,
     }),
     alertsModule,
     timelineModule,
     boardModule,
     trackersModule,
+    serviceBindingsModule,
     fixesModule,
     aiModule,
-    outboundModule(settings.notify),
+    outboundModule,
     sloModule,
-    checksModule(settings.checks),
+    checksModule,
     // heartbeat deadlines are swept at the checks' cadence (VIGIL_CHECK_TICK_SECONDS)
-    heartbeatsModule({ tickSeconds: settings.checks?.tickSeconds }),
+    heartbeatsModule,
     statusPageSubscribersModule,
     chatModule,
     emailModule,

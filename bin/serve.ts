@@ -7,7 +7,8 @@ import { DataDirInUse } from '../engine/persistence/data-dir-lock.ts';
 import { SecretKeyRefused } from '../engine/bootstrap.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
-import { credentialLimiter } from '../webhooks/rate-limit.ts';
+import type { SourceOptions } from '../webhooks/sources/source.ts';
+import { credentialLimiter } from '../engine/rate-limit/store.ts';
 import { checkWidening, resolveCheckOptions } from '../domain/checks/options.ts';
 import { addressPolicy } from '../outbound/net/addresses.ts';
 import { targetRefusal } from '../outbound/net/url-rules.ts';
@@ -16,14 +17,17 @@ import { modules } from './modules.ts';
 import { recordFirstStart } from './first-start.ts';
 import { VERSION } from './version.ts';
 
-/** `serve`'s options for the deployment `settings` describe (read from the environment unless given). */
-export function serviceOptions(settings: Settings = readSettings()) {
+/**
+ * `serve`'s options for the deployment `settings` describe (read from the environment unless given). The tests'
+ * harness starts its services from these too; `sources` is what a test replaces in the webhook sources (the SNS client).
+ */
+export function serviceOptions(settings: Settings = readSettings(), sources: SourceOptions = {}) {
   const { rateLimitStore, redisUrl, webhookRateLimit } = settings.rateLimits;
   const store = { databaseUrl: settings.databaseUrl, rateLimitStore, redisUrl };
   const { outbound } = settings;
   return {
     registry: createRegistry(families),
-    modules: modules({ webhooks: { ...store, rateLimit: webhookRateLimit }, checks: settings.checks, notify: settings.notify }),
+    modules: modules(),
     config: {
       publicUrl: settings.publicUrl,
       trustPrincipalId: settings.trustPrincipalId,
@@ -34,6 +38,9 @@ export function serviceOptions(settings: Settings = readSettings()) {
       outbound,
       chat: settings.chat,
       email: settings.email,
+      webhooks: { ...sources, ...store, rateLimit: webhookRateLimit },
+      checks: settings.checks,
+      notify: settings.notify,
     },
     // refuse early: targets saved are judged by the same policies the requests are made under
     targets: targetRefusal({ outbound: addressPolicy(outbound.allowedNetworks, outbound.allowLoopback), check: checkWidening(resolveCheckOptions(settings.checks)) }),

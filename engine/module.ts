@@ -3,6 +3,8 @@
  * mounts them all. The engine knows no module by name; bin/modules.ts holds the one list.
  */
 import type { EntitySchema } from '@mikro-orm/core';
+import type { FamilyDescriptor } from './descriptor.ts';
+import type { Registry } from './registry.ts';
 import type Router from '@koa/router';
 import type { AuditListener, DomainOperation, Services } from './services.ts';
 import type { JobHandler } from './jobs/types.ts';
@@ -14,6 +16,11 @@ export interface Module {
   name: string;
   /** tables, created by the same migrations as the engine's */
   entities?: readonly EntitySchema[];
+  /**
+   * the families its code reads (through `registry.family`): served without one of them, the start stops and says
+   * which, instead of the part quietly acting as if the family held no rows
+   */
+  families?: readonly Pick<FamilyDescriptor, 'name'>[];
   /** operations served under /api/v1/config (where they declare a REST path) and as agent tools */
   operations?: readonly DomainOperation[];
   /** background job handlers, one per queue (engine/jobs) */
@@ -46,5 +53,14 @@ export function checkModules(modules: readonly Module[]): void {
     claim('module', m.name, m.name);
     for (const op of m.operations ?? []) claim('operation', op.name, m.name);
     for (const job of m.jobs ?? []) claim('job queue', job.queue, m.name);
+  }
+}
+
+/** Every family a module reads is served: one missing stops the start with a sentence naming the module and the family. */
+export function checkModuleFamilies(modules: readonly Module[], registry: Registry): void {
+  for (const m of modules) {
+    for (const { name } of m.families ?? []) {
+      if (!registry.get(name)) throw new Error(`The module ${m.name} reads the family ${name}, which the registry does not serve: serve the family, or serve without the ${m.name} module.`);
+    }
   }
 }

@@ -17,7 +17,13 @@ export class DescriptorError extends Error {
 
 export interface Registry {
   readonly families: readonly FamilyDescriptor[];
+  /** a family by a name that came from data (an audit entry, a URL): absent when not served */
   get(name: string): FamilyDescriptor | undefined;
+  /**
+   * The served form of a family the code imports. Its module declared it (`Module.families`), so a registry without
+   * it stopped the start (engine/module.ts); reaching here without it is a missing declaration, and says so.
+   */
+  family(descriptor: Pick<FamilyDescriptor, 'name'>): FamilyDescriptor;
 }
 
 /** Families are served with their integer fields bounded by their columns (engine/fields.ts), on every surface. */
@@ -29,7 +35,12 @@ export function createRegistry(declared: readonly FamilyDescriptor[]): Registry 
     byName.set(family.name, family);
   }
   for (const family of families) checkDescriptor(family, byName);
-  return { families, get: (name) => byName.get(name) };
+  const family = ({ name }: Pick<FamilyDescriptor, 'name'>) => {
+    const found = byName.get(name);
+    if (!found) throw new Error(`The family ${name} is not served: the module reading it must name it in its families, so that its absence stops the start.`);
+    return found;
+  };
+  return { families, get: (name) => byName.get(name), family };
 }
 
 function checkDescriptor(d: FamilyDescriptor, all: Map<string, FamilyDescriptor>): void {

@@ -22,7 +22,7 @@ import { domainRestPath } from './operations/domain.ts';
 import { batchOperation } from './operations/batch.ts';
 import { CONFIG_PREFIX, configApi } from './http/config-api.ts';
 import { openApiRoutes } from './http/openapi-routes.ts';
-import { checkModules, type Module } from './module.ts';
+import { checkModuleFamilies, checkModules, type Module } from './module.ts';
 import type { CredentialLimiter } from './http/rate-limit.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { operatorApi, requireOperator } from './http/operator-api.ts';
@@ -87,6 +87,7 @@ export interface RunningService {
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const modules = options.modules ?? [];
   checkModules(modules);
+  checkModuleFamilies(modules, options.registry);
   // the embedded database serves one process: refuse a second one before it opens the files (data-dir-lock.ts)
   const dirLock = lockDataDir(options.databaseUrl ? 'memory://' : (options.dataDir ?? DEFAULT_DATA_DIR));
   try {

@@ -30,15 +30,14 @@ interface Announcement {
 const MAX_FIELDS = 20;
 const MAX_VALUE = 120;
 
-/** The enabled rows that announce this change; none when the service serves no change_notifications. */
+/** The enabled rows that announce this change. */
 async function announcements(services: Services, sql: Sql, entry: AuditEntry): Promise<Announcement[]> {
-  const family = services.registry.get(changeNotifications.name);
-  if (!family) return [];
-  const configs = services.registry.get(outboundConfigs.name);
+  const family = services.registry.family(changeNotifications);
+  const configs = services.registry.family(outboundConfigs);
   const rows = await sql(
-    `select n.id, n.families, n.actions, n.destination_kind, n.chat_channel, n.outbound_config_id, ${configs ? 'c.kind' : 'null'} as config_kind
+    `select n.id, n.families, n.actions, n.destination_kind, n.chat_channel, n.outbound_config_id, c.kind as config_kind
        from "${tableName(family)}" n
-       ${configs ? `left join "${tableName(configs)}" c on c.organization_id = n.organization_id and c.id = n.outbound_config_id` : ''}
+       left join "${tableName(configs)}" c on c.organization_id = n.organization_id and c.id = n.outbound_config_id
       where n.organization_id = ? and coalesce(n.enabled, true)`,
     [entry.organizationId],
   );
@@ -85,8 +84,8 @@ export function changeText(change: ConfigChange): string {
 
 /** Asked before every audited write: the organization's rules, from memory. */
 async function concerns(services: Services, entry: AuditFacts): Promise<boolean> {
-  const family = services.registry.get(changeNotifications.name);
-  if (!family || !services.registry.get(entry.family)) return false;
+  const family = services.registry.family(changeNotifications);
+  if (!services.registry.get(entry.family)) return false;
   const rules = await cachedRows(services, family, entry.organizationId);
   return rules.some((rule) => rule.enabled !== false && announces(rule, entry));
 }

@@ -7,6 +7,7 @@
  * delivery. A `pager` config takes alert and incident events only (it has no way to say anything else).
  */
 import { defaultRow } from '../engine/operations/project.ts';
+import type { FamilyDescriptor } from '../engine/descriptor.ts';
 import type { Services } from '../engine/services.ts';
 import { tableName } from '../engine/persistence/entities.ts';
 import { selectRow, type RowQuery } from '../engine/persistence/sql.ts';
@@ -45,28 +46,22 @@ export interface Target {
 
 const PAGER_KINDS = /^(alert|incident)\./;
 
-function table(services: Services, family: string): string | null {
-  const d = services.registry.get(family);
-  return d ? `"${tableName(d)}"` : null;
-}
+const table = (services: Services, family: FamilyDescriptor) => `"${tableName(services.registry.family(family))}"`;
 
-/** The rules' statement (and the routes', when asked); null when this service serves no outbound rules. */
-function statement(services: Services, withRoutes: boolean): string | null {
-  const [rules, configs, settings, chat] = [table(services, outboundRules.name), table(services, outboundConfigs.name), table(services, notificationSettings.name), table(services, chatFamily.name)];
-  if (!rules || !configs) return null;
-  const routes = withRoutes ? table(services, alertRoutes.name) : null;
-  const teams = table(services, teamsFamily.name);
+/** The rules' statement (and the routes', when asked). */
+function statement(services: Services, withRoutes: boolean): string {
+  const [rules, configs, settings, chat, teams] = [outboundRules, outboundConfigs, notificationSettings, chatFamily, teamsFamily].map((d) => table(services, d));
   return `select
     (select coalesce(json_agg(json_build_object('id', r.id, 'events', r.events, 'config_id', r.outbound_config_id, 'config_kind', c.kind, 'filters', r.filters)), '[]'::json)
        from ${rules} r join ${configs} c on c.organization_id = r.organization_id and c.id = r.outbound_config_id and coalesce(c.enabled, true)
       where r.organization_id = ? and coalesce(r.enabled, true)) as rules,
-    ${settings ? `(select s.channels from ${settings} s where s.organization_id = ? and s.id = ?)` : 'null::jsonb'} as channels,
-    ${settings ? `(select coalesce(jsonb_array_length(s.email_recipients), 0) > 0 from ${settings} s where s.organization_id = ? and s.id = ?)` : 'false'} as mails,
-    ${chat ? `(select c.workspace_id is not null and c.bot_token is not null from ${chat} c where c.organization_id = ? and c.id = ?)` : 'false'} as chat_connected,
-    ${routes
-      ? `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'matchers', a.matchers, 'team_id', ${teams ? 't.id' : 'null'}, 'team', ${teams ? 't.name' : 'null'},
+    (select s.channels from ${settings} s where s.organization_id = ? and s.id = ?) as channels,
+    (select coalesce(jsonb_array_length(s.email_recipients), 0) > 0 from ${settings} s where s.organization_id = ? and s.id = ?) as mails,
+    (select c.workspace_id is not null and c.bot_token is not null from ${chat} c where c.organization_id = ? and c.id = ?) as chat_connected,
+    ${withRoutes
+      ? `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'matchers', a.matchers, 'team_id', t.id, 'team', t.name,
                  'pages', coalesce(a.pages, true), 'severity_override', a.severity_override, 'continue', coalesce(a."continue", false)) order by a.position, a.created_at), '[]'::json)
-           from ${routes} a ${teams ? `left join ${teams} t on t.organization_id = a.organization_id and t.id = a.team_id` : ''}
+           from ${table(services, alertRoutes)} a left join ${teams} t on t.organization_id = a.organization_id and t.id = a.team_id
           where a.organization_id = ? and coalesce(a.enabled, true))`
       : `'[]'::json`} as routes`;
 }
@@ -76,7 +71,6 @@ export interface OrganizationOutbound {
   routes: Route[];
 }
 
-const NONE: OrganizationOutbound = { rules: { rules: [], outboundKinds: new Set() }, routes: [] };
 
 /** The organization's outbound rules (and, with `withRoutes`, its enabled alert routes in order), in one round trip. */
 export function readOutbound(services: Services, sql: Sql, organizationId: string, withRoutes = false): Promise<OrganizationOutbound> {
@@ -85,19 +79,14 @@ export function readOutbound(services: Services, sql: Sql, organizationId: strin
 
 /** readOutbound's select, to be read alone or together with another (selectRows). */
 export function outboundQuery(services: Services, organizationId: string, withRoutes = false): RowQuery<OrganizationOutbound> {
-  const text = statement(services, withRoutes);
-  if (!text) return { sql: 'select true as no_outbound', params: [], read: () => NONE };
-  const params: unknown[] = [organizationId];
-  if (services.registry.get(notificationSettings.name)) params.push(organizationId, organizationId, organizationId, organizationId);
-  if (services.registry.get(chatFamily.name)) params.push(organizationId, organizationId);
-  if (withRoutes && services.registry.get(alertRoutes.name)) params.push(organizationId);
-  const settings = services.registry.get(notificationSettings.name);
+  const params: unknown[] = Array(withRoutes ? 8 : 7).fill(organizationId);
+  const settings = services.registry.family(notificationSettings);
   return {
-    sql: text,
+    sql: statement(services, withRoutes),
     params,
     read(row) {
       const rules = (jsonValue(row?.rules) ?? []) as OutboundRule[];
-      const defaults = (settings ? defaultRow(settings).channels : {}) as Record<string, string[]>;
+      const defaults = defaultRow(settings).channels as Record<string, string[]>;
       const channels = { ...defaults, ...((jsonValue(row?.channels) ?? {}) as Record<string, string[]>) };
       const kindsUsing = (channel: string) => new Set(Object.entries(channels).filter(([, list]) => Array.isArray(list) && list.includes(channel)).map(([kind]) => kind));
       const none = new Set<string>();

@@ -25,6 +25,13 @@ export interface NotifyOptions {
   tickSeconds?: number;
 }
 
+declare module '../engine/config.ts' {
+  interface ServiceConfig {
+    /** the periodic release pass's cadence (`VIGIL_NOTIFY_TICK_SECONDS`); absent: 30 seconds */
+    notify?: NotifyOptions;
+  }
+}
+
 const DEFAULT_TICK_SECONDS = 30;
 
 /** One release pass with the injected clock's "now": every channel sends what is due. */
@@ -48,10 +55,10 @@ const releaser = periodicPass(NOTIFY_TICK_QUEUE, DEFAULT_TICK_SECONDS, async (se
   await runHousekeeping(services);
 });
 
-/** The tick's job handler (webhooks/index.ts hands it to serve). */
+/** The tick's job handler (its module.ts hands it to serve). */
 export const notifyTickJob: JobHandler = releaser.job;
 
-/** The outbound module's start-up hook (`onStart`): records this instance's cadence and seeds the tick chain. */
-export function noticeReleaser(options: NotifyOptions = {}): (services: Services) => Promise<void> {
-  return (services) => releaser.seed(services, options.tickSeconds ?? DEFAULT_TICK_SECONDS);
+/** The outbound module's start-up hook (`onStart`): seeds the tick chain at this instance's cadence (`config.notify`). */
+export function noticeReleaser(services: Services): Promise<void> {
+  return releaser.seed(services, services.config.notify?.tickSeconds ?? DEFAULT_TICK_SECONDS);
 }

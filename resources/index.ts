@@ -1,6 +1,5 @@
 /** The registry of every resource family the service serves. Adding a family is adding a line here. */
 import type { FamilyDescriptor } from '../engine/descriptor.ts';
-import type { DomainOperation } from '../engine/services.ts';
 import ai_providers from './ai_providers.ts';
 import ai_settings from './ai_settings.ts';
 import alert_mutes from './alert_mutes.ts';
@@ -36,8 +35,6 @@ import team_members from './team_members.ts';
 import teams from './teams.ts';
 import ticket_import_rules from './ticket_import_rules.ts';
 import ticket_integrations from './ticket_integrations.ts';
-import { resolveServiceBindings } from './service_bindings_resolve.ts';
-import { configureTicketIntegration } from './ticket_integrations_configure.ts';
 
 export const families: FamilyDescriptor[] = [
   organization_settings,
@@ -76,6 +73,3 @@ export const families: FamilyDescriptor[] = [
   ticket_integrations,
   ticket_import_rules,
 ];
-
-/** Agent tools (and REST routes, where declared) that belong to families but are not their CRUD. */
-export const domainOperations: DomainOperation[] = [resolveServiceBindings, configureTicketIntegration];

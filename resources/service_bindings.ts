@@ -1,7 +1,6 @@
 import Type from 'typebox';
 import { defineFamily, type Row, nullable } from '../engine/descriptor.ts';
 import { uniqueItems } from '../engine/rules.ts';
-import { invalidateDiscovery } from './service_discovery.ts';
 
 
 const NO_SLASH = 'a name without "/"';
@@ -68,8 +67,6 @@ export default defineFamily({
   rules: [uniqueItems('log_groups'), uniqueItems('trace_service_names'), uniqueItems('metric_selectors')],
   hooks: {
     prepare: (row: Row) => (row.log_filter === '' ? { ...row, log_filter: null } : row),
-    // spec binding rule 6: the next resolve reflects the change
-    afterCommit: ({ ctx }) => invalidateDiscovery(ctx.caller.organization.id),
   },
   examples: {
     valid: [

@@ -1,13 +1,18 @@
 /**
- * Inbound webhooks: the router (raw bodies, mounted before the JSON body parser; each source names its handler in
- * sources/), the delivery log (table and agent tool) and the rate-limit table.
+ * Inbound webhooks: the router (raw bodies, mounted before the JSON body parser as signatures need the raw bytes;
+ * each source names its handler in sources/), the delivery log (table and agent tool) and the rate-limit table.
  */
 import type { Module } from '../engine/module.ts';
+import { WebhookRateLimitEntity } from '../engine/rate-limit/store.ts';
 import { WebhookDeliveryEntity } from './delivery-log/entity.ts';
 import { listWebhookDeliveries } from './delivery-log/tool.ts';
-import { webhookRouters, type WebhookOptions } from './index.ts';
-import { WebhookRateLimitEntity } from './rate-limit.ts';
+import { webhookRoutes } from './router.ts';
+import chat from '../resources/chat.ts';
+import requestSigning from '../resources/request_signing.ts';
 
-export function webhooksModule(options: WebhookOptions = {}): Module {
-  return { name: 'webhooks', entities: [WebhookDeliveryEntity, WebhookRateLimitEntity], operations: [listWebhookDeliveries], rawRoutes: webhookRouters(options) };
-}
+export const webhooksModule: Module = {
+  name: 'webhooks', families: [chat, requestSigning],
+  entities: [WebhookDeliveryEntity, WebhookRateLimitEntity],
+  operations: [listWebhookDeliveries],
+  rawRoutes: [(services) => webhookRoutes(services, services.config.webhooks)],
+};

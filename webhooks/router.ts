@@ -33,8 +33,8 @@ import type { Services } from '../engine/services.ts';
 import { keptHeaders, keptPayload } from './delivery-log/scrub.ts';
 import { deliveryLog, type DeliveryLog } from './delivery-log/writer.ts';
 import type { HeaderGetter, WebhookAnswer, WebhookHandler, WebhookRequest } from '../domain/webhook-contract.ts';
-import { DEFAULT_RATE_LIMIT, type RateLimit } from './limits.ts';
-import { createLimiter, limiterStore, type StoreLimiter } from './rate-limit.ts';
+import { DEFAULT_RATE_LIMIT, type RateLimit } from '../engine/rate-limit/limits.ts';
+import { createLimiter, limiterStore, type StoreLimiter } from '../engine/rate-limit/store.ts';
 import { closeAfterAnswer, jsonOf, readBounded, type RawBody } from './raw-body.ts';
 import { checkSignature, secretQuery } from './signing.ts';
 import { snsTopic } from './sns-topic.ts';
@@ -54,6 +54,16 @@ export interface WebhookOptions extends SourceOptions {
   rateLimitStore?: 'memory' | 'postgres' | 'redis';
   /** the Redis server of the `redis` store (redis:// or rediss://; may hold a password, so never logged) */
   redisUrl?: string;
+}
+
+declare module '../engine/config.ts' {
+  interface ServiceConfig {
+    /**
+     * the webhooks' rate limit and the store every rate limit counts in (`VIGIL_WEBHOOK_RATE_LIMIT`,
+     * `VIGIL_WEBHOOK_RATE_LIMIT_STORE`, `VIGIL_REDIS_URL`), and the SNS client a test replaces; absent: the defaults
+     */
+    webhooks?: WebhookOptions;
+  }
 }
 
 /** The one answer for every token that selects no organization (and for unknown sources). */

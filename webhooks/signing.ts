@@ -102,8 +102,7 @@ export function signedWith(scheme: SigningScheme, facts: { notes: string; operat
 /** The query reading a source's sealed secret: its own, or its request_signing row's while saved and enabled. */
 export function secretQuery(services: Services, segment: string, signing: Signing): { sql: string; params: unknown[] } | undefined {
   if (signing.savedElsewhere) return signing.savedElsewhere.secretQuery(services);
-  const family = services.registry.get(requestSigning.name);
-  if (!family) return undefined;
+  const family = services.registry.family(requestSigning);
   return {
     sql: `select s.secret from "${tableName(family)}" s where s.organization_id = o.id and s.source = ? and s.enabled is not false`,
     params: [segment],

@@ -16,8 +16,7 @@ import { iso, jsonValue, parseTimestamp, type SqlExecutor } from '../../engine/p
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import serviceBindings from '../../resources/service_bindings.ts';
-import { convention, discovered, resolve } from '../../resources/service_discovery.ts';
-import { family } from './providers.ts';
+import { convention, discovered, resolve } from '../service-bindings/discovery.ts';
 
 export const REFIRE_WINDOW_HOURS = 24;
 export const CHANGE_WINDOW_HOURS = 6;
@@ -111,7 +110,7 @@ async function serviceCards(sql: SqlExecutor, organizationId: string, service: s
 async function serviceBindingsOf(services: Services, organizationId: string, service: string, environment: string): Promise<Evidence['bindings']> {
   try {
     const id = environment ? `${service}/${environment}` : service;
-    const override = await readStore(services).get(family(services, serviceBindings.name), organizationId, id);
+    const override = await readStore(services).get(services.registry.family(serviceBindings), organizationId, id);
     const fields = resolve(override, await discovered(organizationId, service, environment), convention(service, environment));
     return { service, environment, fields };
   } catch (error) {

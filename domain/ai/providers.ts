@@ -7,7 +7,7 @@
  * (`KIND_BASE_URLS`); `self_hosted`, `gateway`, `cloud_platform` and `framework` have no public default (the
  * endpoint is the customer's own deployment) and a row of those kinds without `base_url` is skipped with a reason.
  */
-import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
+import type { Row } from '../../engine/descriptor.ts';
 import { defaultRow } from '../../engine/operations/project.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
@@ -54,12 +54,6 @@ export interface AiSettings {
   multi_agent_investigation: boolean;
 }
 
-export function family(services: Services, name: string): FamilyDescriptor {
-  const d = services.registry.get(name);
-  if (!d) throw new Error(`AI work needs the ${name} family`);
-  return d;
-}
-
 
 function providerRow(r: Row): ProviderRow {
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -73,7 +67,7 @@ function providerRow(r: Row): ProviderRow {
 }
 
 export async function readAiSettings(services: Services, organizationId: string): Promise<AiSettings> {
-  const d = family(services, aiSettings.name);
+  const d = services.registry.family(aiSettings);
   const stored = (await readStore(services).get(d, organizationId, organizationId)) ?? {};
   const defaults = defaultRow(d);
   const pick = (k: string) => stored[k] ?? defaults[k];
@@ -87,7 +81,7 @@ export async function readAiSettings(services: Services, organizationId: string)
 
 /** Enabled rows in the order the router tries them. */
 export async function enabledProviders(services: Services, organizationId: string): Promise<ProviderRow[]> {
-  const rows = (await readStore(services).list(family(services, aiProviders.name), organizationId)).map(providerRow);
+  const rows = (await readStore(services).list(services.registry.family(aiProviders), organizationId)).map(providerRow);
   // sorted here, not by the database: names compare by code point whatever the database's collation
   return rows.filter((r) => r.enabled).sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

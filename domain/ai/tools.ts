@@ -55,7 +55,7 @@ function investigationView(row: Record<string, unknown>) {
   };
 }
 
-export const getInvestigation: DomainOperation = {
+export const getInvestigation = {
   name: 'get_investigation',
   description:
     'One AI investigation of an alert: by its id, or the latest one of an alert by alert_id (get_alert\'s investigation_requested effect names the id). ' +
@@ -85,7 +85,7 @@ export const getInvestigation: DomainOperation = {
     if (!row) throw missing;
     return { json: { data: investigationView(row) } };
   },
-};
+} satisfies DomainOperation;
 
 const INVESTIGATIONS: RecordList = {
   name: 'investigations',

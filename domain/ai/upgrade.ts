@@ -16,7 +16,7 @@ import { diffRows, recordAudit } from '../../engine/operations/audit.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import aiProviders from '../../resources/ai_providers.ts';
-import { family, type ProviderRow } from './providers.ts';
+import type { ProviderRow } from './providers.ts';
 import { listModels, type Endpoint, type ListedModel } from './wire.ts';
 import { outboundHttp } from '../../outbound/net/http.ts';
 
@@ -72,7 +72,7 @@ export async function upgradedModel(services: Services, organizationId: string, 
     services.log.warn({ organization: organizationId, provider_id: row.id }, 'configured AI model is no longer listed and has no successor');
     return model;
   }
-  const d = family(services, aiProviders.name);
+  const d = services.registry.family(aiProviders);
   const moved = await inTransaction(services, async (store) => {
     const existing = await store.get(d, organizationId, row.id, true);
     if (!existing || existing.model !== model) return (existing?.model as string | null | undefined) ?? model; // someone else moved or changed it

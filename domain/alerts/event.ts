@@ -28,13 +28,17 @@ export const INTERNAL_ALERT_SOURCES = ['synthetic', 'certificate', 'heartbeat'] 
 /** Every source an alert can have. */
 export const ALL_ALERT_SOURCES = [...ALERT_SOURCES, ...INTERNAL_ALERT_SOURCES] as const;
 
-export const ALERT_STATUSES = ['firing', 'resolved', 'acknowledged'] as const;
+/**
+ * What an event says happened to its alert (a source's word for it, mapped): it fires, it resolved, or it was
+ * acknowledged in the product. Not the alert's stored state (`ALERT_STATES`, rules.ts), which may also be muted.
+ */
+export const EVENT_STATUSES = ['firing', 'resolved', 'acknowledged'] as const;
 
 export const AlertEventSchema = Type.Object(
   {
     /** `<source>:<the product's own stable id>`; the same alert in a later delivery gets the same fingerprint. */
     fingerprint: Type.String({ minLength: 1 }),
-    status: Type.Enum(ALERT_STATUSES),
+    status: Type.Enum(EVENT_STATUSES),
     title: Type.String({ minLength: 1 }),
     source: Type.Enum(ALL_ALERT_SOURCES),
     service: Type.Optional(Type.String()),
@@ -57,5 +61,5 @@ export const AlertEventSchema = Type.Object(
   { additionalProperties: false },
 );
 export type AlertEvent = Static<typeof AlertEventSchema>;
-export type AlertStatus = AlertEvent['status'];
+export type EventStatus = AlertEvent['status'];
 export type AlertSeverity = AlertEvent['severity'];

@@ -78,7 +78,7 @@ export const INCIDENT_ANSWER = Type.Object({
   ]),
 });
 
-export const listIncidents: DomainOperation = {
+export const listIncidents = {
   name: 'list_incidents',
   description:
     'The organization\'s incidents, newest first (by when each opened): open or closed, with who acknowledged, who is assigned and who ' +
@@ -106,9 +106,9 @@ export const listIncidents: DomainOperation = {
     const filters = [...equalTo(input, { status: 'status', severity: 'severity' }), ...service, ...atOrAfter(input, 'since', 'opened_at')];
     return { json: await recordPage(services, INCIDENT_LIST, caller.organization.id, filters, input, (rows) => rows.map(toIncident)) };
   },
-};
+} satisfies DomainOperation;
 
-export const getIncident: DomainOperation = {
+export const getIncident = {
   name: 'get_incident',
   description:
     'One incident with its alerts and its timeline, oldest first: each alert firing and its effects (pages, chat posts, storm grouping, ' +
@@ -125,4 +125,4 @@ export const getIncident: DomainOperation = {
     if (!data) throw notFound();
     return { json: { data } };
   },
-};
+} satisfies DomainOperation;

@@ -5,9 +5,15 @@ import { ALERT_ENTITIES } from './entities.ts';
 import { INCIDENT_ACTIONS } from './incident-actions.ts';
 import { getIncident, listIncidents } from './incidents.ts';
 import { ALERT_OPERATIONS } from './tools.ts';
+import organizationSettings from '../../resources/organization_settings.ts';
+import alertMutes from '../../resources/alert_mutes.ts';
+import statusPageMaintenances from '../../resources/status_page_maintenances.ts';
+import statusPageComponents from '../../resources/status_page_components.ts';
+import slos from '../../resources/slos.ts';
+import slis from '../../resources/slis.ts';
 
 export const alertsModule: Module = {
-  name: 'alerts',
+  name: 'alerts', families: [organizationSettings, alertMutes, statusPageMaintenances, statusPageComponents, slos, slis],
   entities: ALERT_ENTITIES,
   operations: [...ALERT_OPERATIONS, ...ALERT_ACTIONS, listIncidents, getIncident, ...INCIDENT_ACTIONS],
 };

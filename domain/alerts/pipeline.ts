@@ -48,7 +48,7 @@ import { policyQuery, type Policy } from './policy.ts';
 import { monthSpend, monthStart } from '../ai/spend.ts';
 import {
   acknowledgedPath, actionPath, budgetRefusal, cooldownRefusal, firingPath, formsStorm, inRefireCooldown, incidentTitle, investigationCooldownStart,
-  matchingMute, muteEffect, opensIncident, pausedRefusal, shownSeverity, stormWindow, type AlertStatus, type PersonAction, type Refusal, type StormWindow,
+  matchingMute, muteEffect, opensIncident, pausedRefusal, shownSeverity, stormWindow, type AlertState, type PersonAction, type Refusal, type StormWindow,
 } from './rules.ts';
 import { AlertStore, refreshRepeats, type AlertRow, type IncidentRow, type StormState } from './store.ts';
 import { WriteBatcher } from './write-batcher.ts';
@@ -77,8 +77,8 @@ export async function ingestAlerts(services: Services, organization: Organizatio
 /** What became of a person's action on one alert (rules.ts `actionPath`), and its status before and after. */
 export interface ActionResult {
   outcome: 'applied' | 'unchanged' | 'conflict';
-  from: AlertStatus;
-  to: AlertStatus;
+  from: AlertState;
+  to: AlertState;
 }
 
 /** What a person's actions may ask of the pipeline (alert-actions.ts, incident-actions.ts): each the step a source's event would take. */

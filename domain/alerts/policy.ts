@@ -4,7 +4,6 @@
  * month's AI spend for the budget check is ai/spend.ts's. Reads go through the registry's descriptors, so the
  * settings are exactly what the configuration API answers.
  */
-import type { FamilyDescriptor } from '../../engine/descriptor.ts';
 import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { selectRow, type RowQuery } from '../../engine/persistence/sql.ts';
@@ -35,12 +34,6 @@ export interface Policy {
 }
 
 
-function family(services: Services, name: string): FamilyDescriptor {
-  const d = services.registry.get(name);
-  if (!d) throw new Error(`the alert pipeline needs the ${name} family`);
-  return d;
-}
-
 /** Settings and in-force mutes in one round trip. */
 export function readPolicy(services: Services, sql: Sql, organizationId: string, now: Date): Promise<Policy> {
   return selectRow(sql, policyQuery(services, organizationId, now));
@@ -48,8 +41,8 @@ export function readPolicy(services: Services, sql: Sql, organizationId: string,
 
 /** The policy's select, to be read alone or together with another (selectRows). */
 export function policyQuery(services: Services, organizationId: string, now: Date): RowQuery<Policy> {
-  const settingsFamily = family(services, organizationSettings.name);
-  const mutesFamily = family(services, alertMutes.name);
+  const settingsFamily = services.registry.family(organizationSettings);
+  const mutesFamily = services.registry.family(alertMutes);
   const windows = maintenanceSelect(services, organizationId, now);
   return {
     sql: `select ${settingsSelect(settingsFamily)} as settings,
@@ -67,11 +60,10 @@ export function policyQuery(services: Services, organizationId: string, now: Dat
 
 /**
  * The running maintenance windows that mute alerts, each with the services its components stand for: the
- * services of the SLIs the components' linked SLOs measure. Nothing when the status page families are not served.
+ * services of the SLIs the components' linked SLOs measure.
  */
 function maintenanceSelect(services: Services, organizationId: string, now: Date): { sql: string; params: unknown[] } {
-  const [windows, components, objectives, indicators] = [statusPageMaintenances, statusPageComponents, slos, slis].map((d) => services.registry.get(d.name));
-  if (!windows || !components || !objectives || !indicators) return { sql: `'[]'::json`, params: [] };
+  const [windows, components, objectives, indicators] = [statusPageMaintenances, statusPageComponents, slos, slis].map((d) => services.registry.family(d));
   return {
     sql: `(select coalesce(json_agg(json_build_object('id', w.id, 'maintenance', w.title, 'services',
               (select coalesce(json_agg(distinct lower(i.service)), '[]'::json)

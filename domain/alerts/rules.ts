@@ -10,7 +10,9 @@ import type { Settings } from '../organization/settings.ts';
 const MINUTE = 60_000;
 const SEVERITY_RANK: Record<AlertSeverity, number> = { critical: 4, high: 3, warning: 2, info: 1 };
 
-export type AlertStatus = 'firing' | 'acknowledged' | 'resolved' | 'muted';
+/** The state an alert is stored in (`alerts.status`): an event's status (event.ts), or muted when a mute matched it. */
+export const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
+export type AlertState = (typeof ALERT_STATES)[number];
 
 /**
  * The mute in force that silences the alert, if any: an alert mute whose pattern is in its title, source or
@@ -37,7 +39,7 @@ export function shownSeverity(override: AlertSeverity | null, event: Pick<AlertE
  * A firing event: already firing → `duplicate` (nothing pages); acknowledged → `unacknowledged` (the pager took
  * the acknowledgement back, it already paged); new, resolved or muted → `raise` (mute, cooldown, storm decide).
  */
-export function firingPath(status: AlertStatus, created: boolean): 'duplicate' | 'unacknowledged' | 'raise' {
+export function firingPath(status: AlertState, created: boolean): 'duplicate' | 'unacknowledged' | 'raise' {
   if (created) return 'raise';
   if (status === 'firing') return 'duplicate';
   if (status === 'acknowledged') return 'unacknowledged';
@@ -45,13 +47,13 @@ export function firingPath(status: AlertStatus, created: boolean): 'duplicate' |
 }
 
 /** An acknowledgement: a new alert is stored acknowledged; one already acknowledged or resolved is a duplicate. */
-export function acknowledgedPath(status: AlertStatus, created: boolean): 'created' | 'duplicate' | 'acknowledge' {
+export function acknowledgedPath(status: AlertState, created: boolean): 'created' | 'duplicate' | 'acknowledge' {
   if (created) return 'created';
   return status === 'acknowledged' || status === 'resolved' ? 'duplicate' : 'acknowledge';
 }
 
 /** A resolved alert fired again less than `alert_refire_cooldown_minutes` after it resolved (0 turns this off). */
-export function inRefireCooldown(alert: { status: AlertStatus; resolved_at: Date | null }, settings: Settings, now: Date): boolean {
+export function inRefireCooldown(alert: { status: AlertState; resolved_at: Date | null }, settings: Settings, now: Date): boolean {
   const cooldown = settings.alert_refire_cooldown_minutes * MINUTE;
   return alert.status === 'resolved' && alert.resolved_at !== null && cooldown > 0 && now.getTime() - alert.resolved_at.getTime() < cooldown;
 }
@@ -112,7 +114,7 @@ export type PersonAction = (typeof PERSON_ACTIONS)[number];
  * acknowledge: firing or muted → acknowledged (resolved: reopen it first); unacknowledge: acknowledged → firing
  * (resolved: nothing to take back); resolve: anything not resolved → resolved; reopen: resolved → fires again.
  */
-export function actionPath(action: PersonAction, status: AlertStatus): 'apply' | 'unchanged' | 'conflict' {
+export function actionPath(action: PersonAction, status: AlertState): 'apply' | 'unchanged' | 'conflict' {
   switch (action) {
     case 'acknowledge':
       return status === 'acknowledged' ? 'unchanged' : status === 'resolved' ? 'conflict' : 'apply';

@@ -7,12 +7,12 @@ import { parseTimestamp, type SqlExecutor as Sql } from '../../engine/persistenc
 import type { AlertEvent, AlertSeverity } from './event.ts';
 import type { Actor, Effect } from './outcomes.ts';
 import { monthSpend } from '../ai/spend.ts';
-import type { AlertStatus, StormWindow } from './rules.ts';
+import type { AlertState, StormWindow } from './rules.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 
 export interface AlertRow {
   id: string;
-  status: AlertStatus;
+  status: AlertState;
   severity: AlertSeverity;
   /** the severity its routes set at its last fire, which repeats and acknowledgements keep */
   severity_override: AlertSeverity | null;

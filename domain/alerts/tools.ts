@@ -11,13 +11,12 @@ import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { ALL_ALERT_SOURCES as ALERT_SOURCES } from './event.ts';
 import { EFFECT_KINDS } from './outcomes.ts';
+import { ALERT_STATES } from './rules.ts';
 import { literals, time, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 import { pageFields, type PageLimits } from '../../engine/operations/page.ts';
 import { atOrAfter, equalTo, NEWEST_FIRST, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 import type { SqlExecutor } from '../../engine/persistence/sql.ts';
 import { MEMBER, memberColumns, memberOf } from './people.ts';
-
-const ALERT_STATES = ['firing', 'acknowledged', 'resolved', 'muted'] as const;
 
 export const ALERT = Type.Object({
   id: Type.String(),
@@ -81,7 +80,7 @@ function toAlert(r: Record<string, unknown>): Alert {
   };
 }
 
-export const listAlerts: DomainOperation = {
+export const listAlerts = {
   name: 'list_alerts',
   description:
     'The alerts the alert webhooks recorded, newest first (by when Vigil first recorded each). One alert per fingerprint, kept across fire and resolve cycles; ' +
@@ -105,7 +104,7 @@ export const listAlerts: DomainOperation = {
     const filters = [...equalTo(input, { status: 'status', source: 'source', service: 'service' }), ...atOrAfter(input, 'since', 'updated_at')];
     return { json: await recordPage(services, ALERT_LIST, caller.organization.id, filters, input, (rows) => rows.map(toAlert)) };
   },
-};
+} satisfies DomainOperation;
 
 /** The alert as get_alert answers it (effects, incident), read through `sql` (inside a transaction: its store); null when the organization has none of that id or fingerprint. */
 export async function readAlert(sql: SqlExecutor, organizationId: string, by: { id: string } | { fingerprint: string }): Promise<Record<string, unknown> | null> {
@@ -137,7 +136,7 @@ export async function alertsOfIncident(sql: SqlExecutor, organizationId: string,
 /** get_alert's answer, and every alert action's (the alert after the action). */
 export const ALERT_ANSWER = Type.Object({ data: Type.Intersect([ALERT, Type.Object({ effects: Type.Array(EFFECT), incident: Type.Union([INCIDENT, Type.Null()]) })]) });
 
-export const getAlert: DomainOperation = {
+export const getAlert = {
   name: 'get_alert',
   description:
     'One alert, by id or by fingerprint, with its effects in order: each page, chat post or thread update, investigation requested ' +
@@ -163,6 +162,6 @@ export const getAlert: DomainOperation = {
     if (!data) throw missing;
     return { json: { data } };
   },
-};
+} satisfies DomainOperation;
 
 export const ALERT_OPERATIONS: DomainOperation[] = [listAlerts, getAlert];

@@ -36,7 +36,7 @@ const CARD = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
 });
 
-export const listCardsOperation: DomainOperation = {
+export const listCardsOperation = {
   name: 'list_cards',
   description:
     'Cards on the ops board, newest first. Archived (won\'t-do) cards are left out unless status is archived. ' +
@@ -59,9 +59,9 @@ export const listCardsOperation: DomainOperation = {
   async run(services, caller, input) {
     return { json: await listCards(services, caller.organization, input as CardFilters) };
   },
-};
+} satisfies DomainOperation;
 
-export const getCardOperation: DomainOperation = {
+export const getCardOperation = {
   name: 'get_card',
   description: 'One card by id or key (any case), with its comments in order and its effects (notification, chat_post, assignment_skipped, updated).',
   input: Type.Object({ card: CARD_REF }, { additionalProperties: false }),
@@ -83,9 +83,9 @@ export const getCardOperation: DomainOperation = {
   async run(services, caller, input) {
     return { json: { data: await getCard(services, caller.organization, String(input.card)) } };
   },
-};
+} satisfies DomainOperation;
 
-export const updateCardOperation: DomainOperation = {
+export const updateCardOperation = {
   name: 'update_card',
   description:
     'Changes a card (by id or key): only the fields given. ' +
@@ -115,9 +115,9 @@ export const updateCardOperation: DomainOperation = {
     const result = await updateCard(services, caller.organization, String(card), fields, services.clock.now(), caller);
     return { json: { data: result.body } };
   },
-};
+} satisfies DomainOperation;
 
-export const addCardCommentOperation: DomainOperation = {
+export const addCardCommentOperation = {
   name: 'add_card_comment',
   additive: true,
   description:
@@ -142,6 +142,6 @@ export const addCardCommentOperation: DomainOperation = {
     const result = await addComment(services, caller.organization, String(card), fields, key, services.clock.now(), caller);
     return { json: { data: { id: result.body.id, duplicate: result.duplicate } } };
   },
-};
+} satisfies DomainOperation;
 
 export const BOARD_OPERATIONS: DomainOperation[] = [listCardsOperation, getCardOperation, updateCardOperation, addCardCommentOperation];

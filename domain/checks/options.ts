@@ -35,3 +35,10 @@ export function checkWidening(options: ResolvedCheckOptions): Widening {
 export function resolveCheckOptions(options: CheckOptions = {}): ResolvedCheckOptions {
   return { ...CHECK_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
 }
+
+declare module '../../engine/config.ts' {
+  interface ServiceConfig {
+    /** the check scheduler's cadence, alert threshold and reach (`VIGIL_CHECK_*`); absent: the defaults */
+    checks?: CheckOptions;
+  }
+}

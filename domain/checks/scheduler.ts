@@ -29,19 +29,13 @@ const PARALLEL = 8;
 const optionsOf = new WeakMap<Services, ResolvedCheckOptions>();
 
 function kinds(services: Services): KindTable[] {
-  const table = (family: string) => {
-    const d = services.registry.get(family);
-    return d ? tableName(d) : null;
-  };
-  const synthetic = table(syntheticChecks.name);
-  const certificate = table(certificateMonitors.name);
   return [
-    ...(synthetic ? [{
-      kind: 'synthetic' as const, table: synthetic,
+    {
+      kind: 'synthetic', table: tableName(services.registry.family(syntheticChecks)),
       columns: ['name', 'url', 'method', 'expected_status', 'body_contains', 'timeout_ms', 'headers', 'service'],
       nextRun: '?::timestamptz + make_interval(secs => coalesce(c.interval_seconds, 60))',
-    }] : []),
-    ...(certificate ? [{ kind: 'certificate' as const, table: certificate, columns: ['host', 'port', 'sni', 'warn_days'], nextRun: `?::timestamptz + interval '1 day'` }] : []),
+    },
+    { kind: 'certificate', table: tableName(services.registry.family(certificateMonitors)), columns: ['host', 'port', 'sni', 'warn_days'], nextRun: `?::timestamptz + interval '1 day'` },
   ];
 }
 
@@ -100,14 +94,12 @@ async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise
 
 const scheduler = periodicPass(CHECK_TICK_QUEUE, CHECK_DEFAULTS.tickSeconds, (services) => runSchedulingPass(services));
 
-/** The tick's job handler (webhooks/index.ts hands it to serve). */
+/** The tick's job handler (its module.ts hands it to serve). */
 export const checkTickJob: JobHandler = scheduler.job;
 
-/** The checks module's start-up hook (`onStart`): records this instance's options and seeds the tick chain. */
-export function checkScheduler(options: CheckOptions = {}): (services: Services) => Promise<void> {
-  return async (services) => {
-    const resolved = resolveCheckOptions(options);
-    optionsOf.set(services, resolved);
-    await scheduler.seed(services, resolved.tickSeconds);
-  };
+/** The checks module's start-up hook (`onStart`): records this instance's options (`config.checks`) and seeds the tick chain. */
+export async function checkScheduler(services: Services): Promise<void> {
+  const resolved = resolveCheckOptions(services.config.checks);
+  optionsOf.set(services, resolved);
+  await scheduler.seed(services, resolved.tickSeconds);
 }

@@ -18,7 +18,7 @@ import { ApiError } from '../../engine/errors.ts';
 import { codeHostSettings } from '../../outbound/net/code-host-app.ts';
 import { defaultRow } from '../../engine/operations/project.ts';
 import type { Services } from '../../engine/services.ts';
-import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
+import type { Row } from '../../engine/descriptor.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
 import codeHostSettingsFamily from '../../resources/code_host_settings.ts';
 import repoSettings from '../../resources/repo_settings.ts';
@@ -48,12 +48,6 @@ export function refusedFor(reason: string, message: string, extra: Record<string
   return new ApiError('validation_failed', message, { extra: { reason, ...extra } });
 }
 
-function family(services: Services, name: string): FamilyDescriptor {
-  const d = services.registry.get(name);
-  if (!d) throw new Error(`fix requests need the ${name} family`);
-  return d;
-}
-
 const list = (v: unknown): string[] => {
   const parsed = typeof v === 'string' ? JSON.parse(v) : v;
   return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === 'string') : [];
@@ -72,11 +66,11 @@ export interface RepoRow {
 
 /** The organization's code-host settings (defaults when never saved) and its repository rows. */
 export async function readSettings(services: Services, store: FamilyStore, organizationId: string): Promise<{ codeHost: Row; repos: RepoRow[] }> {
-  const codeHostFamily = family(services, codeHostSettingsFamily.name);
+  const codeHostFamily = services.registry.family(codeHostSettingsFamily);
   const stored = (await store.get(codeHostFamily, organizationId, organizationId)) ?? {};
   const defaults = defaultRow(codeHostFamily);
   const codeHost = Object.fromEntries(Object.keys(defaults).map((k) => [k, stored[k] ?? defaults[k]]));
-  const rows = await store.list(family(services, repoSettings.name), organizationId);
+  const rows = await store.list(services.registry.family(repoSettings), organizationId);
   const repos = rows.map((r) => ({
     repo: String(r.repo).toLowerCase(),
     services: list(r.services),

@@ -58,7 +58,7 @@ export const listFixRequestsOperation: DomainOperation = {
   },
 };
 
-export const getFixRequestOperation: DomainOperation = {
+export const getFixRequestOperation = {
   name: 'get_fix_request',
   description:
     `One fix request by id: status (${STATUS_WORDS}), reason, pull request URL, and its timeline of steps in order ` +
@@ -81,6 +81,6 @@ export const getFixRequestOperation: DomainOperation = {
   async run(services, caller, input) {
     return { json: { data: await getFixRequest(services, caller.organization, String(input.id)) } };
   },
-};
+} satisfies DomainOperation;
 
 export const FIX_OPERATIONS: DomainOperation[] = [listFixRequestsOperation, getFixRequestOperation];

@@ -14,7 +14,7 @@ import { heartbeatTable } from './sweep.ts';
 
 export const heartbeatPing: WebhookHandler = async ({ services, organization, name, receivedAt }): Promise<WebhookAnswer> => {
   const table = heartbeatTable(services);
-  if (!name || !table) throw new ApiError('not_found', 'A ping names its heartbeat: /webhooks/heartbeat/<token>/<heartbeat name>.');
+  if (!name) throw new ApiError('not_found', 'A ping names its heartbeat: /webhooks/heartbeat/<token>/<heartbeat name>.');
   const now = services.clock.now();
   const pinged = await recordPing(readStore(services).execute, table, organization.id, name, now);
   // the name is not echoed: the answer says only that none matched

@@ -25,16 +25,14 @@ const CLAIM_LIMIT = 100;
 /** seconds between passes when the deployment does not say (the checks' default cadence) */
 export const SWEEP_SECONDS = 5;
 
-/** The family's table, or null when the registry does not serve heartbeats. */
-export function heartbeatTable(services: Services): string | null {
-  const d = services.registry.get(heartbeats.name);
-  return d ? tableName(d) : null;
+/** The family's table. */
+export function heartbeatTable(services: Services): string {
+  return tableName(services.registry.family(heartbeats));
 }
 
 /** One sweep with the injected clock's "now": the ids of the heartbeats it fired. Tests call it directly. */
 export async function sweepHeartbeats(services: Services): Promise<string[]> {
   const table = heartbeatTable(services);
-  if (!table) return [];
   const sql = readStore(services).execute;
   const now = services.clock.now();
   await syncDeadlines(sql, table);
@@ -75,7 +73,10 @@ const sweep = periodicPass(HEARTBEAT_SWEEP_QUEUE, SWEEP_SECONDS, (services) => s
 
 export const heartbeatSweepJob: JobHandler = sweep.job;
 
-/** The module's start-up hook: seeds the sweep's chain at `seconds` (0: no passes; tests sweep by hand). */
-export function heartbeatSweeper(seconds: number): (services: Services) => Promise<void> {
-  return (services) => sweep.seed(services, seconds);
+/**
+ * The module's start-up hook: seeds the sweep's chain at the checks' cadence (`VIGIL_CHECK_TICK_SECONDS`; 0: no
+ * passes, tests sweep by hand).
+ */
+export function heartbeatSweeper(services: Services): Promise<void> {
+  return sweep.seed(services, services.config.checks?.tickSeconds ?? SWEEP_SECONDS);
 }

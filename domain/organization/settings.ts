@@ -28,8 +28,7 @@ export function settingsOf(family: FamilyDescriptor, stored: unknown): Settings 
 
 /** The organization's settings, read alone. */
 export async function readSettings(services: Services, sql: Sql, organizationId: string): Promise<Settings> {
-  const family = services.registry.get(organizationSettings.name);
-  if (!family) throw new Error(`the organization's settings need the ${organizationSettings.name} family`);
+  const family = services.registry.family(organizationSettings);
   const [row] = await sql(`select ${settingsSelect(family)} as settings`, [organizationId, organizationId]);
   return settingsOf(family, jsonValue(row?.settings));
 }

@@ -32,12 +32,6 @@ export interface SloEvaluation {
 const DAY_MS = 86_400_000;
 const NO_COUNTS = { good: 0, total: 0 };
 
-function family(services: Services, name: string) {
-  const d = services.registry.get(name);
-  if (!d) throw new Error(`family ${name} is not registered`);
-  return d;
-}
-
 /** The checks that feed an SLI, by the rule above. */
 export function feedingChecks(sli: Row, checks: Row[]): string[] {
   const query = typeof sli.query === 'string' ? sli.query.trim() : null;
@@ -82,12 +76,12 @@ const same = (a: unknown, b: unknown) => (a === null || a === undefined ? null :
 export async function refreshSlos(services: Services, organizationId: string, options: { service?: string } = {}): Promise<SloEvaluation[]> {
   const now = services.clock.now();
   const store = readStore(services);
-  const slis = await store.list(family(services, slisDescriptor.name), organizationId, options.service ? { where: { service: options.service } } : {});
+  const slis = await store.list(services.registry.family(slisDescriptor), organizationId, options.service ? { where: { service: options.service } } : {});
   if (slis.length === 0) return [];
-  const slosFamily = family(services, slosDescriptor.name);
+  const slosFamily = services.registry.family(slosDescriptor);
   const slos = await store.list(slosFamily, organizationId, { where: { sli_id: { $in: slis.map((s) => s.id) } } });
   if (slos.length === 0) return [];
-  const checks = await store.list(family(services, syntheticChecks.name), organizationId);
+  const checks = await store.list(services.registry.family(syntheticChecks), organizationId);
   const byId = new Map(slis.map((s) => [s.id, s]));
   const out: SloEvaluation[] = [];
   for (const slo of slos) {
@@ -112,7 +106,7 @@ export async function refreshSlos(services: Services, organizationId: string, op
  * past old runs (or runs that stopped) move the status without a new result.
  */
 export async function refreshAllSlos(services: Services): Promise<number> {
-  const table = tableName(family(services, slosDescriptor.name));
+  const table = tableName(services.registry.family(slosDescriptor));
   const organizations = await readStore(services).execute(`select distinct organization_id from ${table}`, []);
   let evaluated = 0;
   for (const { organization_id } of organizations) evaluated += (await refreshSlos(services, String(organization_id))).length;

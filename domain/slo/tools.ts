@@ -45,7 +45,7 @@ export const checkDeployGate: DomainOperation = {
     const organizationId = caller.organization.id;
     const now = services.clock.now();
     const store = readStore(services);
-    const [policy] = await store.list(services.registry.get(deployPolicies.name)!, organizationId, { where: { service } });
+    const [policy] = await store.list(services.registry.family(deployPolicies), organizationId, { where: { service } });
     const evaluations = await refreshSlos(services, organizationId, { service });
     const incidents = await store.execute(
       `select i.id, i.title, i.severity, i.opened_at from incidents i

@@ -26,8 +26,8 @@ const utc = (value: unknown) => {
 };
 
 async function componentNames(services: Services, sql: Sql, organizationId: string, ids: unknown): Promise<string[]> {
-  const family = services.registry.get(statusPageComponents.name);
-  if (!family || !Array.isArray(ids) || ids.length === 0) return [];
+  if (!Array.isArray(ids) || ids.length === 0) return [];
+  const family = services.registry.family(statusPageComponents);
   const rows = await sql(`select "id", "display_name" from "${tableName(family)}" where "organization_id" = ?`, [organizationId]);
   const names = new Map(rows.map((r) => [String(r.id), String(r.display_name)]));
   return ids.map((id) => names.get(String(id))).filter((n): n is string => n !== undefined);
@@ -88,8 +88,7 @@ export async function mailSubscribers(services: Services, sql: Sql, organization
 
 /** The page of an organization while it is public, or null. */
 export async function publicPageOf(services: Services, sql: Sql, organizationId: string): Promise<{ slug: string; title: string } | null> {
-  const settings = services.registry.get(statusPageSettings.name);
-  if (!settings) return null;
+  const settings = services.registry.family(statusPageSettings);
   const [page] = await sql(`select "slug", "title" from "${tableName(settings)}" where "organization_id" = ? and "public" = true and "slug" is not null`, [organizationId]);
   return page ? { slug: String(page.slug), title: String(page.title ?? 'Status') } : null;
 }

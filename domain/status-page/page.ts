@@ -24,8 +24,8 @@ export function isSlug(value: string): boolean {
 }
 
 export async function publishedPage(services: Services, slug: string): Promise<PublishedPage | null> {
-  const settings = services.registry.get(statusPageSettings.name);
-  if (!settings || !isSlug(slug)) return null;
+  if (!isSlug(slug)) return null;
+  const settings = services.registry.family(statusPageSettings);
   const [found] = await readStore(services).execute(
     `select "organization_id", "title", "support_url", "history_days" from "${tableName(settings)}" where "slug" = ? and "public" = true`,
     [slug],

@@ -36,8 +36,8 @@ const utc = (value: unknown) => `${new Date(value as string).toISOString().slice
 
 /** One pass: every window that started or ended since the last day and whose notice is not yet claimed. */
 export async function runWindowNotices(services: Services): Promise<number> {
-  const family = services.registry.get(statusPageMaintenances.name);
-  if (!family || !canSendMail(services)) return 0;
+  if (!canSendMail(services)) return 0;
+  const family = services.registry.family(statusPageMaintenances);
   const now = services.clock.now();
   const since = new Date(now.getTime() - DAY);
   const due = await readStore(services).execute(

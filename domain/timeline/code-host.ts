@@ -54,8 +54,7 @@ function decode(request: WebhookRequest): Payload {
 
 /** The services repo_settings maps the repository to, or [] when it maps none. */
 async function mappedServices(services: Services, organizationId: string, fullName: string): Promise<string[]> {
-  const family = services.registry.get(repoSettings.name);
-  if (!family) return [];
+  const family = services.registry.family(repoSettings);
   const [row] = await readStore(services).list(family, organizationId, { where: { repo: fullName.toLowerCase() } });
   const list = typeof row?.services === 'string' ? JSON.parse(row.services) : row?.services;
   if (!Array.isArray(list)) return [];

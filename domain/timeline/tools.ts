@@ -88,7 +88,7 @@ const DEPLOYMENTS: RecordList = {
   limits: RECORD_LIST_LIMITS,
 };
 
-export const listDeployments: DomainOperation = {
+export const listDeployments = {
   name: 'list_deployments',
   description:
     'The deployments timeline, newest first (by occurred_at: completed_at, else started_at, else when received): deploys, rollbacks, config ' +
@@ -122,7 +122,7 @@ export const listDeployments: DomainOperation = {
     }
     return { json: await recordPage(services, DEPLOYMENTS, caller.organization.id, filters, input, (rows) => rows.map(toEntry)) };
   },
-};
+} satisfies DomainOperation;
 
 export const getDeployment: DomainOperation = {
   name: 'get_deployment',

@@ -41,8 +41,7 @@ function fixDescription(item: TrackerItem): string {
 }
 
 async function installed(services: Services, organizationId: string): Promise<boolean> {
-  const family = services.registry.get(codeHostSettings.name);
-  if (!family) return false;
+  const family = services.registry.family(codeHostSettings);
   const row = await readStore(services).get(family, organizationId, organizationId);
   return typeof row?.installation_id === 'string' && row.installation_id !== '';
 }

@@ -38,8 +38,7 @@ export interface RunResult {
 }
 
 async function credentials(services: Services, organization: Organization, provider: Provider): Promise<Credentials> {
-  const family = services.registry.get(ticketIntegrations.name);
-  const [row] = family ? await readStore(services).list(family, organization.id, { where: { provider } }) : [];
+  const [row] = await readStore(services).list(services.registry.family(ticketIntegrations), organization.id, { where: { provider } });
   if (!row) throw new TrackerApiError(`No credentials are saved for ${provider}: save them with configure_ticket_integration.`);
   if (row.enabled === false) throw new TrackerApiError(`The ${provider} credentials are disabled (ticket_integrations enabled: false).`);
   if (typeof row.api_token !== 'string') throw new TrackerApiError(`No API token is saved for ${provider}.`);
@@ -47,8 +46,7 @@ async function credentials(services: Services, organization: Organization, provi
 }
 
 async function codeHost(services: Services, organization: Organization): Promise<{ installationId: string; account: string | null }> {
-  const family = services.registry.get(codeHostSettings.name);
-  const row = family ? await readStore(services).get(family, organization.id, organization.id) : null;
+  const row = await readStore(services).get(services.registry.family(codeHostSettings), organization.id, organization.id);
   if (typeof row?.installation_id !== 'string' || row.installation_id === '') {
     throw new TrackerApiError('The code-host app is not installed: set installation_id in code_host_settings.');
   }

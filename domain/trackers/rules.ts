@@ -28,8 +28,7 @@ const parsed = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 /** The tracker's rule, or null when the organization has none. */
 export async function importRule(services: Services, organization: Organization, provider: Provider): Promise<ImportRule | null> {
-  const family = services.registry.get(ticketImportRules.name);
-  if (!family) return null;
+  const family = services.registry.family(ticketImportRules);
   const [row] = await readStore(services).list(family, organization.id, { where: { provider } });
   if (!row) return null;
   const config = parsed(row.config);
@@ -38,8 +37,7 @@ export async function importRule(services: Services, organization: Organization,
 
 /** The enabled rules of the organization, in tracker order. */
 export async function enabledRules(services: Services, organization: Organization): Promise<ImportRule[]> {
-  const family = services.registry.get(ticketImportRules.name);
-  if (!family) return [];
+  const family = services.registry.family(ticketImportRules);
   const rows = await readStore(services).list(family, organization.id, { where: { enabled: true } });
   return rows.map((row) => ({ provider: row.provider as Provider, config: (parsed(row.config) ?? {}) as Record<string, string>, enabled: true }));
 }
@@ -68,8 +66,7 @@ export function mismatch(rule: ImportRule, item: TrackerItem): string | null {
  * Answers the values before, for the audit entry.
  */
 export async function recordRun(services: Services, sql: SqlExecutor, organizationId: string, provider: Provider, at: Date, counts: Record<string, number>): Promise<Record<string, unknown> | undefined> {
-  const family = services.registry.get(ticketImportRules.name);
-  if (!family) return undefined;
+  const family = services.registry.family(ticketImportRules);
   const table = `"${tableName(family)}"`;
   const [before] = await sql(`select "last_run_at", "last_run_counts" from ${table} where "organization_id" = ? and "provider" = ? for update`, [organizationId, provider]);
   if (!before) return undefined;

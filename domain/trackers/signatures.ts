@@ -32,8 +32,7 @@ function hexMatches(candidate: string, raw: Buffer, secret: string): boolean {
 
 function secretOf(provider: 'issue_tracker' | 'sprint_tracker') {
   return (services: Services) => {
-    const family = services.registry.get(ticketIntegrations.name);
-    if (!family || !('signing_secret' in family.fields)) return undefined;
+    const family = services.registry.family(ticketIntegrations);
     return { sql: `select t.signing_secret from "${tableName(family)}" t where t.organization_id = o.id and t.provider = ?`, params: [provider] };
   };
 }

@@ -1,4 +1,4 @@
-/** The chat side's background job handlers (webhooks/index.ts hands them to serve). */
+/** The chat side's background job handlers (its module.ts hands them to serve). */
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { chatMessageJob } from './send.ts';
 

@@ -62,11 +62,9 @@ interface Outcome {
 const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 export async function claimChatMessage(services: Services, id: string, jobId: string, now: Date): Promise<Claimed | null> {
-  const family = services.registry.get(chat.name);
-  const token = family
-    ? `(select case when c.workspace_id is not null then c.bot_token end from "${tableName(family)}" c
-         where c.organization_id::text = m.organization_id::text and c.id::text = m.organization_id::text)`
-    : 'null::text';
+  const family = services.registry.family(chat);
+  const token = `(select case when c.workspace_id is not null then c.bot_token end from "${tableName(family)}" c
+         where c.organization_id::text = m.organization_id::text and c.id::text = m.organization_id::text)`;
   const [row] = await readStore(services).execute(
     `update chat_messages m set status = 'sending', updated_at = ?
       where m.id = ? and m.job_id = ? and m.status in ('pending', 'retrying', 'sending')

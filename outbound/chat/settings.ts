@@ -19,10 +19,9 @@ export interface ChatSettings {
 
 const MAX_CHANNEL = 80;
 
-/** The chat settings, or null when this service serves no chat family or the workspace is not connected. */
+/** The chat settings, or null when the workspace is not connected. */
 export async function readChatSettings(services: Services, sql: Sql, organizationId: string): Promise<ChatSettings | null> {
-  const family = services.registry.get(chat.name);
-  if (!family) return null;
+  const family = services.registry.family(chat);
   const [row] = await sql(
     `select workspace_id, bot_token is not null as token_set, default_channel, alert_channel_pattern, thread_per_alert, incident_channel_prefix
        from "${tableName(family)}" where organization_id = ? and id = ?`,

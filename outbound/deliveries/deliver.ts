@@ -79,10 +79,8 @@ function storedAsJson(family: FamilyDescriptor, alias: string): string {
 
 /** The claim and the config it sends to, in one statement. */
 export async function claimDelivery(services: Services, deliveryId: string, jobId: string, now: Date): Promise<Claimed | null> {
-  const family = services.registry.get(outboundConfigs.name);
-  const config = family
-    ? `(select ${storedAsJson(family, 'c')} from "${tableName(family)}" c where c.organization_id = d.organization_id and c.id = d.config_id)`
-    : 'null::json';
+  const family = services.registry.family(outboundConfigs);
+  const config = `(select ${storedAsJson(family, 'c')} from "${tableName(family)}" c where c.organization_id = d.organization_id and c.id = d.config_id)`;
   const [row] = await readStore(services).execute(
     prepared(`update outbound_deliveries d set status = 'sending', updated_at = ?
       where d.id = ? and d.job_id = ? and d.status in ('pending', 'retrying', 'sending')

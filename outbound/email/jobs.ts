@@ -1,4 +1,4 @@
-/** The email notifier's background job handlers (webhooks/index.ts hands them to serve). */
+/** The email notifier's background job handlers (its module.ts hands them to serve). */
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { directMailJob } from './direct.ts';
 import { emailSendJob } from './send.ts';

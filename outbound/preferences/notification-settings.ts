@@ -26,16 +26,14 @@ export interface NotificationSettings {
 
 
 export async function readNotificationSettings(services: Services, sql: Sql, organizationId: string): Promise<NotificationSettings> {
-  const family = services.registry.get(notificationSettings.name);
-  const organization = services.registry.get(organizationSettings.name);
-  const defaults = (family ? defaultRow(family) : {}) as Record<string, unknown>;
-  const [row] = family || organization
-    ? await sql(
-      `select ${family ? `(select row_to_json(n) from "${tableName(family)}" n where n.organization_id = ? and n.id = ?)` : 'null::json'} as settings,
-              ${organization ? `(select o.timezone from "${tableName(organization)}" o where o.organization_id = ? and o.id = ?)` : 'null::text'} as timezone`,
-      [...(family ? [organizationId, organizationId] : []), ...(organization ? [organizationId, organizationId] : [])],
-    )
-    : [];
+  const family = services.registry.family(notificationSettings);
+  const organization = services.registry.family(organizationSettings);
+  const defaults = defaultRow(family) as Record<string, unknown>;
+  const [row] = await sql(
+    `select (select row_to_json(n) from "${tableName(family)}" n where n.organization_id = ? and n.id = ?) as settings,
+            (select o.timezone from "${tableName(organization)}" o where o.organization_id = ? and o.id = ?) as timezone`,
+    [organizationId, organizationId, organizationId, organizationId],
+  );
   const saved = (jsonValue(row?.settings) ?? {}) as Record<string, unknown>;
   const pick = <T>(name: string, fallback: T): T => (saved[name] ?? defaults[name] ?? fallback) as T;
   return {

@@ -1,6 +1,6 @@
-/** The family-name check (bin/lint-family-names.ts): code outside engine/ reaches a family through its descriptor. */
+/** The name checks (bin/lint-family-names.ts): code outside engine/ reaches a family through its descriptor, and web/ an operation through its handle. */
 import t from 'tap';
-import { familyNameLookups } from '../../bin/lint-family-names.ts';
+import { familyNameLookups, operationNameLiterals } from '../../bin/lint-family-names.ts';
 
 t.test('the tree as it stands looks up no family by a name literal', async (t) => {
   t.same(familyNameLookups(), []);
@@ -35,4 +35,26 @@ t.test('the descriptor’s name, a word that equals a family name and a comment 
     },
   });
   t.same(familyNameLookups(root, ['outbound']), []);
+});
+
+t.test('web/ as it stands calls no operation by its name', async (t) => {
+  t.same(operationNameLiterals(), []);
+});
+
+t.test('an operation name as a string in web/ is named with file and line; its handle, other words and comments pass', async (t) => {
+  const root = t.testdir({
+    web: {
+      'a.ts': [
+        "const page = await listPage(services, caller, 'list_alerts', input, cursor);",
+        'const ACTIONS = { acknowledge: { op: "acknowledge_alert" } };',
+        'const answer = await run(services, caller, getAlert, { id });',
+        "const label = 'list';",
+        " * posts to `acknowledge_alert` as REST and MCP do: 'get_alert'",
+      ].join('\n'),
+    },
+  });
+  t.same(operationNameLiterals(root, ['web']), [
+    "web/a.ts:1: const page = await listPage(services, caller, 'list_alerts', input, cursor);",
+    'web/a.ts:2: const ACTIONS = { acknowledge: { op: "acknowledge_alert" } };',
+  ]);
 });

@@ -25,7 +25,7 @@ const batched: JobHandler = {
     if ((job.data as any).fail && job.retryCount === 0) throw new Error('first attempt fails');
   },
 };
-const vigil = await startVigil({ families: [], jobs: [batched] });
+const vigil = await startVigil({ families: [], modules: [], jobs: [batched] });
 t.teardown(() => vigil.close());
 const services = vigil.running.services;
 

@@ -18,8 +18,8 @@ t.test('N jobs across two working instances: each handled exactly once', { skip 
     await recording.handle(job, services);
   } };
   const storage = await scratchStorage();
-  const a = await startVigil({ families: [], storage, jobs: [handler] });
-  const b = await startVigil({ families: [], storage, jobs: [handler] });
+  const a = await startVigil({ families: [], modules: [], storage, jobs: [handler] });
+  const b = await startVigil({ families: [], modules: [], storage, jobs: [handler] });
   try {
     const N = 60;
     const ids: string[] = [];

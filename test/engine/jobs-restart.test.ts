@@ -12,7 +12,7 @@ t.teardown(() => storage.drop());
 
 t.test('jobs sent before a restart run once after it', async (t) => {
   const recorder = recordingHandlers(['test.restart']);
-  const first = await startVigil({ families: [], storage, jobs: recorder.handlers, runWorkers: false });
+  const first = await startVigil({ families: [], modules: [], storage, jobs: recorder.handlers, runWorkers: false });
   const sent = [
     await first.running.services.jobs.send('test.restart', { n: 1 }),
     await first.running.services.jobs.send('test.restart', { n: 2 }, { singletonKey: 'k' }),
@@ -21,7 +21,7 @@ t.test('jobs sent before a restart run once after it', async (t) => {
   await first.close();
   t.same(recorder.attempts, [], 'an HTTP-only instance works no job');
 
-  const second = await startVigil({ families: [], storage, jobs: recorder.handlers });
+  const second = await startVigil({ families: [], modules: [], storage, jobs: recorder.handlers });
   t.teardown(() => second.close());
   await waitFor(() => recorder.runs.length >= 2, 'the jobs sent before the restart');
   const marker = await second.running.services.jobs.send('test.restart', { marker: true });

@@ -11,7 +11,7 @@ import { startVigil } from '../helpers/harness.ts';
 import { recordingHandlers, storedJob, waitFor } from '../helpers/jobs.ts';
 
 const recorder = recordingHandlers(['test.plain', 'test.flaky'], { fail: (run) => run.queue === 'test.flaky' && run.retryCount === 0 });
-const vigil = await startVigil({ families: [], jobs: recorder.handlers });
+const vigil = await startVigil({ families: [], modules: [], jobs: recorder.handlers });
 t.teardown(() => vigil.close());
 const services = vigil.running.services;
 const ranOf = (id: string | null) => recorder.runs.filter((r) => r.id === id);

@@ -16,10 +16,12 @@ import { serve } from '../../engine/server.ts';
 import { addressPolicy } from '../../outbound/net/addresses.ts';
 import { targetRefusal } from '../../outbound/net/url-rules.ts';
 import { modules } from '../../bin/modules.ts';
+import { families } from '../../resources/index.ts';
+import heartbeats from '../../resources/heartbeats.ts';
 import { scratchDatabase } from '../helpers/harness.ts';
 
-const options = (list: Module[]) => ({
-  registry: createRegistry([]),
+const options = (list: Module[], registry = createRegistry([])) => ({
+  registry,
   modules: list,
   config: { trustPrincipalId: 'test', webhookSources: [] },
   targets: targetRefusal({ outbound: addressPolicy(), check: { internal: true } }),
@@ -42,6 +44,25 @@ t.test('a name, an operation or a job queue registered twice stops the start, na
   await t.rejects(serve(options([{ name: 'a' }, { name: 'a' }])), /Two modules are named a/);
   await t.rejects(serve(options([{ name: 'a', operations: [operation('x')] }, { name: 'b', operations: [operation('x')] }])), /operation x is registered twice, by modules a and b/);
   await t.rejects(serve(options([{ name: 'a', jobs: [job('q'), job('q')] }])), /job queue q is registered twice, by module a/);
+});
+
+t.test('a family a module reads and the registry does not serve stops the start with one sentence naming both', async (t) => {
+  await t.rejects(
+    serve(options([{ name: 'reader', families: [heartbeats] }])),
+    { message: 'The module reader reads the family heartbeats, which the registry does not serve: serve the family, or serve without the reader module.' },
+  );
+  // the service's own list over every family but one: the module that reads it is named, before any database opens
+  const without = families.filter((f) => f.name !== heartbeats.name);
+  await t.rejects(serve(options(modules(), createRegistry(without))), /^The module heartbeats reads the family heartbeats, which the registry does not serve/);
+  // every family served: no module of the list lacks one (the check passes; the start itself is the harness's business)
+  const served = createRegistry(families);
+  for (const m of modules()) for (const f of m.families ?? []) t.ok(served.get(f.name), `${m.name} reads ${f.name}, which is served`);
+});
+
+t.test('registry.family answers the served form of a family and names one that is not served', async (t) => {
+  const served = createRegistry(families);
+  t.equal(served.family(heartbeats), served.get(heartbeats.name), 'the served descriptor (integer fields bounded by their columns)');
+  t.throws(() => createRegistry([]).family(heartbeats), /The family heartbeats is not served/);
 });
 
 t.test('the service\'s own list (bin/modules.ts) has unique names, operations and queues', async (t) => {

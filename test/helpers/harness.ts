@@ -15,17 +15,14 @@ import { LogWatch } from './log-watch.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
 import { families as allFamilies } from '../../resources/index.ts';
-import { WEBHOOK_SOURCES } from '../../webhooks/sources/index.ts';
-import type { WebhookOptions } from '../../webhooks/index.ts';
+import type { WebhookOptions } from '../../webhooks/router.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import type { Module } from '../../engine/module.ts';
-import { checkWidening, resolveCheckOptions, type CheckOptions } from '../../domain/checks/options.ts';
-import { addressPolicy } from '../../outbound/net/addresses.ts';
-import { targetRefusal } from '../../outbound/net/url-rules.ts';
+import type { CheckOptions } from '../../domain/checks/options.ts';
 import type { NotifyOptions } from '../../outbound/tick.ts';
-import type { RateLimit } from '../../webhooks/limits.ts';
-import { modules } from '../../bin/modules.ts';
-import { credentialLimiter } from '../../webhooks/rate-limit.ts';
+import type { RateLimit } from '../../engine/rate-limit/limits.ts';
+import { readSettings, type Settings } from '../../bin/env.ts';
+import { serviceOptions } from '../../bin/serve.ts';
 import { freshDataDir } from './pglite-template.ts';
 
 export interface Answer {
@@ -137,6 +134,11 @@ export async function startVigil(
   options: {
     families?: FamilyDescriptor[];
     extraFamilies?: FamilyDescriptor[];
+    /**
+     * the modules mounted instead of the service's list (bin/modules.ts): a test serving fewer families mounts fewer
+     * modules, since a module whose families are not served stops the start
+     */
+    modules?: Module[];
     publicUrl?: string;
     /** the webhooks module's options (handlers, signatures and rate limits replaced), and the checks' and periodic pass's */
     webhooks?: WebhookOptions & { checks?: CheckOptions; notify?: NotifyOptions };
@@ -174,34 +176,47 @@ export async function startVigil(
   const scratch = options.storage ? { url: options.storage.databaseUrl, drop: async () => {} } : await scratchDatabase();
   // PGlite: a copy of an initialised cluster rather than memory://, where every start pays initdb (pglite-template.ts)
   const local = options.storage || scratch?.url ? undefined : await freshDataDir();
+  // the service starts from bin/serve.ts's options for the settings a deployment would give (readSettings of an
+  // empty environment, with the test's values), and the test's own parts replaced:
   // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too;
   // no background check passes unless a test asks for them: seeded checks would reach out to their example URLs;
   // checks, like outbound requests, may reach loopback (local targets) unless a test says otherwise
-  const { checks: checkOptions, notify, ...webhookOptions } = options.webhooks ?? {};
-  const webhooks: WebhookOptions = { databaseUrl: scratch?.url, rateLimitStore: scratch ? 'postgres' : 'memory', ...webhookOptions };
-  const checkSettings: CheckOptions = { tickSeconds: 0, allowLoopback: true, ...checkOptions };
-  const outbound = { allowLoopback: true, ...options.outbound };
-  const checks = resolveCheckOptions(checkSettings);
-  const running = await serve({
-    registry: createRegistry(options.families ?? familiesWith(options.extraFamilies)),
-    modules: modulesWith(modules({ webhooks, checks: checkSettings, notify: { tickSeconds: 0, ...notify } }), options.jobs),
-    config: { publicUrl: options.publicUrl, trustPrincipalId: 'arn-test-principal', webhookSources: WEBHOOK_SOURCES, ai: options.ai, aiPrices: options.aiPrices, codeHost: options.codeHost,
-      outbound, chat: options.chat, email: options.email },
-    targets: targetRefusal({ outbound: addressPolicy(outbound.allowedNetworks, outbound.allowLoopback), check: checkWidening(checks) }),
-    clock,
-    log: options.log ?? watch!.log,
+  const { checks: checkOptions, notify, rateLimit: webhookRateLimit, rateLimitStore, redisUrl, ...sources } = options.webhooks ?? {};
+  const defaults = readSettings({});
+  const settings: Settings = {
+    ...defaults,
+    port: 0,
+    publicUrl: options.publicUrl,
     databaseUrl: scratch?.url,
     dataDir: options.storage?.dataDir ?? local?.dataDir ?? 'memory://',
-    port: 0,
     operatorToken: OPERATOR_TOKEN,
     secretKey: options.secretKey ?? options.storage?.secretKey ?? randomBytes(32).toString('base64'),
     bootstrap: false,
+    trustPrincipalId: 'arn-test-principal',
+    trustedProxies: options.trustedProxies ?? 0,
+    runWorkers: options.runWorkers ?? true,
+    // default: a limit no test reaches, so every request passes through the step and its fields; null turns it off
+    apiRateLimit: options.apiRateLimit === undefined ? { points: 1_000_000, durationSeconds: 3600 } : options.apiRateLimit,
+    rateLimits: { webhookRateLimit, rateLimitStore: rateLimitStore ?? (scratch ? 'postgres' : 'memory'), redisUrl },
+    checks: { tickSeconds: 0, allowLoopback: true, ...checkOptions },
+    notify: { tickSeconds: 0, ...notify },
+    ai: options.ai,
+    aiPrices: options.aiPrices,
+    codeHost: options.codeHost ?? defaults.codeHost,
+    outbound: { ...defaults.outbound, allowLoopback: true, ...options.outbound },
+    chat: options.chat ?? defaults.chat,
+    email: options.email,
+  };
+  const service = serviceOptions(settings, sources);
+  const running = await serve({
+    ...service,
+    registry: options.families || options.extraFamilies ? createRegistry(options.families ?? familiesWith(options.extraFamilies)) : service.registry,
+    modules: modulesWith(options.modules ?? service.modules, options.jobs),
+    clock,
+    log: options.log ?? watch!.log,
     schema: options.storage ? 'migrations' : 'entities',
-    runWorkers: options.runWorkers,
-    trustedProxies: options.trustedProxies,
     // the shortest poll pg-boss allows, so a job sent is picked up within a second
     jobPollSeconds: 0.5,
-    rateLimit: options.apiRateLimit === null ? undefined : credentialLimiter(options.apiRateLimit ?? { points: 1_000_000, durationSeconds: 3600 }, webhooks),
   });
   if (watch) watch.watchSeals(running.services.secrets);
   const operator = client(running.url, OPERATOR_TOKEN);

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
 import { connectAgent } from '../helpers/mcp.ts';
-import { setDiscoveryProvider, type Discovered } from '../../resources/service_discovery.ts';
+import { setDiscoveryProvider, type Discovered } from '../../domain/service-bindings/discovery.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());

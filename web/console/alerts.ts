@@ -8,6 +8,10 @@
 import { roleAtLeast } from '../../engine/plans.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { ALL_ALERT_SOURCES } from '../../domain/alerts/event.ts';
+import { ALERT_STATES } from '../../domain/alerts/rules.ts';
+import { acknowledgeAlert, assignAlert, reopenAlert, resolveAlert, unacknowledgeAlert } from '../../domain/alerts/alert-actions.ts';
+import { getAlert, listAlerts } from '../../domain/alerts/tools.ts';
+import { getInvestigation } from '../../domain/ai/tools.ts';
 import { html, type Html } from '../html.ts';
 import { labelList } from './board.ts';
 import { actionButton, actorText, assigneeInput, effectText, savedNotice, sinceInput } from './facts.ts';
@@ -18,10 +22,8 @@ import { filters, listPage, run, type Json } from './operations.ts';
 import type { Screen, ScreenRequest } from './page.ts';
 import { organizationTime, type TimeFormat } from './time.ts';
 
-export const ALERT_STATUSES = ['firing', 'acknowledged', 'muted', 'resolved'] as const;
-
 const FIELDS: FilterField[] = [
-  { name: 'status', label: 'Status', kind: 'select', options: ALERT_STATUSES },
+  { name: 'status', label: 'Status', kind: 'select', options: ALERT_STATES },
   { name: 'source', label: 'Source', kind: 'select', options: ALL_ALERT_SOURCES },
   { name: 'service', label: 'Service', kind: 'text' },
   { name: 'since', label: 'Changed since (UTC)', kind: 'text' },
@@ -29,11 +31,11 @@ const FIELDS: FilterField[] = [
 
 /** The actions a member may take, by the path segment their form posts to. */
 const ACTIONS = {
-  acknowledge: { op: 'acknowledge_alert', label: 'Acknowledge', saved: 'The alert was acknowledged.' },
-  unacknowledge: { op: 'unacknowledge_alert', label: 'Unacknowledge', saved: 'The acknowledgement was taken back; the alert fires again.' },
-  resolve: { op: 'resolve_alert', label: 'Resolve', saved: 'The alert was resolved.' },
-  reopen: { op: 'reopen_alert', label: 'Reopen', saved: 'The alert was reopened: it fires again.' },
-  assign: { op: 'assign_alert', label: 'Assign', saved: 'The assignee was saved.' },
+  acknowledge: { op: acknowledgeAlert, label: 'Acknowledge', saved: 'The alert was acknowledged.' },
+  unacknowledge: { op: unacknowledgeAlert, label: 'Unacknowledge', saved: 'The acknowledgement was taken back; the alert fires again.' },
+  resolve: { op: resolveAlert, label: 'Resolve', saved: 'The alert was resolved.' },
+  reopen: { op: reopenAlert, label: 'Reopen', saved: 'The alert was reopened: it fires again.' },
+  assign: { op: assignAlert, label: 'Assign', saved: 'The assignee was saved.' },
 } as const;
 type ActionName = keyof typeof ACTIONS;
 const SAVED = Object.fromEntries(Object.entries(ACTIONS).map(([k, v]) => [k, v.saved]));
@@ -59,7 +61,7 @@ export const alertsScreen: Screen = async (services, { ctx, session }) => {
   const chosen = filters(ctx.query, FIELDS.map((f) => f.name));
   const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
   const input = { ...chosen, ...(chosen.since ? { since: sinceInput(chosen.since) } : {}), limit: 50 };
-  const page = await listPage(services, session.caller, 'list_alerts', input, cursor);
+  const page = await listPage(services, session.caller, listAlerts, input, cursor);
   const time = await organizationTime(services, session.caller.organization.id);
   const body = html`<h1>Alerts</h1>${filterForm('/alerts', FIELDS, chosen)}
 ${page.data.length ? html`<table>${ALERT_TABLE_HEAD}<tbody>${page.data.map((a) => alertRow(a, time))}</tbody></table>`
@@ -74,7 +76,7 @@ async function investigations(services: Parameters<Screen>[0], request: ScreenRe
   const found: Json[] = [];
   for (const id of ids) {
     try {
-      found.push((await run(services, request.session.caller, 'get_investigation', { id })).data as Json);
+      found.push((await run(services, request.session.caller, getInvestigation, { id })).data as Json);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
     }
@@ -100,7 +102,7 @@ function actionsPanel(alert: Json, request: ScreenRequest): Html {
 
 export const alertScreen: Screen = async (services, request) => {
   const { session, ctx } = request;
-  const alert = (await run(services, session.caller, 'get_alert', { id: String(ctx.params.id ?? '') })).data as Json;
+  const alert = (await run(services, session.caller, getAlert, { id: String(ctx.params.id ?? '') })).data as Json;
   const time = await organizationTime(services, session.caller.organization.id);
   const effects = (alert.effects ?? []) as Json[];
   const incident = alert.incident as Json | null;

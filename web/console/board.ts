@@ -6,6 +6,7 @@
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from './layout.ts';
+import { listCardsOperation } from '../../domain/board/tools.ts';
 import { filters, listPage, type Json } from './operations.ts';
 import type { Screen } from './page.ts';
 
@@ -50,7 +51,7 @@ export const boardScreen: Screen = async (services, { ctx, session }) => {
   if (status) {
     // one status alone, paged
     const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
-    const page = await listPage(services, caller, 'list_cards', { ...chosen, status, limit: 100 }, cursor);
+    const page = await listPage(services, caller, listCardsOperation, { ...chosen, status, limit: 100 }, cursor);
     const next = page.nextCursor
       ? html`<p class="pager"><a href="/board?${query({ ...chosen, status, cursor: page.nextCursor })}">Next page</a></p>`
       : page.more ? html`<p class="pager muted">More cards match than are shown; narrow the filters.</p>` : '';
@@ -58,7 +59,7 @@ export const boardScreen: Screen = async (services, { ctx, session }) => {
 <section class="column" aria-label="${statusLabel(status)}">${page.data.length ? html`<ol>${page.data.map(cardItem)}</ol>` : html`<p>No cards.</p>`}</section>${next}`;
     return { page: layout(session, { title: `Board: ${statusLabel(status)}`, section: '/board', body }) };
   }
-  const columns = await Promise.all(BOARD_COLUMNS.map(async (c) => ({ ...c, page: await listPage(services, caller, 'list_cards', { ...chosen, status: c.status, limit: COLUMN_SIZE }, undefined) })));
+  const columns = await Promise.all(BOARD_COLUMNS.map(async (c) => ({ ...c, page: await listPage(services, caller, listCardsOperation, { ...chosen, status: c.status, limit: COLUMN_SIZE }, undefined) })));
   const body = html`<h1>Board</h1>${filterForm(chosen)}<div class="board">${columns.map(
     (c) => html`<section class="column" aria-labelledby="col-${c.status}"><h2 id="col-${c.status}">${c.label} <span class="muted">(${c.page.data.length}${c.page.more ? '+' : ''})</span></h2>
 ${c.page.data.length ? html`<ol>${c.page.data.map(cardItem)}</ol>` : html`<p class="muted">No cards.</p>`}

@@ -12,6 +12,9 @@ import { html, type Html } from '../html.ts';
 import { BOARD_COLUMNS, labelList, statusLabel } from './board.ts';
 import { seeOther } from './http.ts';
 import { csrfField, layout } from './layout.ts';
+import type { DomainOperation } from '../../engine/services.ts';
+import { addCardCommentOperation, getCardOperation, updateCardOperation } from '../../domain/board/tools.ts';
+import { getFixRequestOperation } from '../../domain/fixes/tools.ts';
 import { run, type Json } from './operations.ts';
 import type { Screen, ScreenRequest } from './page.ts';
 import { organizationTime, type TimeFormat } from './time.ts';
@@ -36,7 +39,7 @@ async function fixRequest(request: ScreenRequest, services: Parameters<Screen>[0
   if (effect.kind === 'fix_skipped') return `Not requested: ${String(detail.message ?? detail.reason ?? '')}`;
   if (typeof detail.id !== 'string') return 'Requested';
   try {
-    const fix = (await run(services, request.session.caller, 'get_fix_request', { id: detail.id })).data as Json;
+    const fix = (await run(services, request.session.caller, getFixRequestOperation, { id: detail.id })).data as Json;
     return html`${String(fix.status)}${fix.pr_url ? html` · ${httpLink(fix.pr_url, 'draft pull request')}` : ''}${fix.reason ? html` · ${String(fix.reason)}` : ''}`;
   } catch (error) {
     if (error instanceof ApiError) return 'Requested';
@@ -81,7 +84,7 @@ function facts(card: Json, time: TimeFormat, tracker: Json | undefined, fix: Htm
 
 export const cardScreen: Screen = async (services, request) => {
   const { session, ctx } = request;
-  const card = (await run(services, session.caller, 'get_card', { card: cardRef(request) })).data as Json;
+  const card = (await run(services, session.caller, getCardOperation, { card: cardRef(request) })).data as Json;
   const time = await organizationTime(services, session.caller.organization.id);
   const effects = (card.effects ?? []) as Json[];
   const fix = await fixRequest(request, services, latest(effects, ['fix_requested', 'fix_skipped']));
@@ -101,7 +104,7 @@ ${canAct ? actions(card, csrfField(session)) : ''}</div></div>`;
 };
 
 /** A form's POST: the operation runs as the signed-in person, then back to the card (303) with what was done. */
-function cardAction(name: 'moved' | 'assigned' | 'commented', input: (request: ScreenRequest) => { op: string; input: Json; key?: string }): Screen {
+function cardAction(name: 'moved' | 'assigned' | 'commented', input: (request: ScreenRequest) => { op: DomainOperation; input: Json; key?: string }): Screen {
   return async (services, request) => {
     const call = input(request);
     const answer = (await run(services, request.session.caller, call.op, { card: cardRef(request), ...call.input }, call.key)).data as Json;
@@ -111,10 +114,10 @@ function cardAction(name: 'moved' | 'assigned' | 'commented', input: (request: S
   };
 }
 
-export const moveScreen = cardAction('moved', ({ form }) => ({ op: 'update_card', input: { status: form.status ?? '' } }));
-export const assignScreen = cardAction('assigned', ({ form }) => ({ op: 'update_card', input: { assignee_email: form.assignee_email?.trim() ? form.assignee_email.trim() : null } }));
+export const moveScreen = cardAction('moved', ({ form }) => ({ op: updateCardOperation, input: { status: form.status ?? '' } }));
+export const assignScreen = cardAction('assigned', ({ form }) => ({ op: updateCardOperation, input: { assignee_email: form.assignee_email?.trim() ? form.assignee_email.trim() : null } }));
 export const commentScreen = cardAction('commented', ({ form, session }) => ({
-  op: 'add_card_comment',
+  op: addCardCommentOperation,
   input: { body: form.body ?? '', author: session.email },
   key: form.key || undefined,
 }));

@@ -6,6 +6,7 @@ import { EVENT_TYPES } from '../../domain/timeline/vocabulary.ts';
 import { html, type Html } from '../html.ts';
 import { layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
+import { listDeployments } from '../../domain/timeline/tools.ts';
 import { filters, listPage, type Json } from './operations.ts';
 import type { Screen } from './page.ts';
 import { organizationTime, type TimeFormat } from './time.ts';
@@ -28,7 +29,7 @@ function table(entries: Json[], time: TimeFormat): Html {
 export const deploymentsScreen: Screen = async (services, { ctx, session }) => {
   const chosen = filters(ctx.query, FIELDS.map((f) => f.name));
   const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
-  const page = await listPage(services, session.caller, 'list_deployments', { ...chosen, limit: 100 }, cursor);
+  const page = await listPage(services, session.caller, listDeployments, { ...chosen, limit: 100 }, cursor);
   const time = await organizationTime(services, session.caller.organization.id);
   const groups = new Map<string, Json[]>();
   for (const entry of page.data) {

@@ -16,6 +16,9 @@ import { actionButton, actorText, assigneeInput, effectText, savedNotice, sinceI
 import { seeOther } from './http.ts';
 import { csrfField, layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
+import type { DomainOperation } from '../../engine/services.ts';
+import { acknowledgeIncident, addIncidentNote, assignIncident, reopenIncident, resolveIncident, setIncidentSeverity, unacknowledgeIncident } from '../../domain/alerts/incident-actions.ts';
+import { getIncident, listIncidents } from '../../domain/alerts/incidents.ts';
 import { filters, listPage, run, type Json } from './operations.ts';
 import type { Screen, ScreenRequest } from './page.ts';
 import { organizationTime, type TimeFormat } from './time.ts';
@@ -28,15 +31,15 @@ const FIELDS: FilterField[] = [
 ];
 
 /** The forms a member may send, by the path segment they post to: the operation and what it reads from the form. */
-const ACTIONS: Record<string, { op: string; saved: string; input?: (form: Record<string, string>) => Json; idempotent?: boolean }> = {
-  acknowledge: { op: 'acknowledge_incident', saved: 'The incident was acknowledged.' },
-  unacknowledge: { op: 'unacknowledge_incident', saved: 'The acknowledgement was taken back.' },
-  resolve: { op: 'resolve_incident', saved: 'The incident was resolved.' },
-  reopen: { op: 'reopen_incident', saved: 'The incident was reopened.' },
-  assign: { op: 'assign_incident', saved: 'The assignee was saved.', input: (f) => ({ assignee: assigneeInput(f.assignee) }) },
-  severity: { op: 'set_incident_severity', saved: 'The severity was saved.', input: (f) => ({ severity: f.severity ?? '' }) },
+const ACTIONS: Record<string, { op: DomainOperation; saved: string; input?: (form: Record<string, string>) => Json; idempotent?: boolean }> = {
+  acknowledge: { op: acknowledgeIncident, saved: 'The incident was acknowledged.' },
+  unacknowledge: { op: unacknowledgeIncident, saved: 'The acknowledgement was taken back.' },
+  resolve: { op: resolveIncident, saved: 'The incident was resolved.' },
+  reopen: { op: reopenIncident, saved: 'The incident was reopened.' },
+  assign: { op: assignIncident, saved: 'The assignee was saved.', input: (f) => ({ assignee: assigneeInput(f.assignee) }) },
+  severity: { op: setIncidentSeverity, saved: 'The severity was saved.', input: (f) => ({ severity: f.severity ?? '' }) },
   // a fresh idempotency key per form: sending it twice (a reload, a double click) adds one note
-  note: { op: 'add_incident_note', saved: 'Your note was added.', input: (f) => ({ body: f.body ?? '' }), idempotent: true },
+  note: { op: addIncidentNote, saved: 'Your note was added.', input: (f) => ({ body: f.body ?? '' }), idempotent: true },
 };
 const SAVED = Object.fromEntries(Object.entries(ACTIONS).map(([k, v]) => [k, v.saved]));
 
@@ -50,7 +53,7 @@ export const incidentsScreen: Screen = async (services, { ctx, session }) => {
   const chosen = filters(ctx.query, FIELDS.map((f) => f.name));
   const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
   const input = { ...chosen, ...(chosen.since ? { since: sinceInput(chosen.since) } : {}), limit: 50 };
-  const page = await listPage(services, session.caller, 'list_incidents', input, cursor);
+  const page = await listPage(services, session.caller, listIncidents, input, cursor);
   const time = await organizationTime(services, session.caller.organization.id);
   const rows = page.data.map((i) => html`<tr><td><a href="/incidents/${i.id}">${i.title}</a></td><td>${statusBadge(incidentState(i))}</td><td>${i.severity}</td>
 <td>${(i.services as string[]).join(', ')}</td><td>${time(i.opened_at)}</td><td>${i.closed_at ? time(i.closed_at) : ''}</td><td>${i.assignee?.email ?? ''}</td></tr>`);
@@ -102,7 +105,7 @@ function noteForm(incident: Json, request: ScreenRequest): Html {
 
 export const incidentScreen: Screen = async (services, request) => {
   const { session, ctx } = request;
-  const incident = (await run(services, session.caller, 'get_incident', { id: String(ctx.params.id ?? '') })).data as Json;
+  const incident = (await run(services, session.caller, getIncident, { id: String(ctx.params.id ?? '') })).data as Json;
   const time = await organizationTime(services, session.caller.organization.id);
   const alerts = (incident.alerts ?? []) as Json[];
   const titles = new Map(alerts.map((a) => [String(a.id), String(a.title)]));

@@ -4,7 +4,7 @@
  * `Screen` and one line here (and one in layout.ts's SECTIONS for a new section).
  */
 import Router from '@koa/router';
-import type { Services } from '../../engine/services.ts';
+import type { DomainOperation, Services } from '../../engine/services.ts';
 import { stylesheetRoutes } from '../assets/stylesheet.ts';
 import { alertActionScreen, alertScreen, alertsScreen } from './alerts.ts';
 import { boardScreen } from './board.ts';
@@ -17,7 +17,7 @@ import { incidentActionScreen, incidentScreen, incidentsScreen } from './inciden
 import { screen } from './page.ts';
 import { signInRoutes, type SignInLimiters } from './sign-in.ts';
 
-export function consoleRoutes(services: Services, limiters?: SignInLimiters): Router {
+export function consoleRoutes(services: Services, limiters?: SignInLimiters, deliveryLog?: DomainOperation): Router {
   const router = new Router();
   router.use(stylesheetRoutes().routes());
   router.get('/', (ctx) => seeOther(ctx, '/board'));
@@ -34,7 +34,7 @@ export function consoleRoutes(services: Services, limiters?: SignInLimiters): Ro
   router.get('/incidents/:id', screen(services, '/incidents', incidentScreen));
   router.post('/incidents/:id/:action', screen(services, '/incidents', incidentActionScreen));
   router.get('/deployments', screen(services, '/deployments', deploymentsScreen));
-  router.get('/deliveries', screen(services, '/deliveries', deliveriesScreen));
+  if (deliveryLog) router.get('/deliveries', screen(services, '/deliveries', deliveriesScreen(deliveryLog)));
   configRoutes(router, services);
   return router;
 }

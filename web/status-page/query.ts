@@ -3,7 +3,7 @@
  * `PublicPage`, built field by field: no row ids, no organization id, no SLO data beyond a component's status.
  */
 import { createHash } from 'node:crypto';
-import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
+import type { Row } from '../../engine/descriptor.ts';
 import { project, referenceLoader } from '../../engine/operations/project.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
@@ -82,15 +82,10 @@ const iso = (value: unknown): string | null => {
 };
 
 /** The family the service runs with (a test may replace it), or none when it is not registered. */
-function family(services: Services, d: FamilyDescriptor): FamilyDescriptor | undefined {
-  return services.registry.get(d.name);
-}
-
 /** The page published under `slug`, or null: unknown, private, disabled and unlicensed pages look the same. */
 export async function loadStatusPage(services: Services, slug: string): Promise<PublicPage | null> {
-  const components = family(services, statusPageComponents);
-  const incidents = family(services, statusPageIncidents);
-  if (!components || !incidents) return null;
+  const components = services.registry.family(statusPageComponents);
+  const incidents = services.registry.family(statusPageIncidents);
   const published = await publishedPage(services, slug);
   if (!published) return null;
   const store = readStore(services);
@@ -120,14 +115,12 @@ export async function loadStatusPage(services: Services, slug: string): Promise<
     [orgId, since],
   );
   const shown = records.map((r) => publicIncident(r, names));
-  const windows = family(services, statusPageMaintenances);
-  const maintenances = windows
-    ? (await store.execute(
-        `select "id", "title", "message", "component_ids", "starts_at", "ends_at", "created_at", "updated_at" from "${tableName(windows)}"
-          where "organization_id" = ? and "ends_at" >= ? order by "starts_at" desc, "id" asc limit ${MAX_INCIDENTS}`,
-        [orgId, since],
-      )).map((r) => publicMaintenance(r, names, ctx.now))
-    : [];
+  const windows = services.registry.family(statusPageMaintenances);
+  const maintenances = (await store.execute(
+    `select "id", "title", "message", "component_ids", "starts_at", "ends_at", "created_at", "updated_at" from "${tableName(windows)}"
+      where "organization_id" = ? and "ends_at" >= ? order by "starts_at" desc, "id" asc limit ${MAX_INCIDENTS}`,
+    [orgId, since],
+  )).map((r) => publicMaintenance(r, names, ctx.now));
   // the latest windows (by start), answered soonest first while ahead or running, latest first once over
   const current = maintenances.filter((m) => m.state !== 'completed').reverse();
   const past = maintenances.filter((m) => m.state === 'completed');

@@ -26,6 +26,10 @@ import { MembershipEntity, tableName } from '../../engine/persistence/entities.t
 import { isRole } from '../../engine/plans.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import type { WebhookAnswer, WebhookHandler, WebhookRequest } from '../../domain/webhook-contract.ts';
+import { acknowledgeAlert, resolveAlert } from '../../domain/alerts/alert-actions.ts';
+import { acknowledgeIncident, resolveIncident } from '../../domain/alerts/incident-actions.ts';
+import { getIncident } from '../../domain/alerts/incidents.ts';
+import { getAlert } from '../../domain/alerts/tools.ts';
 import { chatUserEmail, respondPrivately } from '../../outbound/net/chat-api.ts';
 import chat from '../../resources/chat.ts';
 import { HELP, readInteraction, type Interaction, type Target } from './interaction.ts';
@@ -37,16 +41,15 @@ const ephemeral = (text: string, outcome: string, detail?: string): WebhookAnswe
   status: 200, body: { response_type: 'ephemeral', text }, outcome, ...(detail ? { detail } : {}),
 });
 
-function operation(services: Services, name: string): DomainOperation {
-  const found = services.domain.find((op) => op.name === name);
-  if (!found) throw new Error(`chat actions need the ${name} operation, which no module registers`);
-  return found;
-}
+/** The operation a button or command runs, by its subject and verb: imported handles, as the console's. */
+const OPERATIONS: Record<Target['subject'], Record<Act['verb'], DomainOperation>> = {
+  alert: { ack: acknowledgeAlert, resolve: resolveAlert },
+  incident: { ack: acknowledgeIncident, resolve: resolveIncident },
+};
 
 /** The connected workspace and its sealed bot token, or null when the workspace is not connected. */
 async function connection(services: Services, organizationId: string): Promise<{ workspace: string; sealedToken: string } | null> {
-  const family = services.registry.get(chat.name);
-  if (!family) return null;
+  const family = services.registry.family(chat);
   const [row] = await readStore(services).execute(
     `select workspace_id, bot_token from "${tableName(family)}" where organization_id::text = ? and id::text = ?`, [organizationId, organizationId],
   );
@@ -90,11 +93,11 @@ async function memberOf(request: WebhookRequest, act: Act): Promise<{ caller: Ca
 async function subjectOf(services: Services, caller: Caller, target: Target): Promise<{ id: string; title: string; done: boolean } | null> {
   try {
     if (target.subject === 'alert') {
-      const got = await executeDomain(services, caller, operation(services, 'get_alert'), target.by);
+      const got = await executeDomain(services, caller, getAlert, target.by);
       const alert = 'json' in got ? (got.json as any).data : null;
       return alert ? { id: String(alert.id), title: String(alert.title), done: alert.status === 'resolved' } : null;
     }
-    const got = await executeDomain(services, caller, operation(services, 'get_incident'), { id: target.id });
+    const got = await executeDomain(services, caller, getIncident, { id: target.id });
     const incident = 'json' in got ? (got.json as any).data : null;
     return incident ? { id: String(incident.id), title: String(incident.title), done: incident.status === 'closed' } : null;
   } catch (error) {
@@ -117,7 +120,7 @@ async function act(request: WebhookRequest, act: Act): Promise<WebhookAnswer> {
     return ephemeral(`The ${noun} "${subject.title}" is already ${noun === 'alert' ? 'resolved' : 'closed'}; nothing was changed.`, 'unchanged: already resolved');
   }
   try {
-    await executeDomain(services, caller, operation(services, act.operation), { id: subject.id });
+    await executeDomain(services, caller, OPERATIONS[act.target.subject][act.verb], { id: subject.id });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (error.code === 'forbidden') {

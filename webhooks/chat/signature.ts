@@ -28,8 +28,7 @@ export const chatSignature: Signing = {
   savedElsewhere: {
     savedIn: 'chat signing_secret',
     secretQuery: (services) => {
-      const family = services.registry.get(chat.name);
-      if (!family) return undefined;
+      const family = services.registry.family(chat);
       return { sql: `select c.signing_secret from "${tableName(family)}" c where c.organization_id::text = o.id::text and c.id::text = o.id::text`, params: [] };
     },
   },

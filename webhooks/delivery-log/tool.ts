@@ -27,7 +27,7 @@ const DELIVERIES: RecordList = {
   limits: RECORD_LIST_LIMITS,
 };
 
-export const listWebhookDeliveries: DomainOperation = {
+export const listWebhookDeliveries = {
   name: 'list_webhook_deliveries',
   description:
     'The organization\'s recent inbound webhook deliveries, newest first: source, time, the status answered and the outcome ' +
@@ -49,7 +49,7 @@ export const listWebhookDeliveries: DomainOperation = {
     const filters = equalTo(input, { source: 'source', outcome: 'outcome' });
     return { json: await recordPage(services, DELIVERIES, caller.organization.id, filters, input, (rows) => rows.map(deliveryView)) };
   },
-};
+} satisfies DomainOperation;
 
 const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : null);
 

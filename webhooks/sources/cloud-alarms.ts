@@ -26,16 +26,16 @@
  * metric, and the metric's dimensions.
  */
 import { field, isoTime, isRecord, record, str, text, type Json } from '../../engine/payload.ts';
-import { alerts, event, fingerprint, id, Labels, safe, severityFromWord, unreadable } from './common.ts';
+import { alerts, event, fingerprint, id, Labels, safe, severityFromWord, unreadable } from './alert-parsing.ts';
 import { throughSns } from './sns.ts';
-import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
+import type { AlertSeverity, EventStatus } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
 import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'cloud-alarms' as const;
 
-const STATES: Record<string, AlertStatus> = { ALARM: 'firing', OK: 'resolved', INSUFFICIENT_DATA: 'firing' };
+const STATES: Record<string, EventStatus> = { ALARM: 'firing', OK: 'resolved', INSUFFICIENT_DATA: 'firing' };
 
 function severityOf(state: string, description: string | undefined): AlertSeverity {
   const m = description ? /(?:\bseverity\s*[:=]\s*|\[)(critical|high|warning|info)\b/i.exec(description) : null;

@@ -35,7 +35,7 @@
  * read_only, mfa.
  */
 import { field, isoTime, record, str, type Json } from '../../engine/payload.ts';
-import { alerts, event, fingerprint, id, Labels, safe, unreadable } from './common.ts';
+import { alerts, event, fingerprint, id, Labels, safe, unreadable } from './alert-parsing.ts';
 import { throughSns } from './sns.ts';
 import type { AlertSeverity } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';

@@ -36,9 +36,9 @@
 import { randomBytes } from 'node:crypto';
 import { field, isRecord, isoTime, record, str, text, type Json } from '../../engine/payload.ts';
 import { ingestAlerts } from '../../domain/alerts/pipeline.ts';
-import type { AlertEvent, AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
+import type { AlertEvent, AlertSeverity, EventStatus } from '../../domain/alerts/event.ts';
 import type { WebhookAnswer, WebhookHandler } from '../../domain/webhook-contract.ts';
-import { alerts, event, fingerprint, Labels, MAX_LABEL_VALUE, safe, unreadable } from './common.ts';
+import { alerts, event, fingerprint, Labels, MAX_LABEL_VALUE, safe, unreadable } from './alert-parsing.ts';
 import type { ParseResult } from './parser.ts';
 import { KiB, type WebhookSource } from './source.ts';
 
@@ -48,7 +48,7 @@ const SOURCE = 'events' as const;
 export const MAX_EVENT_SUMMARY = 1_024;
 export const MAX_DEDUP_KEY = 255;
 
-const ACTIONS: Readonly<Record<string, AlertStatus>> = { trigger: 'firing', acknowledge: 'acknowledged', resolve: 'resolved' };
+const ACTIONS: Readonly<Record<string, EventStatus>> = { trigger: 'firing', acknowledge: 'acknowledged', resolve: 'resolved' };
 
 /** PagerDuty's four severities and the Vigil severity each becomes. */
 export const SEVERITIES: Readonly<Record<string, AlertSeverity>> = { critical: 'critical', error: 'high', warning: 'warning', info: 'info' };

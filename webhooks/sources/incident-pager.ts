@@ -28,8 +28,8 @@
  * The conference bridge (which can carry dial-in PINs) is never copied.
  */
 import { field, isoTime, isRecord, record, str, text } from '../../engine/payload.ts';
-import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './common.ts';
-import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
+import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './alert-parsing.ts';
+import type { AlertSeverity, EventStatus } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
 import { signedWith } from '../signing.ts';
@@ -37,14 +37,14 @@ import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'incident-pager' as const;
 
-const BY_EVENT: Record<string, AlertStatus> = {
+const BY_EVENT: Record<string, EventStatus> = {
   'incident.triggered': 'firing',
   'incident.reopened': 'firing',
   'incident.unacknowledged': 'firing',
   'incident.acknowledged': 'acknowledged',
   'incident.resolved': 'resolved',
 };
-const BY_STATUS: Record<string, AlertStatus> = {
+const BY_STATUS: Record<string, EventStatus> = {
   triggered: 'firing',
   acknowledged: 'acknowledged',
   resolved: 'resolved',

@@ -37,7 +37,7 @@ import {
   safe,
   severityFromWord,
   unreadable,
-} from './common.ts';
+} from './alert-parsing.ts';
 import type { AlertEvent, AlertSeverity } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';

@@ -56,8 +56,8 @@ import {
   safe,
   severityFromWord,
   unreadable,
-} from './common.ts';
-import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
+} from './alert-parsing.ts';
+import type { AlertSeverity, EventStatus } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
 import { signedWith } from '../signing.ts';
@@ -72,7 +72,7 @@ function v(obj: Json, key: string, max?: number): string | undefined {
   return s;
 }
 
-const TRANSITIONS: Record<string, AlertStatus> = {
+const TRANSITIONS: Record<string, EventStatus> = {
   triggered: 'firing',
   're-triggered': 'firing',
   warn: 'firing',

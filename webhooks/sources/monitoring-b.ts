@@ -25,8 +25,8 @@
  * Started: `createdAt`; ended (when closed): `updatedAt` (epoch milliseconds, as New Relic sends them).
  */
 import { field, isoTime, record, text, type Json } from '../../engine/payload.ts';
-import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './common.ts';
-import type { AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
+import { alerts, event, fingerprint, id, Labels, objectBody, safe, severityFromWord, unreadable } from './alert-parsing.ts';
+import type { AlertSeverity, EventStatus } from '../../domain/alerts/event.ts';
 import type { ParseResult } from './parser.ts';
 import { alertHandler } from '../alert-handler.ts';
 import { signedWith } from '../signing.ts';
@@ -34,7 +34,7 @@ import { MiB, type WebhookSource } from './source.ts';
 
 const SOURCE = 'monitoring-b' as const;
 
-const STATES: Record<string, AlertStatus> = {
+const STATES: Record<string, EventStatus> = {
   ACTIVATED: 'firing',
   CREATED: 'firing',
   ACKNOWLEDGED: 'acknowledged',

@@ -12,7 +12,7 @@
  * post); the HTTP layer, which sees the body too, decides whether such payloads are allowed.
  */
 import { field, isRecord, str, type Json } from '../../engine/payload.ts';
-import { id, objectBody, unreadable } from './common.ts';
+import { id, objectBody, unreadable } from './alert-parsing.ts';
 import type { ParseResult } from './parser.ts';
 
 /** SNS messages are at most 256 KiB. */

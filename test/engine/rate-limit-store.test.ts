@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import t from 'tap';
 import { createLogger } from '../../engine/logger.ts';
-import { createLimiter } from '../../webhooks/rate-limit.ts';
+import { createLimiter } from '../../engine/rate-limit/store.ts';
 import { startVigil, type Vigil } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { testRedis, TEST_REDIS_URL as REDIS_URL } from '../helpers/redis.ts';

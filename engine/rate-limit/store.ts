@@ -3,7 +3,7 @@
  * API's and agent-tool endpoint's per credential (engine/http/rate-limit.ts), each under its own key prefix in one
  * of three stores (`VIGIL_WEBHOOK_RATE_LIMIT_STORE`, which despite its name sets both): memory, counted by each
  * instance alone; postgres, a table shared by every instance serving that database (`RateLimiterPostgres` on its own
- * small pg.Pool); redis, keys shared by every instance pointed at that Redis (./rate-limit-redis.ts). The shared stores keep an in-memory limiter as insurance
+ * small pg.Pool); redis, keys shared by every instance pointed at that Redis (./redis.ts). The shared stores keep an in-memory limiter as insurance
  * should their server not answer. The PostgreSQL table is one of the service's own (created by the migrations, in
  * the library's layout), so nothing outside the migrations creates tables; the limiter still reports ready before
  * the first request counts.
@@ -11,11 +11,11 @@
 import { EntitySchema } from '@mikro-orm/core';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Logger } from '../engine/logger.ts';
-import type { CredentialLimiter, RequestCount } from '../engine/http/rate-limit.ts';
-import type { Services } from '../engine/services.ts';
+import type { Logger } from '../logger.ts';
+import type { CredentialLimiter, RequestCount } from '../http/rate-limit.ts';
+import type { Services } from '../services.ts';
 import type { RateLimit } from './limits.ts';
-import { redisLimiter } from './rate-limit-redis.ts';
+import { redisLimiter } from './redis.ts';
 
 export const RATE_LIMIT_TABLE = 'webhook_rate_limits';
 

@@ -4,11 +4,11 @@
  * changing it. A thin wrapper: the family's own operations do the work, so credentials have one home.
  */
 import Type from 'typebox';
-import { publicOrganization } from '../engine/auth/caller.ts';
-import { execute } from '../engine/operations/index.ts';
-import type { DomainOperation } from '../engine/services.ts';
-import { ORGANIZATION, readableRow } from '../engine/operations/tool-schemas.ts';
-import ticketIntegrations from './ticket_integrations.ts';
+import { publicOrganization } from '../../engine/auth/caller.ts';
+import { execute } from '../../engine/operations/index.ts';
+import type { DomainOperation } from '../../engine/services.ts';
+import { ORGANIZATION, readableRow } from '../../engine/operations/tool-schemas.ts';
+import ticketIntegrations from '../../resources/ticket_integrations.ts';
 
 const { provider, base_url, account, api_token, signing_secret } = ticketIntegrations.fields;
 

@@ -6,7 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import type { Logger } from '../engine/logger.ts';
+import type { Logger } from '../logger.ts';
 
 /** the name the client gives itself (`CLIENT LIST` on the Redis side shows which connections are Vigil's) */
 export const REDIS_CONNECTION_NAME = 'vigil-rate-limit';

@@ -4,7 +4,7 @@
  * the OpenTelemetry convention (`service.name`, `deployment.environment`). Discovery results are cached per
  * organization; every write to a service binding invalidates that organization's cache (spec binding rule 6).
  */
-import type { Row } from '../engine/descriptor.ts';
+import type { Row } from '../../engine/descriptor.ts';
 
 export const BINDING_FIELDS = ['account_id', 'region', 'log_groups', 'log_filter', 'trace_service_names', 'metric_selectors'] as const;
 export type BindingField = (typeof BINDING_FIELDS)[number];

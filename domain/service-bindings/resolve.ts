@@ -1,12 +1,12 @@
 /** `resolve_service_bindings`: the resolved view of one service and environment, each field with its source. */
 import Type from 'typebox';
-import { publicOrganization } from '../engine/auth/caller.ts';
-import { ApiError } from '../engine/errors.ts';
-import { execute } from '../engine/operations/index.ts';
-import type { DomainOperation } from '../engine/services.ts';
-import serviceBindings from './service_bindings.ts';
-import { convention, discovered, resolve, type Source } from './service_discovery.ts';
-import { JSON_VALUE, ORGANIZATION } from '../engine/operations/tool-schemas.ts';
+import { publicOrganization } from '../../engine/auth/caller.ts';
+import { ApiError } from '../../engine/errors.ts';
+import { execute } from '../../engine/operations/index.ts';
+import type { DomainOperation } from '../../engine/services.ts';
+import serviceBindings from '../../resources/service_bindings.ts';
+import { convention, discovered, resolve, type Source } from './discovery.ts';
+import { JSON_VALUE, ORGANIZATION } from '../../engine/operations/tool-schemas.ts';
 
 const SOURCES: readonly Source[] = ['override', 'discovery', 'convention', 'unbound'];
 
