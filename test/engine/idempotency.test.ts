@@ -231,10 +231,6 @@ t.test('domain writes: configure_ticket_integration replays', async (t) => {
 });
 
 t.test('a repeat while the first still runs is 409 and writes nothing; once done it replays', async (t) => {
-  if (!process.env.DATABASE_URL) {
-    t.pass('skipped: holding one request open while another runs needs PostgreSQL (PGlite is one connection)');
-    return;
-  }
   const path = `${CONFIG}/idempotency_probe`;
   const headers = key('running');
   let open!: () => void;
