@@ -18,9 +18,12 @@ import { readMarkers, readOrganization, type Marker } from './markers.ts';
 
 export class ConfigFileError extends Error {
   readonly line?: number;
-  constructor(message: string, line?: number) {
+  /** where a syntax error is: its column on `line` */
+  readonly column?: number;
+  constructor(message: string, line?: number, column?: number) {
     super(message);
     this.line = line;
+    this.column = column;
   }
 }
 
@@ -156,7 +159,7 @@ export function readConfigFile(text: string, families: readonly FamilyDescriptor
   try {
     parsed = parseHcl(text);
   } catch (error) {
-    if (error instanceof HclSyntaxError) throw new ConfigFileError(error.message, error.line);
+    if (error instanceof HclSyntaxError) throw new ConfigFileError(error.message, error.line, error.column);
     throw error;
   }
   const lines = text.split('\n');
