@@ -26,8 +26,8 @@ export class HclSyntaxError extends Error {
   }
 }
 
-/** The parsed body, or undefined when the text is not valid HCL (the parser answers `[null, {}]` or throws). */
-function tryParse(text: string): HclObject | undefined {
+/** The parsed body by `hcl2-parser`, or undefined when the text is not valid HCL (it answers `[null, {}]` or throws). */
+export function tryParse(text: string): HclObject | undefined {
   try {
     const answer = parser.parseToObject(text) as [unknown, unknown] | undefined;
     const [value] = answer ?? [];
