@@ -11,7 +11,8 @@
  * templates with `${…}` or `%{…}`, heredocs, one-line blocks, nesting deeper than MAX_DEPTH) makes it answer
  * `unsupported`, and the caller hands the file to the full parser (export/hcl-reader.ts).
  */
-import type { HclObject } from './hcl-reader.ts';
+/** A parsed HCL body: arguments by name, blocks as the full parser nests them. */
+export type HclObject = Record<string, unknown>;
 
 export type PlainResult = { value: HclObject } | { error: { line: number; column: number; message: string } } | { unsupported: string };
 

@@ -8,11 +8,11 @@
  * are parsed) down to the first one that breaks it.
  */
 import { createRequire } from 'node:module';
-import { readPlainHcl } from './hcl-plain.ts';
+import { readPlainHcl, type HclObject } from './hcl-plain.ts';
 
 const parser = createRequire(import.meta.url)('hcl2-parser') as { parseToObject(text: string): unknown };
 
-export type HclObject = Record<string, unknown>;
+export type { HclObject };
 
 export class HclSyntaxError extends Error {
   /** 1-based line */
