@@ -190,15 +190,14 @@ export function readJsonConfig(text: string, families: readonly FamilyDescriptor
   if (!isObject(document)) throw new ConfigFileError('the configuration must be a JSON object.');
   const comments = (Array.isArray(document['//']) ? document['//'] : []).filter((c): c is string => typeof c === 'string').map((c) => `# ${c}`).join('\n');
   const resources = new Map<string, number[]>();
-  const resource: HclObject = {};
-  for (const [type, labelled] of Object.entries(isObject(document.resource) ? document.resource : {})) {
-    const blocks: HclObject = {};
-    for (const [label, body] of Object.entries(isObject(labelled) ? labelled : {})) {
+  // built with fromEntries: a label such as "__proto__" stays a key
+  const resource: HclObject = Object.fromEntries(Object.entries(isObject(document.resource) ? document.resource : {}).map(([type, labelled]) => [
+    type,
+    Object.fromEntries(Object.entries(isObject(labelled) ? labelled : {}).map(([label, body]) => {
       resources.set(`${type}.${label}`, [resources.size + 1]);
-      blocks[label] = [unescaped(body)];
-    }
-    resource[type] = blocks;
-  }
+      return [label, [unescaped(body)]];
+    })),
+  ]));
   const imports = (Array.isArray(document.import) ? document.import : []).map((block: unknown) =>
     isObject(block) && typeof block.to === 'string' ? { ...block, to: `\${${block.to}}` } : block);
   const positions: Positions = { resources, imports: imports.map((_: unknown, i: number) => resources.size + i + 1), argument: (line) => line };
