@@ -9,7 +9,7 @@
  * the one property the syntax sets aside for comments, each line as the HCL file writes it; rows commented out
  * there are not blocks here, and a stored secret's comment is left out.
  */
-import { Commented, Expression, type HclEntry, type HclValue } from './hcl-writer.ts';
+import { byCodeUnit, Commented, Expression, type HclEntry, type HclValue } from './hcl-writer.ts';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -25,8 +25,6 @@ function jsonValue(value: HclValue): Json {
   }
   return value as Json;
 }
-
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function writeJsonConfig(header: readonly string[], entries: readonly HclEntry[]): string {
   const comments = [...header];
