@@ -1,9 +1,15 @@
 /**
- * `node bench/plan-apply.ts`: `vigil plan` and `vigil apply` of a 5,000-row export into an empty organization,
- * beside the export's own figure, on PostgreSQL (a scratch database, dropped afterwards). The source organization
- * is grown with the export benchmark's mix (bench/scenarios/export.ts); the plan is computed through the public API
- * and checked by the service's dry run (POST /batch, dry_run), the apply is one batch (one transaction, all or
- * nothing), then the plan is made again (a no-op). Results in bench/results/plan-apply-latest.md.
+ * `npm run bench:plan-apply`: `vigil plan` and `vigil apply` at size, on PostgreSQL (a scratch database, dropped
+ * afterwards), each figure beside a bare baseline measured in the same run and against the goals of issue 41:
+ * - reading the 5,000-row export file (the plain-HCL reader) beside JSON.parse of the same blocks (format=json);
+ *   BENCH_HCL2_PARSER=1 also times hcl2-parser on it (tens of seconds: the reader used before);
+ * - a syntax error located in a file of over 2 MB (goal: under 1 s), beside the same bare JSON.parse;
+ * - the plan of 5,000 creates into an empty organization, with the service's dry run (goal: under 3 s);
+ * - the apply of them, as `vigil apply` does it: the plan, then one batch, no dry run first (goal: under 10 s),
+ *   beside the bare floor of writing 5,000 rows: one INSERT … SELECT of 5,000 rows of the same JSON into a table;
+ * - the plan again, 5,000 unchanged rows (goal: under 2 s), beside the export it reads (GET /export?format=json).
+ * The source organization is grown with the export benchmark's mix (bench/scenarios/export.ts). Results in
+ * bench/results/plan-apply-latest.md, with the machine's load average (other work on the machine slows every figure).
  *
  * DATABASE_URL an administrative connection (default postgres://postgres@127.0.0.1:5432/postgres); BENCH_ROWS (5000).
  */
@@ -11,9 +17,11 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { applyPlan } from '../export/apply.ts';
+import pg from 'pg';
+import { planAndApply } from '../export/apply.ts';
 import { checkedPlan } from '../export/batch.ts';
-import { readConfigFile } from '../export/config-file.ts';
+import { ConfigFileError, readConfigFile } from '../export/config-file.ts';
+import { tryParse } from '../export/hcl-reader.ts';
 import { httpConfigApi } from '../export/remote.ts';
 import { families } from '../resources/index.ts';
 import { scratchDatabase, type Scratch } from './lib.ts';
@@ -46,6 +54,41 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: performance.now() - started, value };
 }
 
+function timedSync<T>(work: () => T): { ms: number; value: T } {
+  const started = performance.now();
+  const value = work();
+  return { ms: performance.now() - started, value };
+}
+
+/** A file of over 2 MB: the export repeated under other labels, with one syntax error about two thirds in. */
+function brokenLargeFile(exported: string): { text: string; line: number } {
+  const copies: string[] = [exported];
+  for (let n = 1; copies.join('\n').length < 2_100_000; n++) copies.push(exported.replace(/^(resource "vigil_[a-z0-9_]+" ")([^"]+)"/gm, `$1$2_copy${n}"`).replace(/^(  to = vigil_[a-z0-9_]+\.)(\S+)$/gm, `$1$2_copy${n}`));
+  const lines = copies.join('\n').split('\n');
+  const at = lines.findIndex((l, i) => i > (lines.length * 2) / 3 && /^  [a-z_]+ += "/.test(l));
+  lines[at] = lines[at]!.replace('= "', '= = "');
+  return { text: lines.join('\n'), line: at + 1 };
+}
+
+/** The floor of writing the rows: one INSERT … SELECT of every block as jsonb, in one statement, into a scratch table. */
+async function bareInsert(url: string, json: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('create table bench_bare_rows (id uuid primary key default gen_random_uuid(), family text not null, label text not null, body jsonb not null)');
+    const started = performance.now();
+    await client.query(
+      `insert into bench_bare_rows (family, label, body)
+       select f.key, l.key, l.value from jsonb_each($1::jsonb -> 'resource') f, jsonb_each(f.value) l`,
+      [json],
+    );
+    return performance.now() - started;
+  } finally {
+    await client.query('drop table if exists bench_bare_rows').catch(() => undefined);
+    await client.end();
+  }
+}
+
 let scratch: Scratch | undefined;
 let close: (() => Promise<void>) | undefined;
 try {
@@ -57,32 +100,57 @@ try {
   await grow(base, source, 0, ROWS, { slis: [], slos: [] });
   await call(`${base}/api/v1/config/export?format=hcl`, 'GET', source); // warm-up
   const exported = await timed(async () => (await call(`${base}/api/v1/config/export?format=hcl`, 'GET', source)).text);
-  const file = readConfigFile(exported.value, families);
+  const exportedJson = await timed(async () => (await call(`${base}/api/v1/config/export?format=json`, 'GET', source)).text);
+  const bareParse = timedSync(() => JSON.parse(exportedJson.value) as unknown);
+  const read = timedSync(() => readConfigFile(exported.value, families));
+  const file = read.value;
+  const broken = brokenLargeFile(exported.value);
+  const located = timedSync(() => {
+    try {
+      readConfigFile(broken.text, families);
+    } catch (error) {
+      if (error instanceof ConfigFileError) return error;
+      throw error;
+    }
+    throw new Error('the broken file was read without error');
+  });
+  if (located.value.line !== broken.line || !located.value.column) throw new Error(`the syntax error was placed on line ${broken.line}, not ${located.value.line}:${located.value.column}`);
 
   const target = await organization(base, 'plan-apply bench target');
   const api = httpConfigApi(base, target);
   const plan = await timed(() => checkedPlan(api, families, file));
   if (plan.value.refusals.length) throw new Error(`the plan was refused: ${JSON.stringify(plan.value.refusals.slice(0, 3))}`);
-  const applied = await timed(() => applyPlan(api, plan.value));
-  if (applied.value.stopped) throw new Error(applied.value.stopped.message);
+  const applied = await timed(() => planAndApply(api, families, file));
+  if (!applied.value.result || applied.value.result.stopped || applied.value.plan.refusals.length) throw new Error(`the apply was refused: ${JSON.stringify(applied.value.plan.refusals.slice(0, 3))}`);
   const again = await timed(() => checkedPlan(api, families, file));
+  if (again.value.actions.length) throw new Error(`the plan after the apply still holds ${again.value.actions.length} changes`);
+  const readBack = await timed(async () => (await call(`${base}/api/v1/config/export?format=json`, 'GET', target)).text);
+  const bare = await bareInsert(scratch.url, exportedJson.value);
+  // last: it holds the event loop for tens of seconds, which the service in this process would not survive mid-run
+  const full = process.env.BENCH_HCL2_PARSER === '1' ? timedSync(() => tryParse(exported.value)) : undefined;
 
   const ms = (n: number) => `${n.toFixed(0)} ms`;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}×`;
+  const goal = (value: number, limit: number) => `${value < limit ? 'met' : 'missed'} (under ${ms(limit)})`;
+  const creates = plan.value.actions.length;
+  const kib = (text: string) => `${(Buffer.byteLength(text) / 1024).toFixed(0)} KiB`;
   const text = [
     `# Plan and apply benchmark — ${new Date().toISOString()}`,
     '',
-    `Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')}.`,
+    `Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} (other work on this machine slows every figure).`,
     `PostgreSQL scratch database. A source organization grown to ${ROWS} rows with the export benchmark's mix (bench/scenarios/export.ts); its export`,
-    `(${file.resources.length} resource blocks, ${(Buffer.byteLength(exported.value) / 1024).toFixed(0)} KiB) planned and applied into an empty organization through the public API, one run each.`,
+    `(${file.resources.length} resource blocks, ${kib(exported.value)} as HCL, ${kib(exportedJson.value)} as JSON) read, planned and applied into an empty organization through the public API, one run each.`,
     '',
-    '| step | what it does | time |',
-    '|---|---|---:|',
-    `| export | GET /export?format=hcl of the source (after one warm-up) | ${ms(exported.ms)} |`,
-    `| plan | read the target as its export, compare, then the service's dry run of all ${plan.value.actions.length} changes (POST /batch, dry_run: checked, rolled back) | ${ms(plan.ms)} |`,
-    `| apply | the same ${plan.value.actions.length} changes as one batch: one transaction, one change id | ${ms(applied.ms)} |`,
-    `| plan again | the target now matches: ${again.value.actions.length} changes, so no dry run | ${ms(again.ms)} |`,
+    '| step | what it does | time | baseline | ratio | goal |',
+    '|---|---|---:|---|---:|---|',
+    `| read the file | readConfigFile of the ${kib(exported.value)} export (the plain-HCL reader) | ${ms(read.ms)} | JSON.parse of the same blocks: ${ms(bareParse.ms)} | ${ratio(read.ms, bareParse.ms)} | |`,
+    ...(full ? [`| (before) hcl2-parser | the full parser alone on the same file, as every file was read before | ${ms(full.ms)} | JSON.parse: ${ms(bareParse.ms)} | ${ratio(full.ms, bareParse.ms)} | |`] : []),
+    `| syntax error | readConfigFile of a ${kib(broken.text)} file with one error, on line ${broken.line}: named by line and column | ${ms(located.ms)} | JSON.parse: ${ms(bareParse.ms)} | ${ratio(located.ms, bareParse.ms)} | ${goal(located.ms, 1000)} |`,
+    `| plan, ${creates} creates | read the empty target (format=json), compare, the service's dry run of every change (POST /batch, dry_run) | ${ms(plan.ms)} | bare insert of ${file.resources.length} rows in one statement: ${ms(bare)} | ${ratio(plan.ms, bare)} | ${goal(plan.ms, 3000)} |`,
+    `| apply, ${creates} creates | as \`vigil apply\`: the plan, then the changes as one batch (one transaction, one change id), no dry run first | ${ms(applied.ms)} | bare insert: ${ms(bare)} | ${ratio(applied.ms, bare)} | ${goal(applied.ms, 10000)} |`,
+    `| plan, ${ROWS} unchanged | the target now matches: 0 changes, so no dry run | ${ms(again.ms)} | GET /export?format=json of the target: ${ms(readBack.ms)} | ${ratio(again.ms, readBack.ms)} | ${goal(again.ms, 2000)} |`,
     '',
-    `Per 1,000 rows: plan ${ms((plan.ms / plan.value.actions.length) * 1000)}, apply ${ms((applied.ms / plan.value.actions.length) * 1000)}; the export of the same rows ${ms((exported.ms / file.resources.length) * 1000)}.`,
+    `The export of the source: ${ms(exported.ms)} as HCL, ${ms(exportedJson.ms)} as JSON. \`vigil plan\` from a person's machine is "read the file" plus the plan; \`vigil apply\` is "read the file" plus the apply.`,
     '',
   ].join('\n');
   await writeFile(fileURLToPath(new URL('./results/plan-apply-latest.md', import.meta.url)), text);

@@ -4,12 +4,12 @@
  * If-Match, so a row that changed since stops the apply (412) and nothing at all changes; references to rows the
  * batch creates are resolved by the service as it goes. The audit entries of the apply share one change id.
  */
-import type { Row } from '../engine/descriptor.ts';
+import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
 import { canonical } from '../engine/operations/project.ts';
-import { refusalOf, sendBatch } from './batch.ts';
-import { Reference } from './config-file.ts';
-import type { Plan, Refusal, Skipped } from './plan.ts';
+import { checkPlan, refusalOf, sendBatch } from './batch.ts';
+import { Reference, type ConfigFile } from './config-file.ts';
+import { computePlan, type Plan, type PlanOptions, type Refusal, type Skipped } from './plan.ts';
 import type { ConfigApi } from './remote.ts';
 
 export interface ApplyResult {
@@ -55,4 +55,20 @@ export async function applyPlan(api: ConfigApi, plan: Plan): Promise<ApplyResult
     refusals,
   };
   return result;
+}
+
+/**
+ * `vigil apply`: the plan, then the batch sent to be applied at once, without a dry run first. The batch is one
+ * transaction, so a refused one changes nothing and answers every refusal a dry run would have: they become the
+ * plan's refusals, as `vigil plan` lists them. Only a plan holding a create that may be refused (its prerequisite is
+ * skipped, `mayBeRefused`) is checked first (checkPlan drops such creates when refused), then applied.
+ */
+export async function planAndApply(api: ConfigApi, families: readonly FamilyDescriptor[], file: ConfigFile, options: PlanOptions = {}): Promise<{ plan: Plan; result?: ApplyResult }> {
+  const plan = await computePlan(api, families, file, options);
+  if (plan.actions.some((a) => a.mayBeRefused)) await checkPlan(api, plan);
+  if (!plan.actions.length || plan.refusals.length) return { plan };
+  const result = await applyPlan(api, plan);
+  if (!result.stopped?.refusals.length) return { plan, result };
+  plan.refusals = result.stopped.refusals;
+  return { plan };
 }

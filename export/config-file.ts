@@ -18,9 +18,12 @@ import { readMarkers, readOrganization, type Marker } from './markers.ts';
 
 export class ConfigFileError extends Error {
   readonly line?: number;
-  constructor(message: string, line?: number) {
+  /** where a syntax error is: its column on `line` */
+  readonly column?: number;
+  constructor(message: string, line?: number, column?: number) {
     super(message);
     this.line = line;
+    this.column = column;
   }
 }
 
@@ -114,13 +117,20 @@ function secretSource(value: unknown, secret: string, isObject: boolean, where: 
   return { entries };
 }
 
-function readResource(family: FamilyDescriptor, label: string, body: HclObject, line: number, lines: string[]): FileResource {
+/** Where the blocks of a file are, for messages and order: the lines of an HCL file, the block order of a JSON one. */
+interface Positions {
+  resources: Map<string, number[]>;
+  imports: number[];
+  argument(blockLine: number, name: string): number;
+}
+
+function readResource(family: FamilyDescriptor, label: string, body: HclObject, line: number, positions: Positions): FileResource {
   const address = `${resourceType(family.name)}.${label}`;
   const { secrets } = planFields(family);
   const fieldOf = new Map(familyArguments(family).map((a) => [a.argument, a.field]));
   const resource: FileResource = { address, family, label, line, args: {}, secrets: {} };
   for (const [name, value] of Object.entries(body)) {
-    const at = argumentLine(lines, line - 1, name);
+    const at = positions.argument(line, name);
     const field = fieldOf.get(name);
     if (field === undefined) {
       const why = secrets.includes(name)
@@ -149,13 +159,57 @@ export function readConfigFile(text: string, families: readonly FamilyDescriptor
   try {
     parsed = parseHcl(text);
   } catch (error) {
-    if (error instanceof HclSyntaxError) throw new ConfigFileError(error.message, error.line);
+    if (error instanceof HclSyntaxError) throw new ConfigFileError(error.message, error.line, error.column);
     throw error;
   }
   const lines = text.split('\n');
   const where = blockLines(text);
+  const positions: Positions = { ...where, argument: (line, name) => argumentLine(lines, line - 1, name) };
+  return readParsed(parsed, positions, { organization: readOrganization(text), markers: readMarkers(text) }, families, options);
+}
+
+/** `$${` and `%%{` as the HCL parser gives them back (`${`, `%{`), so both syntaxes read the same. */
+function unescaped(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/([$%])\1\{/g, '$1{');
+  if (Array.isArray(value)) return value.map(unescaped);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [unescaped(k) as string, unescaped(v)]));
+  return value;
+}
+
+/**
+ * Reads the service's export in Terraform's JSON configuration syntax (GET /export?format=json, export/json-config.ts)
+ * into what readConfigFile gives for its HCL file; a block's "line" is its place in the document.
+ */
+export function readJsonConfig(text: string, families: readonly FamilyDescriptor[], options: { lenient?: boolean } = {}): ConfigFile {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw new ConfigFileError('the configuration is not valid JSON.');
+  }
+  if (!isObject(document)) throw new ConfigFileError('the configuration must be a JSON object.');
+  const comments = (Array.isArray(document['//']) ? document['//'] : []).filter((c): c is string => typeof c === 'string').map((c) => `# ${c}`).join('\n');
+  const resources = new Map<string, number[]>();
+  // built with fromEntries: a label such as "__proto__" stays a key
+  const resource: HclObject = Object.fromEntries(Object.entries(isObject(document.resource) ? document.resource : {}).map(([type, labelled]) => [
+    type,
+    Object.fromEntries(Object.entries(isObject(labelled) ? labelled : {}).map(([label, body]) => {
+      resources.set(`${type}.${label}`, [resources.size + 1]);
+      return [label, [unescaped(body)]];
+    })),
+  ]));
+  const imports = (Array.isArray(document.import) ? document.import : []).map((block: unknown) =>
+    isObject(block) && typeof block.to === 'string' ? { ...block, to: `\${${block.to}}` } : block);
+  const positions: Positions = { resources, imports: imports.map((_: unknown, i: number) => resources.size + i + 1), argument: (line) => line };
+  return readParsed({ resource, import: imports }, positions, { organization: readOrganization(comments), markers: readMarkers(comments) }, families, options);
+}
+
+function readParsed(
+  parsed: HclObject, where: Positions, comments: { organization?: ConfigFile['organization']; markers: Marker[] },
+  families: readonly FamilyDescriptor[], options: { lenient?: boolean },
+): ConfigFile {
   const byType = new Map(families.map((f) => [resourceType(f.name), f]));
-  const file: ConfigFile = { organization: readOrganization(text), resources: [], markers: readMarkers(text), warnings: [] };
+  const file: ConfigFile = { organization: comments.organization, resources: [], markers: comments.markers, warnings: [] };
   const resources = isObject(parsed.resource) ? parsed.resource : {};
   for (const [type, labelled] of Object.entries(resources)) {
     const family = byType.get(type);
@@ -170,7 +224,7 @@ export function readConfigFile(text: string, families: readonly FamilyDescriptor
       const blocks = Array.isArray(bodies) ? bodies : [bodies];
       if (blocks.length > 1) throw new ConfigFileError(`${type}.${label} is declared more than once.`, lineList[1]);
       if (!isObject(blocks[0])) throw new ConfigFileError(`${type}.${label} is not a block.`, lineList[0]);
-      file.resources.push(readResource(family, label, blocks[0], lineList[0] ?? 1, lines));
+      file.resources.push(readResource(family, label, blocks[0], lineList[0] ?? 1, where));
     }
   }
   const byAddress = new Map(file.resources.map((r) => [r.address, r]));

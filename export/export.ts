@@ -32,6 +32,7 @@ import type { DomainOperation, Services } from '../engine/services.ts';
 import { project } from '../engine/operations/project.ts';
 import { loadRow } from '../engine/operations/read.ts';
 import { Commented, Expression, writeHcl, type HclEntry, type HclValue } from './hcl-writer.ts';
+import { writeJsonConfig } from './json-config.ts';
 import { assignLabels, labelSource, sanitizeLabel } from './labels.ts';
 import { familyMarker, organizationLine, rowMarker } from './markers.ts';
 
@@ -151,11 +152,12 @@ function entriesOf(family: ExportedFamily, addresses: Map<string, Map<string, st
   return entries;
 }
 
-export async function exportHcl(services: Services, caller: Caller): Promise<string> {
+/** The export's header comment lines and its entries, whichever syntax writes them. */
+async function exportEntries(services: Services, caller: Caller, format: ExportFormat): Promise<{ header: string[]; entries: HclEntry[] }> {
   const now = services.clock.now();
   const header = [
     organizationLine(caller.organization.id, caller.organization.name),
-    'Written by GET /api/v1/config/export?format=hcl; `vigil plan <file>` and `vigil apply <file>` read it back.',
+    `Written by GET /api/v1/config/export?format=${format}; \`vigil plan <file>\` and \`vigil apply <file>\` read it back.`,
     'Read-only fields are left out; a stored secret appears only as a comment naming the write-only argument that sets it.',
   ];
   const families: ExportedFamily[] = [];
@@ -170,7 +172,20 @@ export async function exportHcl(services: Services, caller: Caller): Promise<str
     families.push(await loadFamily(services, caller, d, now));
   }
   const addresses = new Map(families.map((f) => [f.d.name, new Map(f.rows.filter((r) => r.state === 'active').map((r) => [r.id, r.label]))]));
-  return writeHcl(header, families.flatMap((f) => entriesOf(f, addresses)));
+  return { header, entries: families.flatMap((f) => entriesOf(f, addresses)) };
+}
+
+export type ExportFormat = 'hcl' | 'json';
+
+export async function exportHcl(services: Services, caller: Caller): Promise<string> {
+  const { header, entries } = await exportEntries(services, caller, 'hcl');
+  return writeHcl(header, entries);
+}
+
+/** The same export in Terraform's JSON configuration syntax (export/json-config.ts). */
+export async function exportJson(services: Services, caller: Caller): Promise<string> {
+  const { header, entries } = await exportEntries(services, caller, 'json');
+  return writeJsonConfig(header, entries);
 }
 
 export const exportOperation: DomainOperation = {
@@ -180,16 +195,22 @@ export const exportOperation: DomainOperation = {
     'and an `import { to, id }` block for every row; references to other rows as HCL references; a stored secret only as a comment naming ' +
     'the write-only argument (`<field>_wo`) that would set it; archived and expired rows commented out, since they cannot be created again; ' +
     'families the plan or role does not include are named in a comment. Two exports of an unchanged organization are identical. ' +
-    'A singleton\'s import id is the organization id. `vigil plan` / `vigil apply` read the file back.',
+    'A singleton\'s import id is the organization id. `vigil plan` / `vigil apply` read the file back. ' +
+    '`format=json` gives the same blocks in Terraform\'s JSON configuration syntax (`"${…}"` references, the comments as the top-level `"//"` lines).',
   input: Type.Object(
-    { format: Type.Optional(Type.Union([Type.Literal('hcl')], { default: 'hcl', description: 'the file format; hcl is the only one' })) },
+    {
+      format: Type.Optional(
+        Type.Union([Type.Literal('hcl'), Type.Literal('json')], { default: 'hcl', description: 'the file format: HCL, or the same blocks in Terraform\'s JSON configuration syntax' }),
+      ),
+    },
     { additionalProperties: false },
   ),
   role: 'viewer',
   kind: 'read',
   rest: { method: 'GET', path: 'export' },
   answer: { contentType: 'text/plain; charset=utf-8' },
-  async run(services, caller) {
+  async run(services, caller, input) {
+    if (input.format === 'json') return { text: await exportJson(services, caller), contentType: 'application/json; charset=utf-8' };
     return { text: await exportHcl(services, caller), contentType: 'text/plain; charset=utf-8' };
   },
 };

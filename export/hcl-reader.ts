@@ -1,27 +1,33 @@
 /**
- * HCL in, plain values out: the one typed wrapper around `hcl2-parser` (HashiCorp's parser compiled to JS,
- * whose answers are untyped and whose syntax errors carry no position). When a file does not parse, the
- * position is found here: a light scan of strings, comments, heredocs and brackets names the line of an
- * unterminated string or an unbalanced bracket; otherwise the statements are bisected (prefixes of the
- * file, then prefixes of the failing block's body are parsed) down to the first one that breaks it.
+ * HCL in, plain values out. A file of plain data (every export, and most files people write) is read by
+ * export/hcl-plain.ts, fast and with the line and column of a syntax error; a file using more of HCL goes to
+ * `hcl2-parser` (HashiCorp's parser compiled to JS, whose answers are untyped and whose syntax errors carry no
+ * position; this is its one typed wrapper). When such a file does not parse, the position is found here: a light
+ * scan of strings, comments, heredocs and brackets names the line of an unterminated string or an unbalanced
+ * bracket; otherwise the statements are bisected (prefixes of the file, then prefixes of the failing block's body
+ * are parsed) down to the first one that breaks it.
  */
 import { createRequire } from 'node:module';
+import { readPlainHcl, type HclObject } from './hcl-plain.ts';
 
 const parser = createRequire(import.meta.url)('hcl2-parser') as { parseToObject(text: string): unknown };
 
-export type HclObject = Record<string, unknown>;
+export type { HclObject };
 
 export class HclSyntaxError extends Error {
   /** 1-based line */
   readonly line: number;
-  constructor(line: number, message: string) {
+  /** 1-based column, where known */
+  readonly column: number | undefined;
+  constructor(line: number, message: string, column?: number) {
     super(message);
     this.line = line;
+    this.column = column;
   }
 }
 
-/** The parsed body, or undefined when the text is not valid HCL (the parser answers `[null, {}]` or throws). */
-function tryParse(text: string): HclObject | undefined {
+/** The parsed body by `hcl2-parser`, or undefined when the text is not valid HCL (it answers `[null, {}]` or throws). */
+export function tryParse(text: string): HclObject | undefined {
   try {
     const answer = parser.parseToObject(text) as [unknown, unknown] | undefined;
     const [value] = answer ?? [];
@@ -34,6 +40,9 @@ function tryParse(text: string): HclObject | undefined {
 /** Parses a whole file; a syntax error is thrown as an HclSyntaxError naming the line. */
 export function parseHcl(text: string): HclObject {
   if (text.trim() === '') return {};
+  const plain = readPlainHcl(text);
+  if ('value' in plain) return plain.value;
+  if ('error' in plain) throw new HclSyntaxError(plain.error.line, plain.error.message, plain.error.column);
   const parsed = tryParse(text);
   if (parsed) return parsed;
   const { line, message } = locateSyntaxError(text);

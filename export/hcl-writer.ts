@@ -60,7 +60,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** bare words an HCL expression reads as values, so a map key spelled like one is quoted */
 const KEYWORDS = new Set(['true', 'false', 'null', 'for', 'in', 'if', 'endif', 'else', 'endfor']);
 
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+export const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A quoted HCL string: quotes, backslashes, control characters and template sequences escaped; other Unicode kept. */
 export function quote(text: string): string {

@@ -26,7 +26,7 @@
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
 import { canonical } from '../engine/operations/project.ts';
-import { readConfigFile, Reference, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
+import { readConfigFile, readJsonConfig, Reference, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
 import { secretArgument } from '../engine/config-arguments.ts';
 import { resourceType, secretIsObject } from './export.ts';
 import { CONFIG_PREFIX, PlanError, refusal, rowPath, type ConfigApi } from './remote.ts';
@@ -145,19 +145,51 @@ function referencesOf(resource: FileResource): string[] {
   return Object.values(resource.args).flat().filter((v): v is Reference => v instanceof Reference).map((r) => r.address);
 }
 
-function naturalKeyMatch(d: FamilyDescriptor, resource: FileResource, candidates: FileResource[]): FileResource | undefined {
-  const key = d.naturalKey ?? [];
-  if (!key.length || !key.every((f) => f in resource.args && !(resource.args[f] instanceof Reference))) return undefined;
-  return candidates.find((c) => key.every((f) => canonical(c.args[f] ?? null) === canonical(resource.args[f])));
+/**
+ * The organization's rows by family, by import id, by natural key and by label, so matching each of 5,000 blocks
+ * is a look-up rather than a scan of every row; each list keeps the export's order, and the first row not yet
+ * claimed by another block is the match, as a scan in that order would find it.
+ */
+function currentIndex(current: ConfigFile) {
+  const byFamily = new Map<string, FileResource[]>();
+  const byId = new Map<string, FileResource>();
+  const byKey = new Map<string, FileResource[]>();
+  const byLabel = new Map<string, FileResource[]>();
+  const push = (map: Map<string, FileResource[]>, key: string, r: FileResource) => (map.get(key) ?? map.set(key, []).get(key)!).push(r);
+  const keyOf = (d: FamilyDescriptor, args: Row) => [d.name, ...(d.naturalKey ?? []).map((f) => canonical(args[f] ?? null))].join('\u0000');
+  for (const r of current.resources) {
+    const d = r.family;
+    push(byFamily, d.name, r);
+    if (r.importId !== undefined && !byId.has(`${d.name}\u0000${r.importId}`)) byId.set(`${d.name}\u0000${r.importId}`, r);
+    if (d.naturalKey?.length) push(byKey, keyOf(d, r.args), r);
+    else push(byLabel, `${d.name}\u0000${r.label}`, r);
+  }
+  const firstFree = (list: FileResource[] | undefined, claimed: Set<string>) => list?.find((r) => !claimed.has(r.address));
+  return {
+    family: (name: string) => byFamily.get(name) ?? [],
+    byId: (d: FamilyDescriptor, id: string) => byId.get(`${d.name}\u0000${id}`),
+    /** the first free row with the block's natural key; none when the block does not give every key field as a value */
+    byKey(d: FamilyDescriptor, resource: FileResource, claimed: Set<string>) {
+      const key = d.naturalKey ?? [];
+      if (!key.length || !key.every((f) => f in resource.args && !(resource.args[f] instanceof Reference))) return undefined;
+      return firstFree(byKey.get(keyOf(d, resource.args)), claimed);
+    },
+    byLabel: (d: FamilyDescriptor, label: string, claimed: Set<string>) => firstFree(byLabel.get(`${d.name}\u0000${label}`), claimed),
+  };
 }
 
+/**
+ * The organization's configuration as its export, read as data (format=json: no HCL to parse back); a service from
+ * before that format refuses it (422), and its HCL export is read instead.
+ */
 export async function readCurrent(api: ConfigApi, families: readonly FamilyDescriptor[]): Promise<ConfigFile> {
-  const answer = await api.call('GET', `${CONFIG_PREFIX}/export?format=hcl`);
+  const json = await api.call('GET', `${CONFIG_PREFIX}/export?format=json`);
+  const answer = json.status === 422 ? await api.call('GET', `${CONFIG_PREFIX}/export?format=hcl`) : json;
   if (answer.status !== 200) {
     const { message, details } = refusal(answer);
     throw new PlanError(`could not read the organization's configuration: ${message}`, details);
   }
-  return readConfigFile(answer.text, families, { lenient: true });
+  return answer === json ? readJsonConfig(answer.text, families, { lenient: true }) : readConfigFile(answer.text, families, { lenient: true });
 }
 
 export async function computePlan(api: ConfigApi, families: readonly FamilyDescriptor[], file: ConfigFile, options: PlanOptions = {}): Promise<Plan> {
@@ -166,7 +198,7 @@ export async function computePlan(api: ConfigApi, families: readonly FamilyDescr
   const plan: Plan = { organization: current.organization ?? { id: '', name: '' }, actions: [], skipped: [], unchanged: 0, kept: [], warnings: [...file.warnings], ids: new Map(), refusals: [] };
   const currentIds = new Map(current.resources.map((r) => [r.address, r.importId ?? '']));
   const rank = new Map(familyOrder(families).map((d, i) => [d.name, i]));
-  const byFamily = (name: string) => current.resources.filter((r) => r.family.name === name);
+  const index = currentIndex(current);
   const inactive = new Map(current.markers.filter((m) => m.id !== undefined).map((m) => [`${m.address.split('.')[0]}\u0000${m.id}`, m]));
   const notExported = new Map(current.markers.filter((m) => m.kind === 'not exported').map((m) => [m.address, m.reason]));
   const claimed = new Set<string>();
@@ -191,7 +223,7 @@ export async function computePlan(api: ConfigApi, families: readonly FamilyDescr
     }
     let match: FileResource | undefined;
     if (d.kind === 'singleton') {
-      match = byFamily(d.name)[0];
+      match = index.family(d.name)[0];
       if (!match) {
         skip(resource, `the organization's ${d.name} is not in its export`);
         continue;
@@ -201,16 +233,15 @@ export async function computePlan(api: ConfigApi, families: readonly FamilyDescr
         continue;
       }
     } else {
-      match = resource.importId === undefined ? undefined : byFamily(d.name).find((r) => r.importId === resource.importId);
+      match = resource.importId === undefined ? undefined : index.byId(d, resource.importId);
       const marker = resource.importId === undefined ? undefined : inactive.get(`${resourceType(d.name)}\u0000${resource.importId}`);
       if (!match && marker) {
         skip(resource, `in this organization: ${marker.reason}`);
         continue;
       }
-      const free = byFamily(d.name).filter((r) => !claimed.has(r.address));
-      match ??= naturalKeyMatch(d, resource, free);
+      match ??= index.byKey(d, resource, claimed);
       // a family without a natural key: the row whose own label is this block's (labels come from a display name)
-      if (!match && !d.naturalKey?.length) match = free.find((r) => r.label === resource.label);
+      if (!match && !d.naturalKey?.length) match = index.byLabel(d, resource.label, claimed);
     }
     if (match && claimed.has(match.address)) {
       skip(resource, `its row is already the one of another block (${match.address} in the organization's export)`);
@@ -223,10 +254,11 @@ export async function computePlan(api: ConfigApi, families: readonly FamilyDescr
     } else planCreate(plan, resource, env, skip, skippedAddresses, file);
   }
 
+  const exportedIds = new Set(current.resources.map((r) => `${resourceType(r.family.name)}\u0000${r.importId}`));
   for (const marker of file.markers) {
     if (marker.id === undefined || marker.kind === 'not exported') continue;
     const type = marker.address.split('.')[0]!;
-    if (current.resources.some((r) => resourceType(r.family.name) === type && r.importId === marker.id) || inactive.has(`${type}\u0000${marker.id}`)) continue;
+    if (exportedIds.has(`${type}\u0000${marker.id}`) || inactive.has(`${type}\u0000${marker.id}`)) continue;
     skip(marker, `in the exported organization: ${marker.reason}`);
   }
 

@@ -104,16 +104,16 @@ async function run(command: Command, file: string, flags: Flags, apply: boolean)
     throw new Failure([`error: could not read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`]);
   }
   // loaded here, so the other commands start without the engine
-  const [{ families }, { ConfigFileError, readConfigFile, Reference }, { checkedPlan }, { applyPlan }, { httpConfigApi, PlanError }] = await Promise.all([
+  const [{ families }, { ConfigFileError, readConfigFile, Reference }, { checkedPlan }, { planAndApply }, { httpConfigApi, PlanError }] = await Promise.all([
     import('../../resources/index.ts'), import('../../export/config-file.ts'), import('../../export/batch.ts'), import('../../export/apply.ts'), import('../../export/remote.ts'),
   ]);
   const referenceOf = (v: unknown) => (v instanceof Reference ? `${v.address}.id` : undefined);
   try {
     const config = readConfigFile(text, families);
     const api = httpConfigApi(options.url, key);
-    const plan = await checkedPlan(api, families, config, { prune: flags.prune, replaceSecrets: flags.replaceSecrets, env: process.env });
-    // the dry run already met refusals: the batch would be refused whole, so it is not sent
-    const result = apply && plan.actions.length && !plan.refusals.length ? await applyPlan(api, plan) : undefined;
+    const planOptions = { prune: flags.prune, replaceSecrets: flags.replaceSecrets, env: process.env };
+    // plan: checked by the service's dry run; apply: sent at once, a refused batch (one transaction) changing nothing
+    const { plan, result } = apply ? await planAndApply(api, families, config, planOptions) : { plan: await checkedPlan(api, families, config, planOptions), result: undefined };
     if (options.json) process.stdout.write(`${JSON.stringify({ plan: planJson(plan, referenceOf), ...(result ? { apply: result } : {}) }, null, 2)}\n`);
     else process.stdout.write(`${[...planLines(plan, file, referenceOf), ...(result ? resultLines(result, file) : [])].join('\n')}\n`);
     if (result?.stopped) throw new Failure([`error: ${result.stopped.message}`, ...result.stopped.details.map((d) => `  ${d}`)]);
@@ -121,7 +121,7 @@ async function run(command: Command, file: string, flags: Flags, apply: boolean)
       throw new Failure([`error: the service would refuse ${plan.refusals.length} change${plan.refusals.length === 1 ? '' : 's'} of this plan (listed above)${apply ? ', so nothing was applied' : ''}.`]);
     }
   } catch (error) {
-    if (error instanceof ConfigFileError) throw new Failure([`${file}:${error.line ?? 1}: ${error.message}`]);
+    if (error instanceof ConfigFileError) throw new Failure([`${file}:${error.line ?? 1}${error.column ? `:${error.column}` : ''}: ${error.message}`]);
     if (error instanceof PlanError) throw new Failure([`error: ${error.message}`, ...error.details.map((d) => `  ${d}`)]);
     throw error;
   }

@@ -131,7 +131,7 @@ t.test('positioned rows follow their public order; families follow their names',
 t.test('format=xml is refused naming format; an api:config_read key may export', async (t) => {
   const refused = await api.get(`${CONFIG}/export?format=xml`);
   t.equal(refused.status, 422);
-  t.same(refused.body.errors, [{ field: 'format', message: 'must be one of: hcl' }]);
+  t.same(refused.body.errors, [{ field: 'format', message: 'must be one of: hcl, json' }]);
   const reader = await org.key(['api:config_read']);
   const read = await reader.get(EXPORT);
   t.equal(read.status, 200);

@@ -87,8 +87,9 @@ t.test('a broken file names the line', async (t) => {
   }
   const path = await file('broken.hcl', exported.replace('name                 = "checkout availability"', 'name = "checkout availability'));
   const brokenLine = exported.split('\n').findIndex((l) => l.includes('"checkout availability"')) + 1;
+  const column = 'name = "checkout availability'.indexOf('"') + 1 + exported.split('\n')[brokenLine - 1]!.indexOf('name');
   const cli = await run(['plan', path, '--key', sourceApi.token]);
   t.equal(cli.code, 1);
-  t.equal(cli.stderr, `${path}:${brokenLine}: this string is not closed on its line (a quoted string cannot span lines)\n`);
+  t.equal(cli.stderr, `${path}:${brokenLine}:${column}: this string is not closed on its line (a quoted string cannot span lines)\n`, 'line and column');
   t.equal(cli.stdout, '');
 });
