@@ -24,6 +24,8 @@ import overseer_settings from './overseer_settings.ts';
 import prompt_templates from './prompt_templates.ts';
 import repo_settings from './repo_settings.ts';
 import request_signing from './request_signing.ts';
+import schedule_overrides from './schedule_overrides.ts';
+import schedules from './schedules.ts';
 import service_bindings from './service_bindings.ts';
 import slis from './slis.ts';
 import slos from './slos.ts';
@@ -63,6 +65,8 @@ export const families: FamilyDescriptor[] = [
   prompt_templates,
   repo_settings,
   request_signing,
+  schedules,
+  schedule_overrides,
   service_bindings,
   slis,
   slos,

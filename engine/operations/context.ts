@@ -24,6 +24,11 @@ export function hookContext(services: Services, caller: Caller, store: FamilySto
         const [user] = await store.execute('select id, email from users where email = ?', [email.trim().toLowerCase()]);
         return user ? { id: String(user.id), email: String(user.email) } : null;
       },
+      callerEmail: async () => {
+        if (!caller.credential.userId) return null;
+        const [user] = await store.execute('select email from users where id = ?', [caller.credential.userId]);
+        return user ? String(user.email).toLowerCase() : null;
+      },
     },
   };
 }
