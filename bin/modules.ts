@@ -22,6 +22,7 @@ import { checksModule } from '../domain/checks/module.ts';
 import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
 import type { CheckOptions } from '../domain/checks/options.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
+import { oncallModule } from '../domain/oncall/module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
@@ -60,6 +61,7 @@ export function modules(settings: ModuleSettings = {}): Module[] {
     // heartbeat deadlines are swept at the checks' cadence (VIGIL_CHECK_TICK_SECONDS)
     heartbeatsModule({ tickSeconds: settings.checks?.tickSeconds }),
     statusPageSubscribersModule,
+    oncallModule,
     chatModule,
     emailModule,
   ];
