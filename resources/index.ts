@@ -65,8 +65,6 @@ export const families: FamilyDescriptor[] = [
   prompt_templates,
   repo_settings,
   request_signing,
-  schedules,
-  schedule_overrides,
   service_bindings,
   slis,
   slos,
@@ -79,6 +77,9 @@ export const families: FamilyDescriptor[] = [
   teams,
   ticket_integrations,
   ticket_import_rules,
+  // after team_members: their examples need members made first
+  schedules,
+  schedule_overrides,
 ];
 
 /** Agent tools (and REST routes, where declared) that belong to families but are not their CRUD. */

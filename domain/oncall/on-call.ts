@@ -12,15 +12,17 @@ export const MAX_WINDOW = 366 * DAY;
 const CACHE_SIZE = 2000;
 const cache = new Map<string, FinalSchedule>();
 
-const iso = (value: unknown) => (value instanceof Date ? value : new Date(String(value))).toISOString();
+/** A stored time (a Date from the database, a string from an answer) as a cheap cache-key part. */
+const stamp = (value: unknown) => (value instanceof Date ? value.getTime() : String(value));
+const time = (value: unknown) => (value instanceof Date ? value : String(value));
 
 export function overrideInputs(rows: readonly Row[]): OverrideInput[] {
-  return rows.map((o) => ({ id: String(o.id), start: iso(o.start), end: iso(o.end), email: String(o.email), replaces: (o.replaces as string | null) ?? null, created_at: iso(o.created_at) }));
+  return rows.map((o) => ({ id: String(o.id), start: time(o.start), end: time(o.end), email: String(o.email), replaces: (o.replaces as string | null) ?? null, created_at: time(o.created_at) }));
 }
 
 /** The final schedule of stored rows over [from, to), cached by the rows' versions. */
 export function scheduleOf(schedule: Row, overrides: readonly Row[], from: number, to: number): FinalSchedule {
-  const key = `${schedule.id}@${iso(schedule.updated_at)}|${overrides.map((o) => `${o.id}@${iso(o.updated_at)}`).join(',')}|${from}|${to}`;
+  const key = `${schedule.id}@${stamp(schedule.updated_at)}|${overrides.map((o) => `${o.id}@${stamp(o.updated_at)}`).join(',')}|${from}|${to}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const computed = finalSchedule({ time_zone: String(schedule.time_zone), layers: (schedule.layers as Layer[]) ?? [] }, overrideInputs(overrides), from, to);

@@ -19,7 +19,9 @@ export interface Layer {
   restrictions?: readonly Restriction[];
 }
 export interface ScheduleInput { time_zone: string; layers: readonly Layer[] }
-export interface OverrideInput { id: string; start: string; end: string; email: string; replaces?: string | null; created_at: string }
+/** times as instants written ISO-8601, or Dates as the database answers them */
+export interface OverrideInput { id: string; start: string | Date; end: string | Date; email: string; replaces?: string | null; created_at: string | Date }
+const ms = (value: string | Date) => (value instanceof Date ? value.getTime() : Date.parse(value));
 
 export type Source = { layer: number } | { override: string };
 export interface Piece { start: number; end: number; email: string }
@@ -96,7 +98,7 @@ export function finalSchedule(schedule: ScheduleInput, overrides: readonly Overr
   const line = ZoneLine.of(schedule.time_zone);
   const layers = schedule.layers.map((layer) => layerPieces(line, layer, from, to));
   const ranked = overrides
-    .map((o) => ({ id: o.id, start: Date.parse(o.start), end: Date.parse(o.end), email: o.email, replaces: o.replaces ?? null, created: Date.parse(o.created_at) }))
+    .map((o) => ({ id: o.id, start: ms(o.start), end: ms(o.end), email: o.email, replaces: o.replaces ?? null, created: ms(o.created_at) }))
     .filter((o) => o.start < to && o.end > from && o.start < o.end)
     .sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map((o, rank) => ({ ...o, rank }));

@@ -68,38 +68,38 @@ export class ZoneLine {
     return t + this.offsetAt(t);
   }
 
-  /** The offset periods covering [from, to): each from its start (or `from`) with its offset. */
-  private periods(from: number, to: number): { start: number; end: number; offset: number }[] {
-    const cuts: { at: number; offset: number }[] = [];
-    for (let y = new Date(from).getUTCFullYear(); y <= new Date(to).getUTCFullYear(); y++) {
-      for (const tr of this.year(y).transitions) if (tr.at > from && tr.at < to) cuts.push(tr);
-    }
-    const out = [];
-    let start = from;
-    let offset = this.offsetAt(from);
-    for (const cut of cuts) {
-      out.push({ start, end: cut.at, offset });
-      start = cut.at;
-      offset = cut.offset;
-    }
-    out.push({ start, end: to, offset });
-    return out;
-  }
-
-  /** The first instant whose wall-clock reading is at or after `local`. */
+  /** The first instant whose wall-clock reading is at or after `local`: walk the offset periods around it in order. */
   instantOf(local: number): number {
-    for (const p of this.periods(local - REACH, local + REACH)) {
-      const candidate = Math.max(p.start, local - p.offset);
-      if (candidate < p.end) return candidate;
+    const lo = local - REACH;
+    const hi = local + REACH;
+    let start = lo;
+    let offset = this.offsetAt(lo);
+    for (let y = new Date(lo).getUTCFullYear(); y <= new Date(hi).getUTCFullYear(); y++) {
+      for (const tr of this.year(y).transitions) {
+        if (tr.at <= lo || tr.at >= hi) continue;
+        const candidate = Math.max(start, local - offset);
+        if (candidate < tr.at) return candidate;
+        start = tr.at;
+        offset = tr.offset;
+      }
     }
+    const candidate = Math.max(start, local - offset);
+    if (candidate < hi) return candidate;
     throw new Error(`no instant reaches local ${new Date(local).toISOString()} in ${this.zone}`);
   }
 }
 
-/** A local date-time written YYYY-MM-DDTHH:MM[:SS] as naive local ms. */
+const parsed = new Map<string, number>();
+/** A local date-time written YYYY-MM-DDTHH:MM[:SS] as naive local ms (remembered: schedules repeat a few handoffs). */
 export function parseLocal(text: string): number {
-  const p = Temporal.PlainDateTime.from(text);
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  let at = parsed.get(text);
+  if (at === undefined) {
+    const p = Temporal.PlainDateTime.from(text);
+    at = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+    if (parsed.size > 10_000) parsed.clear();
+    parsed.set(text, at);
+  }
+  return at;
 }
 
 /** HH:MM as ms after midnight. */

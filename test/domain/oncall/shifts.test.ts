@@ -67,8 +67,8 @@ function reference(schedule: ScheduleInput, overrides: OverrideInput[], from: nu
       if (email) source = { layer: i };
     }
     const winner = overrides
-      .filter((o) => Date.parse(o.start) <= t && t < Date.parse(o.end) && (o.replaces == null || o.replaces === email))
-      .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
+      .filter((o) => Date.parse(String(o.start)) <= t && t < Date.parse(String(o.end)) && (o.replaces == null || o.replaces === email))
+      .sort((a, b) => Date.parse(String(b.created_at)) - Date.parse(String(a.created_at)))[0];
     if (winner) {
       email = winner.email;
       source = { override: winner.id };
