@@ -1,17 +1,9 @@
 import Type from 'typebox';
-import { defineFamily, nullable, type Row, type Rule, type WriteStage } from '../engine/descriptor.ts';
+import { defineFamily, nullable, type Row, type WriteStage } from '../engine/descriptor.ts';
+import { afterInstant } from '../engine/rules.ts';
 import type { FieldError } from '../engine/errors.ts';
 import { instant } from './status_page_maintenances.ts';
 import { emailSchema, normalEmail } from './team_members.ts';
-
-const at = (value: unknown) => new Date(value as string).getTime();
-
-/** Compared as instants, so times written with different offsets compare right. */
-const endAfterStart: Rule = {
-  description: 'end must be after start',
-  fields: ['end', 'start'],
-  check: (row) => (row.end != null && row.start != null && at(row.end) <= at(row.start) ? [{ field: 'end', message: 'must be after start' }] : []),
-};
 
 /** The person on call instead must be a member of the organization. */
 async function coverIsMember(row: Row, stage: WriteStage): Promise<FieldError[]> {
@@ -46,7 +38,7 @@ export default defineFamily({
     created_at: Type.String({ format: 'date-time', readOnly: true }),
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
-  rules: [endAfterStart],
+  rules: [afterInstant('end', 'start')],
   hooks: {
     prepare: (row: Row) => ({
       ...row, start: instant(row.start), end: instant(row.end), email: normalEmail(row.email), replaces: row.replaces == null ? null : normalEmail(row.replaces),
