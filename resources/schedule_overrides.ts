@@ -23,7 +23,8 @@ export default defineFamily({
   kind: 'collection',
   singular: 'schedule_override',
   operations: ['list', 'read', 'create', 'update', 'delete'],
-  requiredOnCreate: ['schedule_id', 'start', 'end', 'email'],
+  // email first: an exported override is labelled by who covers (the schedule's id changes when apply recreates it)
+  requiredOnCreate: ['email', 'start', 'end', 'schedule_id'],
   createOnly: ['schedule_id'],
   references: { schedule_id: { family: 'schedules', unknown: 'refuse' } },
   ownRows: { field: 'email', role: 'org_admin' },
