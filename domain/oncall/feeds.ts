@@ -13,7 +13,7 @@ import { generateToken, hashToken } from '../../engine/crypto.ts';
 import type { Row } from '../../engine/descriptor.ts';
 import { validationFailed } from '../../engine/errors.ts';
 import { execute } from '../../engine/operations/index.ts';
-import { inTransaction, readStore } from '../../engine/operations/context.ts';
+import { inTransaction, readStore, userEmail } from '../../engine/operations/context.ts';
 import { ORGANIZATION } from '../../engine/operations/tool-schemas.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
@@ -54,7 +54,7 @@ export const rotateCalendarFeed: DomainOperation = {
       const schedule = (await execute(services, caller, { family: schedules.name, op: 'read', id: input.schedule_id })).data as Row;
       subject = `schedule:${schedule.id}`;
     } else {
-      const email = await callerEmail(services, caller.credential.userId);
+      const email = await userEmail(readStore(services), caller.credential.userId);
       if (!email) throw validationFailed([{ field: 'schedule_id', message: 'is required for a key: a personal feed needs a person\'s credential' }]);
       subject = `person:${email}`;
     }
@@ -66,12 +66,6 @@ export const rotateCalendarFeed: DomainOperation = {
     return { json: { data: { subject, url: `${services.config.publicUrl}${FEED_PATH}/${token}.ics` }, organization: publicOrganization(caller.organization) } };
   },
 };
-
-async function callerEmail(services: Services, userId: string | undefined): Promise<string | null> {
-  if (!userId) return null;
-  const [user] = await readStore(services).execute('select email from users where id = ?', [userId]);
-  return user ? String(user.email).toLowerCase() : null;
-}
 
 /** The iCalendar text of a feed's subject, over its window around `now`. */
 export async function feedText(services: Services, organizationId: string, subject: string, now: number): Promise<string | null> {
