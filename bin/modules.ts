@@ -21,6 +21,7 @@ import { sloModule } from '../domain/slo/module.ts';
 import { checksModule } from '../domain/checks/module.ts';
 import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
+import { oncallModule } from '../domain/oncall/module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
@@ -55,6 +56,7 @@ export function modules(): Module[] {
     // heartbeat deadlines are swept at the checks' cadence (VIGIL_CHECK_TICK_SECONDS)
     heartbeatsModule,
     statusPageSubscribersModule,
+    oncallModule,
     chatModule,
     emailModule,
   ];

@@ -38,6 +38,8 @@ export interface RowLookup {
   singleton(family: string): Promise<Row | null>;
   /** A user of the deployment by email (case-insensitive), or null: users are created by the operator only. */
   userByEmail(email: string): Promise<{ id: string; email: string } | null>;
+  /** The calling person's email (lowercased), or null when the caller is no person (a key, the service itself). */
+  callerEmail(): Promise<string | null>;
 }
 
 /** A cross-field rule: a value with a description that documents itself in OpenAPI and MCP. */
@@ -162,6 +164,11 @@ export interface FamilyDescriptor {
   order?: readonly { field: string; direction: 'asc' | 'desc' }[];
   /** the rows one list page holds when the caller sends no `limit` (default 500; at most 500, the most any page holds) */
   defaultLimit?: number;
+  /**
+   * rows a person may write for themselves: a caller below `role` creates, changes and deletes only rows whose
+   * `field` is their own email (before and after the change); a caller with no email (a key) needs `role`
+   */
+  ownRows?: { field: string; role: Role };
   /** fields that only a user credential (personal token) may write */
   userTokenFields?: readonly string[];
   /**

@@ -32,6 +32,16 @@ export function after(field: string, earlier: string): Rule {
   };
 }
 
+/** A later instant than another field, compared as instants (times written with different offsets compare right). */
+export function afterInstant(field: string, earlier: string): Rule {
+  const at = (value: unknown) => new Date(value as string).getTime();
+  return {
+    description: `${field} must be after ${earlier}`,
+    fields: [field, earlier],
+    check: (row) => (present(row[field]) && present(row[earlier]) && at(row[field]) <= at(row[earlier]) ? [{ field, message: `must be after ${earlier}` }] : []),
+  };
+}
+
 /** A secret that must not be a URL (URLs belong in another field). */
 export function notAUrl(field: string, urlField: string): Rule {
   return {

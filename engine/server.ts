@@ -273,9 +273,13 @@ function checkDomainOperations(registry: Registry, operations: DomainOperation[]
   for (const op of operations) {
     if (names.has(op.name)) throw new Error(`Domain operation ${op.name} is registered twice.`);
     names.add(op.name);
-    if (op.rest && registry.get(op.rest.path)) throw new Error(`Domain operation ${op.name}: REST path ${op.rest.path} is a family's.`);
-    if (op.rest?.action !== undefined && (op.rest.method !== 'POST' || op.rest.param === undefined || !/^[a-z][a-z0-9_]*$/.test(op.rest.action))) {
-      throw new Error(`Domain operation ${op.name}: a REST action is a POST on one row (give param) named in snake_case.`);
+    // under a family's path only as a view or an action of one of its rows (`GET /schedules/{id}/shifts`), never over its CRUD
+    const family = op.rest ? registry.get(op.rest.path) : undefined;
+    if (family && (op.rest!.action === undefined || Object.hasOwn(family.actions ?? {}, op.rest!.action))) {
+      throw new Error(`Domain operation ${op.name}: REST path ${op.rest!.path} is a family's.`);
+    }
+    if (op.rest?.action !== undefined && (op.rest.param === undefined || !/^[a-z][a-z0-9_]*$/.test(op.rest.action))) {
+      throw new Error(`Domain operation ${op.name}: a REST action or view is on one row (give param) named in snake_case.`);
     }
     const served = op.rest && operations.find((other) => other !== op && other.rest && domainRestPath(other) === domainRestPath(op));
     if (served) throw new Error(`Domain operations ${served.name} and ${op.name} are served at one REST path.`);

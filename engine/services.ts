@@ -79,7 +79,8 @@ export interface DomainOperation {
    * where REST serves it under /api/v1/config; absent: agent tool only. With `param`, REST serves
    * `/<path>/{<param>}` and the segment is that input field (`get_alert`: GET /alerts/{id}). With `action` too, an
    * action on that one row: `POST /<path>/{<param>}/<action>` (`acknowledge_alert`: POST /alerts/{id}/acknowledge),
-   * the body holding the rest of the input.
+   * the body holding the rest of the input. A GET with `action` is a view of one row, and may sit under a family's
+   * path (`GET /schedules/{id}/shifts`), its other input from the query string.
    */
   rest?: {
     method: 'GET' | 'POST';

@@ -23,6 +23,8 @@ import overseer_settings from './overseer_settings.ts';
 import prompt_templates from './prompt_templates.ts';
 import repo_settings from './repo_settings.ts';
 import request_signing from './request_signing.ts';
+import schedule_overrides from './schedule_overrides.ts';
+import schedules from './schedules.ts';
 import service_bindings from './service_bindings.ts';
 import slis from './slis.ts';
 import slos from './slos.ts';
@@ -72,4 +74,7 @@ export const families: FamilyDescriptor[] = [
   teams,
   ticket_integrations,
   ticket_import_rules,
+  // after team_members: their examples need members made first
+  schedules,
+  schedule_overrides,
 ];

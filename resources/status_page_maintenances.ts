@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { defineFamily, featureFor, type Row, type Rule } from '../engine/descriptor.ts';
+import { defineFamily, featureFor, type Row } from '../engine/descriptor.ts';
+import { afterInstant } from '../engine/rules.ts';
 
 export const MAINTENANCE_STATES = ['scheduled', 'in_progress', 'completed'] as const;
 
@@ -17,13 +18,6 @@ export function maintenanceState(row: Row, now: Date): (typeof MAINTENANCE_STATE
   if (now.getTime() < at(row.starts_at)) return 'scheduled';
   return now.getTime() < at(row.ends_at) ? 'in_progress' : 'completed';
 }
-
-/** Compared as instants, so times written with different offsets compare right. */
-const endsAfterStart: Rule = {
-  description: 'ends_at must be after starts_at',
-  fields: ['ends_at', 'starts_at'],
-  check: (row) => (row.ends_at != null && row.starts_at != null && at(row.ends_at) <= at(row.starts_at) ? [{ field: 'ends_at', message: 'must be after starts_at' }] : []),
-};
 
 export default defineFamily({
   name: 'status_page_maintenances',
@@ -56,7 +50,7 @@ export default defineFamily({
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
   computed: { state: (row, { now }) => maintenanceState(row, now) },
-  rules: [endsAfterStart],
+  rules: [afterInstant('ends_at', 'starts_at')],
   hooks: {
     // times stored as the instants they name (an equal time written another way is no change); component_ids is a set
     prepare: (row) => ({ ...row, starts_at: instant(row.starts_at), ends_at: instant(row.ends_at), component_ids: [...new Set(row.component_ids as string[])] }),

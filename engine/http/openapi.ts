@@ -280,7 +280,7 @@ function domainPath(operation: DomainOperation): Json {
         ...refusals,
         ...(rest.param ? { 404: ref('responses', 'not_found') } : {}),
         // an action on a row may find it in a state the action does not apply to (its message says which)
-        ...(keyed || rest.action ? { 409: errorResponse(['conflict'], undefined, [rest.action ? ACTION_CONFLICT : '', keyed ? KEY_RUNNING : ''].filter(Boolean).join(' ')) } : {}),
+        ...(keyed || (rest.action && !get) ? { 409: errorResponse(['conflict'], undefined, [rest.action && !get ? ACTION_CONFLICT : '', keyed ? KEY_RUNNING : ''].filter(Boolean).join(' ')) } : {}),
         422: ref('responses', 'validation_failed'),
       },
     },

@@ -2,11 +2,29 @@
 import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descriptor.ts';
 import { ApiError, validationFailed, type FieldError } from '../errors.ts';
 import type { FamilyStore } from '../persistence/store.ts';
+import { roleAtLeast } from '../plans.ts';
 import type { Services } from '../services.ts';
 import type { Notice } from './types.ts';
 import { project } from './project.ts';
 
+/**
+ * A family's `ownRows`: below the role named there, a person writes only rows that name them (the stored row and
+ * the row as it will be); refused with 403 naming the field.
+ */
+export async function checkOwnRow(d: FamilyDescriptor, rows: Row[], ctx: HookContext): Promise<void> {
+  const own = d.ownRows;
+  if (!own || roleAtLeast(ctx.caller.role, own.role)) return;
+  const email = await ctx.lookup.callerEmail();
+  const others = rows.some((row) => String(row[own.field] ?? '').toLowerCase() !== email);
+  if (!email || others) {
+    throw new ApiError('forbidden', `Writing ${d.name} for someone else needs the ${own.role} role; the caller has ${ctx.caller.role} and ${own.field} must be their own email.`, {
+      errors: [{ field: own.field, message: email ? `must be your own email (${own.role} writes them for anyone)` : `needs a person's credential or the ${own.role} role` }],
+    });
+  }
+}
+
 export async function checkRow(d: FamilyDescriptor, row: Row, stage: WriteStage): Promise<void> {
+  await checkOwnRow(d, stage.existing ? [stage.existing, row] : [row], stage.ctx);
   const errors: FieldError[] = [];
   for (const rule of d.rules ?? []) errors.push(...rule.check(row));
   if (d.hooks?.validate) errors.push(...(await d.hooks.validate(row, stage)));

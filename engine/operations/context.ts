@@ -7,6 +7,13 @@ import { sqlExecutor } from '../persistence/sql.ts';
 import { FamilyStore } from '../persistence/store.ts';
 import type { Services } from '../services.ts';
 
+/** A user's email, lowercased (null for no user: a key, the service itself). */
+export async function userEmail(store: FamilyStore, userId: string | undefined): Promise<string | null> {
+  if (!userId) return null;
+  const [user] = await store.execute('select email from users where id = ?', [userId]);
+  return user ? String(user.email).toLowerCase() : null;
+}
+
 export function hookContext(services: Services, caller: Caller, store: FamilyStore, now: Date): HookContext {
   const family = (name: string) => {
     const d = services.registry.get(name);
@@ -24,6 +31,7 @@ export function hookContext(services: Services, caller: Caller, store: FamilySto
         const [user] = await store.execute('select id, email from users where email = ?', [email.trim().toLowerCase()]);
         return user ? { id: String(user.id), email: String(user.email) } : null;
       },
+      callerEmail: () => userEmail(store, caller.credential.userId),
     },
   };
 }

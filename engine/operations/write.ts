@@ -8,7 +8,7 @@ import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descript
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { parseWrite } from '../validation.ts';
 import { auditEntry, auditRow, diffRows, recordAudit, writesAlone } from './audit.ts';
-import { checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
+import { checkOwnRow, checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
 import { naturalKeyIndexed } from '../persistence/entities.ts';
 import { hookContext, inTransaction, readStore, whenCommitted } from './context.ts';
 import { KeyHeld, takeKey, type KeyClaim } from './idempotency.ts';
@@ -253,6 +253,7 @@ export async function deleteRow(services: Services, caller: Caller, d: FamilyDes
     if (!existing) throw notFound(d.name);
     if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) throw preconditionFailed(services, d, existing, now, 'deleted');
     const ctx = hookContext(services, caller, store, now);
+    await checkOwnRow(d, [existing], ctx);
     const refused = d.hooks?.validateDelete ? await d.hooks.validateDelete(existing, ctx) : [];
     if (refused.length) throw validationFailed(refused);
     if (d.archive && existing[d.archive.field]) return null;

@@ -270,3 +270,25 @@ t.test('signed hostile bodies are answered without a 5xx and change nothing', as
   }
   t.equal(await status(o, 'HostilePress'), 'firing', 'nothing changed');
 });
+
+t.test('/vigil oncall [team or schedule]: who is on call now and next, by name, for members of the organization', async (t) => {
+  const o = await connected();
+  const ana = await person(vigil, { [o.id]: 'member' });
+  const ben = await person(vigil, { [o.id]: 'member' });
+  const team = (await o.api.post(`${CONFIG}/teams`, { name: 'Databases', member_emails: [ana.email, ben.email] })).body.data;
+  const daily = { name: 'Daily', participants: [ana.email, ben.email], rotation: { unit: 'daily', length: 1 }, handoff: '2026-02-01T09:00' };
+  t.equal((await o.api.post(`${CONFIG}/schedules`, { name: 'DB primary', time_zone: 'UTC', team_id: team.id, layers: [daily] })).status, 201);
+  t.equal((await o.api.post(`${CONFIG}/schedules`, { name: 'Quiet', time_zone: 'UTC' })).status, 201);
+  vigil.clock.set('2026-03-01T12:00:00Z');
+
+  const all = await command(o, o.member.email, 'oncall');
+  t.equal(all.status, 200);
+  t.equal(all.body.text, `*DB primary*: ${ana.email} until 2026-03-02 09:00 UTC; next ${ben.email} from 2026-03-02 09:00 UTC\n*Quiet*: no one`, 'every schedule, now and next');
+  const byTeam = await command(o, o.member.email, 'oncall databases');
+  t.match(byTeam.body.text, /^\*DB primary\*: /, 'a team by name (without regard to case): its schedules');
+  t.notMatch(byTeam.body.text, /Quiet/);
+  t.match((await command(o, o.member.email, 'oncall Quiet')).body.text, /^\*Quiet\*: no one$/, 'a schedule by name');
+  t.match((await command(o, o.member.email, 'oncall Nothing Here')).body, { response_type: 'ephemeral', text: /No team or schedule is named "Nothing Here"/ });
+  t.match((await command(o, 'USTRANGER', 'oncall')).body.text, /not a member/, 'a chat user who is no member learns nothing');
+  t.match((await command(o, o.member.email, 'help')).body.text, /\/vigil oncall \[team or schedule\]/, 'the grammar names it');
+});

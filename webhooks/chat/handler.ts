@@ -32,6 +32,8 @@ import { getIncident } from '../../domain/alerts/incidents.ts';
 import { getAlert } from '../../domain/alerts/tools.ts';
 import { chatUserEmail, respondPrivately } from '../../outbound/net/chat-api.ts';
 import chat from '../../resources/chat.ts';
+import schedules from '../../resources/schedules.ts';
+import teams from '../../resources/teams.ts';
 import { HELP, readInteraction, type Interaction, type Target } from './interaction.ts';
 import './transport.ts';
 
@@ -57,7 +59,7 @@ async function connection(services: Services, organizationId: string): Promise<{
 }
 
 /** The member a chat user is (by the email users.info names), or why not. */
-async function memberOf(request: WebhookRequest, act: Act): Promise<{ caller: Caller } | { refusal: string; detail: string }> {
+async function memberOf(request: WebhookRequest, act: { user: string; team: string | null }): Promise<{ caller: Caller } | { refusal: string; detail: string }> {
   const { services, organization } = request;
   const notMember = `Your chat account is not a member of ${organization.name} in Vigil, so nothing was changed. Ask an admin to add the email of your chat profile as a member.`;
   const connected = await connection(services, organization.id);
@@ -131,6 +133,31 @@ async function act(request: WebhookRequest, act: Act): Promise<WebhookAnswer> {
   return ephemeral(`The ${noun} "${subject.title}" is ${DONE[act.verb]}.`, DONE[act.verb]);
 }
 
+type OnCallAsk = Extract<Interaction, { kind: 'oncall' }>;
+interface OnCallLine { schedule: string; email: string | null; until: string | null; next: { email: string; start: string } | null }
+const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+/** `/vigil oncall [team or schedule]`: who_is_on_call for every schedule, a team's (by name) or one (by name). */
+async function onCall(request: WebhookRequest, ask: OnCallAsk): Promise<WebhookAnswer> {
+  const { services } = request;
+  const member = await memberOf(request, ask);
+  if ('refusal' in member) return ephemeral(member.refusal, 'refused: not a member', member.detail);
+  const { caller } = member;
+  const input: Record<string, string> = {};
+  if (ask.name) {
+    const named = (rows: Record<string, unknown>[]) => rows.find((r) => String(r.name).toLowerCase() === ask.name!.toLowerCase());
+    const team = named(await readStore(services).list(teams, caller.organization.id));
+    const schedule = team ? undefined : named(await readStore(services).list(schedules, caller.organization.id));
+    if (team) input.team_id = String(team.id);
+    else if (schedule) input.schedule_id = String(schedule.id);
+    else return ephemeral(`No team or schedule is named "${ask.name}" in ${caller.organization.name}.`, 'refused: not found');
+  }
+  const got = await executeDomain(services, caller, operation(services, 'who_is_on_call'), input);
+  const lines = ('json' in got ? (got.json.data as OnCallLine[]) : []).map((s) =>
+    `*${s.schedule}*: ${s.email ? `${s.email}${s.until ? ` until ${minute(s.until)}` : ''}` : 'no one'}${s.next ? `; next ${s.next.email} from ${minute(s.next.start)}` : ''}`);
+  return ephemeral(lines.length ? lines.join('\n') : 'No schedules to answer for.', 'oncall');
+}
+
 export const chatHandler: WebhookHandler = async (request) => {
   if (!request.signed) {
     throw new ApiError('unauthorized', 'Chat requests must be signed: save the chat app\'s signing secret as chat.signing_secret (PUT /api/v1/config/chat). Nothing was changed.');
@@ -139,6 +166,7 @@ export const chatHandler: WebhookHandler = async (request) => {
   if (interaction.kind === 'unreadable') throw new ApiError('bad_request', `The chat request could not be read: ${interaction.reason}.`);
   if (interaction.kind === 'ignored') return { status: 200, body: {}, outcome: 'ignored', detail: interaction.reason };
   if (interaction.kind === 'help') return ephemeral(HELP, 'help', interaction.reason);
+  if (interaction.kind === 'oncall') return onCall(request, interaction);
   const answer = await act(request, interaction);
   if (interaction.via === 'button' && interaction.responseUrl) await respondPrivately(request.services, interaction.responseUrl, String(answer.body.text));
   return answer;

@@ -10,6 +10,7 @@
  *     ack <alert>                     acknowledge an alert (also: acknowledge)
  *     resolve <alert>                 resolve an alert
  *     incident <id> ack|resolve       acknowledge or resolve an incident (also: acknowledge)
+ *     oncall [team or schedule]       who is on call now and next (all schedules, a team's, or one; by name)
  *     help                            the grammar
  *
  * `<alert>` is the alert's id or, when it is not a UUID, its fingerprint (the rest of the text, so a fingerprint
@@ -22,6 +23,8 @@ export type Target = { subject: 'alert'; by: { id: string } | { fingerprint: str
 
 export type Interaction =
   | { kind: 'act'; via: 'button' | 'command'; user: string; team: string | null; responseUrl: string | null; operation: string; verb: 'ack' | 'resolve'; target: Target }
+  /** `oncall [name]`: who is on call now and next; `name` a team's or a schedule's, null for all */
+  | { kind: 'oncall'; user: string; team: string | null; name: string | null }
   | { kind: 'help'; reason: string }
   /** an interaction this endpoint does not act on (another type of payload, a button it did not draw) */
   | { kind: 'ignored'; reason: string }
@@ -32,6 +35,7 @@ export const HELP = [
   '`/vigil ack <alert>`: acknowledge an alert (by its id or fingerprint)',
   '`/vigil resolve <alert>`: resolve an alert',
   '`/vigil incident <id> ack` or `/vigil incident <id> resolve`: acknowledge or resolve an incident',
+  '`/vigil oncall [team or schedule]`: who is on call now and next',
 ].join('\n');
 
 const text = (v: unknown, max = 2000) => (typeof v === 'string' && v.trim() !== '' && v.length <= max ? v.trim() : null);
@@ -73,6 +77,7 @@ function command(form: URLSearchParams): Interaction {
     const alert = rest.join(' ');
     return { ...base, verb, operation: verb === 'ack' ? 'acknowledge_alert' : 'resolve_alert', target: { subject: 'alert', by: isUuid(alert) ? { id: alert } : { fingerprint: alert } } };
   }
+  if ((first ?? '').toLowerCase() === 'oncall') return { kind: 'oncall', user, team: base.team, name: rest.length ? rest.join(' ').slice(0, 200) : null };
   const incidentVerb = VERBS[(rest[1] ?? '').toLowerCase()];
   if ((first ?? '').toLowerCase() === 'incident' && rest.length === 2 && incidentVerb) {
     return { ...base, verb: incidentVerb, operation: incidentVerb === 'ack' ? 'acknowledge_incident' : 'resolve_incident', target: { subject: 'incident', id: rest[0]! } };
