@@ -9,9 +9,11 @@ import { listWebhookDeliveries } from './delivery-log/tool.ts';
 import { webhookRoutes } from './router.ts';
 import chat from '../resources/chat.ts';
 import requestSigning from '../resources/request_signing.ts';
+import schedules from '../resources/schedules.ts';
+import teams from '../resources/teams.ts';
 
 export const webhooksModule: Module = {
-  name: 'webhooks', families: [chat, requestSigning],
+  name: 'webhooks', families: [chat, requestSigning, schedules, teams],
   entities: [WebhookDeliveryEntity, WebhookRateLimitEntity],
   operations: [listWebhookDeliveries],
   rawRoutes: [(services) => webhookRoutes(services, services.config.webhooks)],

@@ -2,5 +2,7 @@
 import type { Module } from '../../engine/module.ts';
 import { CalendarFeedEntity, feedRoutes, rotateCalendarFeed } from './feeds.ts';
 import { ONCALL_OPERATIONS } from './operations.ts';
+import scheduleOverrides from '../../resources/schedule_overrides.ts';
+import schedules from '../../resources/schedules.ts';
 
-export const oncallModule: Module = { name: 'oncall', entities: [CalendarFeedEntity], operations: [...ONCALL_OPERATIONS, rotateCalendarFeed], routes: [feedRoutes] };
+export const oncallModule: Module = { name: 'oncall', families: [schedules, scheduleOverrides], entities: [CalendarFeedEntity], operations: [...ONCALL_OPERATIONS, rotateCalendarFeed], routes: [feedRoutes] };

@@ -30,6 +30,7 @@ import { acknowledgeAlert, resolveAlert } from '../../domain/alerts/alert-action
 import { acknowledgeIncident, resolveIncident } from '../../domain/alerts/incident-actions.ts';
 import { getIncident } from '../../domain/alerts/incidents.ts';
 import { getAlert } from '../../domain/alerts/tools.ts';
+import { whoIsOnCallTool } from '../../domain/oncall/operations.ts';
 import { chatUserEmail, respondPrivately } from '../../outbound/net/chat-api.ts';
 import chat from '../../resources/chat.ts';
 import schedules from '../../resources/schedules.ts';
@@ -152,7 +153,7 @@ async function onCall(request: WebhookRequest, ask: OnCallAsk): Promise<WebhookA
     else if (schedule) input.schedule_id = String(schedule.id);
     else return ephemeral(`No team or schedule is named "${ask.name}" in ${caller.organization.name}.`, 'refused: not found');
   }
-  const got = await executeDomain(services, caller, operation(services, 'who_is_on_call'), input);
+  const got = await executeDomain(services, caller, whoIsOnCallTool, input);
   const lines = ('json' in got ? (got.json.data as OnCallLine[]) : []).map((s) =>
     `*${s.schedule}*: ${s.email ? `${s.email}${s.until ? ` until ${minute(s.until)}` : ''}` : 'no one'}${s.next ? `; next ${s.next.email} from ${minute(s.next.start)}` : ''}`);
   return ephemeral(lines.length ? lines.join('\n') : 'No schedules to answer for.', 'oncall');
