@@ -8,6 +8,7 @@ import { SecretKeyRefused } from '../engine/bootstrap.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
 import { credentialLimiter } from '../webhooks/rate-limit.ts';
+import { OPERATOR_FAILURE_LIMIT } from '../engine/http/operator-api.ts';
 import { checkWidening, resolveCheckOptions } from '../domain/checks/options.ts';
 import { addressPolicy } from '../outbound/net/addresses.ts';
 import { targetRefusal } from '../outbound/net/url-rules.ts';
@@ -52,6 +53,7 @@ export function serviceOptions(settings: Settings = readSettings()) {
     runWorkers: settings.runWorkers,
     trustedProxies: settings.trustedProxies,
     rateLimit: settings.apiRateLimit ? credentialLimiter(settings.apiRateLimit, store) : undefined,
+    operatorFailures: credentialLimiter(OPERATOR_FAILURE_LIMIT, store, 'vigil_operator_failures'),
     version: VERSION,
   };
 }

@@ -25,6 +25,7 @@ import { targetRefusal } from '../../outbound/net/url-rules.ts';
 import type { NotifyOptions } from '../../outbound/tick.ts';
 import type { RateLimit } from '../../webhooks/limits.ts';
 import { modules } from '../../bin/modules.ts';
+import { OPERATOR_FAILURE_LIMIT } from '../../engine/http/operator-api.ts';
 import { credentialLimiter } from '../../webhooks/rate-limit.ts';
 import { freshDataDir } from './pglite-template.ts';
 
@@ -202,6 +203,7 @@ export async function startVigil(
     // the shortest poll pg-boss allows, so a job sent is picked up within a second
     jobPollSeconds: 0.5,
     rateLimit: options.apiRateLimit === null ? undefined : credentialLimiter(options.apiRateLimit ?? { points: 1_000_000, durationSeconds: 3600 }, webhooks),
+    operatorFailures: credentialLimiter(OPERATOR_FAILURE_LIMIT, webhooks, `vigil_operator_failures_${randomBytes(4).toString('hex')}`),
   });
   if (watch) watch.watchSeals(running.services.secrets);
   const operator = client(running.url, OPERATOR_TOKEN);
