@@ -29,6 +29,7 @@ import type { Organization } from '../engine/auth/caller.ts';
 import { organizationByWebhookToken } from '../engine/admin/organizations.ts';
 import { hashToken } from '../engine/crypto.ts';
 import { ApiError } from '../engine/errors.ts';
+import { unstorableText } from '../engine/validation.ts';
 import type { Services } from '../engine/services.ts';
 import { keptHeaders, keptPayload } from './delivery-log/scrub.ts';
 import { deliveryLog, type DeliveryLog } from './delivery-log/writer.ts';
@@ -110,6 +111,8 @@ function routeOf(ctx: Context, fixed?: WebhookSource): Route {
   if (fixed) return { source: fixed, comments: false };
   const comments = ctx.path.endsWith('/comments') && card !== undefined;
   if (!source || (card !== undefined && !source.cardPaths && !(source.namePath && !comments))) return { answer: notFound() };
+  // a card id or heartbeat name PostgreSQL cannot hold (NUL, a lone surrogate) names nothing: the one 404, no query
+  if (card !== undefined && unstorableText(card)) return { answer: notFound() };
   if (source.namePath) return { source, token, name: card, comments: false };
   return { source, token, card, comments };
 }
@@ -142,11 +145,11 @@ function headerGetter(ctx: Context): HeaderGetter {
 
 /** The delivery log writer of one request: its status, outcome, size, kept headers and payload. */
 function recorder(
-  endpoint: Endpoint, request: { segment: string; organizationId?: string; receivedAt: Date; read: RawBody; header: HeaderGetter },
+  endpoint: Endpoint, request: { segment: string; keepsText?: boolean; organizationId?: string; receivedAt: Date; read: RawBody; header: HeaderGetter },
 ): LogDelivery {
   const { services, deliveries } = endpoint;
-  const { segment: source, organizationId, receivedAt, read, header } = request;
-  return async (answer, outcome, detail, payload = keptPayload(read.raw, read.raw ? jsonOf(read.raw) : undefined)) => {
+  const { segment: source, keepsText, organizationId, receivedAt, read, header } = request;
+  return async (answer, outcome, detail, payload = keptPayload(read.raw, read.raw ? jsonOf(read.raw) : undefined, keepsText)) => {
     if (!organizationId) return;
     services.metrics.webhook(source, answer.status, outcome);
     try {
@@ -220,7 +223,7 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
   const token = route.token ?? (read.raw === null ? undefined : source.tokenInBody?.token(jsonOf(read.raw)));
   const found = token === undefined ? null : await tokenLookup(services, token, source);
   const header = headerGetter(ctx);
-  const log = recorder(endpoint, { segment: source.segment, organizationId: found?.organization.id, receivedAt, read, header });
+  const log = recorder(endpoint, { segment: source.segment, keepsText: source.keepsText, organizationId: found?.organization.id, receivedAt, read, header });
   if (read.raw === null) return tooLarge(ctx, source, log);
   // the fixed path answers as its product does; either way, nothing tells an unknown token from a revoked one
   if (!found) return reply(ctx, fixed?.tokenInBody ? fixed.tokenInBody.refusal(token !== undefined) : notFound());
@@ -238,7 +241,7 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
 
   const body = jsonOf(raw);
   const answer = await handle(endpoint.handlers.get(source.segment)!, { services, organization, source: source.segment, raw, body, header, card, name, comments, receivedAt, signed }, log);
-  await log(answer, answer.outcome, answer.detail, keptPayload(raw, body));
+  await log(answer, answer.outcome, answer.detail, keptPayload(raw, body, source.keepsText));
   reply(ctx, answer);
 }
 

@@ -35,6 +35,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { field, isRecord, isoTime, record, str, text, type Json } from '../../engine/payload.ts';
+import { unstorableText } from '../../engine/validation.ts';
 import { ingestAlerts } from '../../domain/alerts/pipeline.ts';
 import type { AlertEvent, AlertSeverity, AlertStatus } from '../../domain/alerts/event.ts';
 import type { WebhookAnswer, WebhookHandler } from '../../domain/webhook-contract.ts';
@@ -106,6 +107,10 @@ export function readEvent(body: unknown, newKey: () => string = newDedupKey): Ev
     keyRefused = true;
   } else if (typeof keyRaw === 'string' && keyRaw.length > MAX_DEDUP_KEY) {
     errors.push(`'dedup_key' is longer than ${MAX_DEDUP_KEY} characters.`);
+    keyRefused = true;
+  } else if (typeof keyRaw === 'string' && unstorableText(keyRaw)) {
+    // the key is the alert's identity: refused rather than changed (dropping a NUL would merge two keys)
+    errors.push(`'dedup_key' ${unstorableText(keyRaw)}.`);
     keyRefused = true;
   } else if (typeof keyRaw === 'string' && keyRaw.trim() !== '') dedupKey = keyRaw;
   const trigger = action === 'trigger';
