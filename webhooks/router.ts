@@ -13,11 +13,14 @@
  *    status, body and headers. A body over the limit answers 413 whatever the token (`tooLarge`), so a 413 never
  *    confirms one. On a fixed path the token is read from the body, and a missing or unknown one gets the source's
  *    own refusal (the same for every token that selects nothing).
- * 4. `rateLimited`: per organization and source → 429 `rate_limited` with `Retry-After` (the first refusal of a
- *    window is logged, not each one).
- * 5. `checkSignature` (signing.ts): the source's `signing`: with a saved secret every request must carry a valid
+ * 4. `checkSignature` (signing.ts): the source's `signing`: with a saved secret every request must carry a valid
  *    signature; sources signed under an approved automatic runbook (the organization flag
- *    `automatic_runbook_approved`) must be signed even without one. Otherwise 401.
+ *    `automatic_runbook_approved`), and those `alwaysSigned` (chat), must be signed even without one. Otherwise
+ *    401, counted apart from accepted requests (over that count: 429). A source whose signatures count once
+ *    (`onceWithinMs`: chat) refuses a second use of one with 401 `replayed` (`replayOf`).
+ * 5. `rateLimited`: per organization and source → 429 `rate_limited` with `Retry-After` (the first refusal of a
+ *    window is logged, not each one). Counted after the signature, so unsigned requests never use up a signed
+ *    sender's limit.
  * 6. `handle`: the source's handler.
  * Every request to a valid token is written to the delivery log (delivery-log/) with its status and outcome
  * (`recorder`). While the database cannot be reached, every source answers 503 `unavailable` with `Retry-After`
@@ -68,6 +71,8 @@ const notFound = (): Answer => ({ status: 404, body: { ...WEBHOOK_NOT_FOUND } })
 interface Endpoint {
   services: Services;
   limiter: StoreLimiter;
+  /** signatures accepted within their window (`Signing.onceWithinMs`), one point each: a second use is refused */
+  replays: StoreLimiter;
   /** each source's handler, built once */
   handlers: ReadonlyMap<string, WebhookHandler>;
   /** per organization and source: until when rate-limit refusals go unlogged */
@@ -175,9 +180,12 @@ async function tooLarge(ctx: Context, source: WebhookSource, log: LogDelivery): 
   reply(ctx, answer);
 }
 
-/** Step 4: the 429 to answer, or null; a runaway sender must not turn every refusal into a write. */
-async function rateLimited(endpoint: Endpoint, organization: Organization, source: WebhookSource, receivedAt: Date, log: LogDelivery): Promise<Answer | null> {
-  const key = `${organization.id}:${source.segment}`;
+/**
+ * Step 5: the 429 to answer, or null; a runaway sender must not turn every refusal into a write. `refused` counts
+ * requests whose signature failed apart from accepted ones, so unsigned traffic cannot use up a sender's limit.
+ */
+async function rateLimited(endpoint: Endpoint, organization: Organization, source: WebhookSource, receivedAt: Date, log: LogDelivery, refused = false): Promise<Answer | null> {
+  const key = `${organization.id}:${source.segment}${refused ? ':refused' : ''}`;
   const wait = await endpoint.limiter.consume(key);
   if (wait === null) return null;
   const answer: Answer = {
@@ -230,28 +238,58 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
   const { organization } = found;
   const raw = read.raw;
 
-  const limited = await rateLimited(endpoint, organization, source, receivedAt, log);
-  if (limited) return reply(ctx, limited);
-
   const { refusal, signed } = checkSignature(services, organization, source.segment, source.signing, found.also, raw, header);
   if (refusal) {
+    const limitedRefusals = await rateLimited(endpoint, organization, source, receivedAt, log, true);
+    if (limitedRefusals) return reply(ctx, limitedRefusals);
     await log(refusal, 'refused: signature', refusal.body.message);
     return reply(ctx, refusal);
   }
+  const replayed = signed ? await replayOf(endpoint, organization, source, header) : null;
+  if (replayed) {
+    await log(replayed, 'refused: replayed', String(replayed.body.message));
+    return reply(ctx, replayed);
+  }
+
+  const limited = await rateLimited(endpoint, organization, source, receivedAt, log);
+  if (limited) return reply(ctx, limited);
 
   const body = jsonOf(raw);
   const answer = await handle(endpoint.handlers.get(source.segment)!, { services, organization, source: source.segment, raw, body, header, card, name, comments, receivedAt, signed }, log);
   await log(answer, answer.outcome, answer.detail, keptPayload(raw, body, source.keepsText));
   reply(ctx, answer);
+  // after the answer is written: the sender's own deadline (chat's 3 s) never waits for it
+  if (answer.afterAnswer) ctx.res.once('close', () => void answer.afterAnswer!().catch(() => undefined));
+}
+
+/**
+ * Step 4b: a signature a source accepts only once (`Signing.onceWithinMs`) that was already used: 401 `replayed`.
+ * Remembered by its hash in the replay store, which every instance sharing the database (or Redis) reads.
+ */
+async function replayOf(endpoint: Endpoint, organization: Organization, source: WebhookSource, header: HeaderGetter): Promise<Answer | null> {
+  const signing = source.signing;
+  const value = signing?.onceWithinMs ? header(signing.headers[0]!) : undefined;
+  if (!value) return null;
+  const seen = await endpoint.replays.consume(`${organization.id}:${source.segment}:${hashToken(value)}`);
+  if (seen === null) return null;
+  const message = `This ${source.segment} request was already accepted once; a signed request is accepted only once.`;
+  return { status: 401, body: { error: 'replayed', message } };
 }
 
 export function webhookRoutes(services: Services, options: WebhookOptions = {}): Router {
   const limiter = createLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, limiterStore(options), { log: services.log });
   services.onClose(() => limiter.close());
+  // each accepted signature counts once for as long as it could be accepted; kept where every instance sees it:
+  // Redis when the limits live there, else the database when it is PostgreSQL, else (PGlite: one instance) memory
+  const replayWindow = Math.max(1, ...SOURCES.map((s) => Math.ceil((s.signing?.onceWithinMs ?? 0) / 1000)));
+  const replayStore = limiterStore({ ...options, rateLimitStore: options.rateLimitStore === 'redis' ? 'redis' : 'postgres' });
+  const replays = createLimiter({ points: 1, durationSeconds: replayWindow }, replayStore, { keyPrefix: 'vigil_signatures', log: services.log });
+  services.onClose(() => replays.close());
   const sourceOptions: SourceOptions = { ...options, snsTopic: snsTopic(options.snsHttp) };
   const endpoint: Endpoint = {
     services,
     limiter,
+    replays,
     handlers: new Map(SOURCES.map((source) => [source.segment, source.handler(sourceOptions)])),
     refusalLogged: new Map(),
     deliveries: deliveryLog(services),
