@@ -20,6 +20,7 @@ import { aiModule } from '../domain/ai/module.ts';
 import { sloModule } from '../domain/slo/module.ts';
 import { checksModule } from '../domain/checks/module.ts';
 import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
+import { SUBSCRIBE_LIMIT } from '../domain/status-page/subscribers.ts';
 import type { CheckOptions } from '../domain/checks/options.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { outboundModule } from '../outbound/module.ts';
@@ -40,7 +41,8 @@ export function modules(settings: ModuleSettings = {}): Module[] {
     { name: 'families', operations: domainOperations },
     exportModule,
     webhooksModule(settings.webhooks),
-    statusPageModule,
+    // subscribe requests per client address, in the same store
+    statusPageModule({ subscribeLimiter: credentialLimiter(SUBSCRIBE_LIMIT, settings.webhooks ?? {}, 'vigil_status_subscribe') }),
     // sign-in attempts are counted in the store the API's and webhooks' limits use (memory, PostgreSQL or Redis)
     consoleModule({
       signInLimiters: (services) => ({

@@ -4,7 +4,7 @@
  *
  * - `POST /status/<slug>/subscribe` (`email`): always the same answer for a well-formed address (a confirmation is
  *   on its way, or was not needed, or was sent within the last minutes: the answer never tells which); a malformed
- *   one is a 400 naming `email`. No CSRF token: the double opt-in makes a forged request cost one confirmation mail.
+ *   one is a 400 naming `email`; past SUBSCRIBE_LIMIT requests from one client address, 429 with Retry-After. No CSRF token: the double opt-in makes a forged request cost one confirmation mail.
  * - `GET /status/<slug>/confirm?token=` shows a button; its `POST` confirms (a mail scanner following links confirms nothing).
  * - `GET /status/<slug>/unsubscribe?token=` shows a button; `POST` to the same URL unsubscribes: the one-click POST
  *   of RFC 8058 (`List-Unsubscribe=One-Click` in the body, the token in the URL) or the button's form.
@@ -12,7 +12,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { publishedPage, type PublishedPage } from '../../domain/status-page/page.ts';
-import { CONFIRM_HOURS, confirm, subscribe, unsubscribe } from '../../domain/status-page/subscribers.ts';
+import { CONFIRM_HOURS, confirm, emailError, subscribe, unsubscribe } from '../../domain/status-page/subscribers.ts';
+import type { CredentialLimiter } from '../../engine/http/rate-limit.ts';
 import type { Services } from '../../engine/services.ts';
 import { FormError, readForm } from '../console/http.ts';
 import { NOT_FOUND_HTML, renderMessagePage } from './html.ts';
@@ -48,13 +49,33 @@ async function pageOf(services: Services, ctx: Context): Promise<PublishedPage |
 
 const tokenOf = (ctx: Context, body?: Record<string, string>) => (typeof ctx.query.token === 'string' ? ctx.query.token : body?.token);
 
-export function subscribeRoutes(services: Services): Router {
+/**
+ * The client a request counts against: its address, an IPv6 one by its /64 (one host is handed a whole /64, so a
+ * flood rotating inside it is one client).
+ */
+export function clientOf(ip: string): string {
+  const v4 = /^(?:::ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (v4 || !ip.includes(':')) return v4?.[1] ?? ip;
+  const [head = '', tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
+}
+
+export function subscribeRoutes(services: Services, limiter?: CredentialLimiter): Router {
   const router = new Router();
   router.post('/status/:slug/subscribe', async (ctx) => {
     const page = await pageOf(services, ctx);
     if (!page) return;
     const body = await form(ctx);
     if (!body) return;
+    // well-formed addresses count against the client (a malformed one stores and mails nothing)
+    const wait = limiter && !emailError(body.email) ? (await limiter.take(`address:${clientOf(ctx.ip)}`)).retryAfter : null;
+    if (wait !== null) {
+      ctx.set('Retry-After', String(wait));
+      return send(ctx, 429, renderMessagePage('Too many requests', [`This address has asked for too many subscriptions; try again in ${Math.ceil(wait / 60)} minute(s).`]));
+    }
     const result = await subscribe(services, page, body.email);
     if (result === 'unavailable') return send(ctx, 409, renderMessagePage('Subscriptions are not offered', [`${page.title} does not send email updates.`]));
     if (typeof result === 'object') return send(ctx, 400, renderMessagePage('Check the address', [`email ${result.message}.`]));
