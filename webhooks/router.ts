@@ -7,7 +7,9 @@
  * 1. `routeOf`: no `User-Agent` → 400 `user_agent_required`, before any other work; any method but POST (or the
  *    source's `methods`: GET too for heartbeat pings) → 405; an unknown source (or a sub-path on a source without
  *    cards or a name path) → the 404 below.
- * 2. `readBounded` (raw-body.ts): the raw bytes, up to the source's `bodyLimit`.
+ * 2. `readBounded` (raw-body.ts): the raw bytes, up to the source's `bodyLimit`. On a fixed path (`tokenInBody`),
+ *    first `addressLimited`: per client address (the webhook limit), 429 before a byte is read; then the token is
+ *    scanned from the raw bytes where the source can (`scan`), so an unknown key is refused without parsing.
  * 3. `tokenLookup`: the token selects the organization with one hashed lookup, whatever else happens: unknown,
  *    rotated away (over 72 hours), revoked previous and disabled-organization tokens all answer the same 404
  *    status, body and headers. A body over the limit answers 413 whatever the token (`tooLarge`), so a 413 never
@@ -33,6 +35,7 @@ import { organizationByWebhookToken } from '../engine/admin/organizations.ts';
 import { hashToken } from '../engine/crypto.ts';
 import { ApiError } from '../engine/errors.ts';
 import { unstorableText } from '../engine/validation.ts';
+import { clientOf } from '../engine/http/client-address.ts';
 import type { Services } from '../engine/services.ts';
 import { keptHeaders, keptPayload } from './delivery-log/scrub.ts';
 import { deliveryLog, type DeliveryLog } from './delivery-log/writer.ts';
@@ -71,6 +74,8 @@ const notFound = (): Answer => ({ status: 404, body: { ...WEBHOOK_NOT_FOUND } })
 interface Endpoint {
   services: Services;
   limiter: StoreLimiter;
+  /** requests per client address on a fixed path (`tokenInBody`), counted before the body is read */
+  addresses: StoreLimiter;
   /** signatures accepted within their window (`Signing.onceWithinMs`), one point each: a second use is refused */
   replays: StoreLimiter;
   /** each source's handler, built once */
@@ -201,6 +206,18 @@ async function rateLimited(endpoint: Endpoint, organization: Organization, sourc
   return answer;
 }
 
+/** Step 1b, on a fixed path only: the 429 for a client address over the limit, before the body is read. */
+async function addressLimited(endpoint: Endpoint, ctx: Context, source: WebhookSource): Promise<Answer | null> {
+  const wait = await endpoint.addresses.consume(`${source.segment}:${clientOf(ctx.ip)}`);
+  if (wait === null) return null;
+  closeAfterAnswer(ctx.req);
+  return {
+    status: 429,
+    body: { error: 'rate_limited', message: `Too many requests from this address to ${source.segment}; retry in ${wait} seconds.`, retry_after: wait },
+    headers: { 'Retry-After': String(wait), Connection: 'close' },
+  };
+}
+
 /**
  * Step 6: the source's handler. A refusal it throws (ApiError) is answered and logged like any answer; the
  * database being away is 503 with Retry-After (senders retry) and nothing to log; anything else is logged as an
@@ -227,8 +244,15 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
   const { source, card, name, comments } = route;
 
   const receivedAt = services.clock.now();
+  // the fixed path carries its token in the body: counted per client address before a byte is read or parsed, so
+  // unknown keys and large bodies are limited too
+  if (fixed?.tokenInBody) {
+    const limited = await addressLimited(endpoint, ctx, source);
+    if (limited) return reply(ctx, limited);
+  }
   const read = await readBounded(ctx.req, source.bodyLimit);
-  const token = route.token ?? (read.raw === null ? undefined : source.tokenInBody?.token(jsonOf(read.raw)));
+  const scanned = route.token === undefined && read.raw !== null ? source.tokenInBody?.scan?.(read.raw) : undefined;
+  const token = route.token ?? scanned ?? (read.raw === null ? undefined : source.tokenInBody?.token(jsonOf(read.raw)));
   const found = token === undefined ? null : await tokenLookup(services, token, source);
   const header = headerGetter(ctx);
   const log = recorder(endpoint, { segment: source.segment, keepsText: source.keepsText, organizationId: found?.organization.id, receivedAt, read, header });
@@ -237,6 +261,10 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
   if (!found) return reply(ctx, fixed?.tokenInBody ? fixed.tokenInBody.refusal(token !== undefined) : notFound());
   const { organization } = found;
   const raw = read.raw;
+  // a scanned token must be the one the parsed body carries (the scan saw one occurrence, but not where it sits)
+  if (scanned !== undefined && fixed?.tokenInBody && fixed.tokenInBody.token(jsonOf(raw)) !== scanned) {
+    return reply(ctx, fixed.tokenInBody.refusal(false));
+  }
 
   const { refusal, signed } = checkSignature(services, organization, source.segment, source.signing, found.also, raw, header);
   if (refusal) {
@@ -281,6 +309,8 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
   services.onClose(() => limiter.close());
   // each accepted signature counts once for as long as it could be accepted; kept where every instance sees it:
   // Redis when the limits live there, else the database when it is PostgreSQL, else (PGlite: one instance) memory
+  const addresses = createLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, limiterStore(options), { keyPrefix: 'vigil_webhook_addresses', log: services.log });
+  services.onClose(() => addresses.close());
   const replayWindow = Math.max(1, ...SOURCES.map((s) => Math.ceil((s.signing?.onceWithinMs ?? 0) / 1000)));
   const replayStore = limiterStore({ ...options, rateLimitStore: options.rateLimitStore === 'redis' ? 'redis' : 'postgres' });
   const replays = createLimiter({ points: 1, durationSeconds: replayWindow }, replayStore, { keyPrefix: 'vigil_signatures', log: services.log });
@@ -289,6 +319,7 @@ export function webhookRoutes(services: Services, options: WebhookOptions = {}):
   const endpoint: Endpoint = {
     services,
     limiter,
+    addresses,
     replays,
     handlers: new Map(SOURCES.map((source) => [source.segment, source.handler(sourceOptions)])),
     refusalLogged: new Map(),

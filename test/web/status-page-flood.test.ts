@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { PENDING_HOURS, SUBSCRIBE_LIMIT } from '../../domain/status-page/subscribers.ts';
-import { clientOf } from '../../web/status-page/subscribe.ts';
+import { clientOf } from '../../engine/http/client-address.ts';
 import { sqlExecutor } from '../../engine/persistence/sql.ts';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
 import { drainJobs, waitFor } from '../helpers/jobs.ts';

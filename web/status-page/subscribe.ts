@@ -14,6 +14,7 @@ import type { Context } from 'koa';
 import { publishedPage, type PublishedPage } from '../../domain/status-page/page.ts';
 import { CONFIRM_HOURS, confirm, emailError, subscribe, unsubscribe } from '../../domain/status-page/subscribers.ts';
 import type { CredentialLimiter } from '../../engine/http/rate-limit.ts';
+import { clientOf } from '../../engine/http/client-address.ts';
 import type { Services } from '../../engine/services.ts';
 import { FormError, readForm } from '../console/http.ts';
 import { NOT_FOUND_HTML, renderMessagePage } from './html.ts';
@@ -48,20 +49,6 @@ async function pageOf(services: Services, ctx: Context): Promise<PublishedPage |
 }
 
 const tokenOf = (ctx: Context, body?: Record<string, string>) => (typeof ctx.query.token === 'string' ? ctx.query.token : body?.token);
-
-/**
- * The client a request counts against: its address, an IPv6 one by its /64 (one host is handed a whole /64, so a
- * flood rotating inside it is one client).
- */
-export function clientOf(ip: string): string {
-  const v4 = /^(?:::ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (v4 || !ip.includes(':')) return v4?.[1] ?? ip;
-  const [head = '', tail = ''] = ip.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
-}
 
 export function subscribeRoutes(services: Services, limiter?: CredentialLimiter): Router {
   const router = new Router();

@@ -50,6 +50,11 @@ export interface WebhookSource {
     path: string;
     /** the token the body carries, or undefined */
     token(body: unknown): string | undefined;
+    /**
+     * the token read from the raw bytes without parsing them (a bounded scan), or undefined when that cannot be done
+     * safely; the parsed body's token must then agree (`token`)
+     */
+    scan?(raw: Buffer): string | undefined;
     /** the answer when the body carries no token (`sent` false) or one that selects no organization */
     refusal(sent: boolean): { status: number; body: Record<string, unknown> };
   };
