@@ -261,8 +261,11 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
   if (!found) return reply(ctx, fixed?.tokenInBody ? fixed.tokenInBody.refusal(token !== undefined) : notFound());
   const { organization } = found;
   const raw = read.raw;
+  // parsed at most once, and only when needed (never for a refused signature)
+  let parsed: { body: unknown } | undefined;
+  const bodyOf = () => (parsed ??= { body: jsonOf(raw) }).body;
   // a scanned token must be the one the parsed body carries (the scan saw one occurrence, but not where it sits)
-  if (scanned !== undefined && fixed?.tokenInBody && fixed.tokenInBody.token(jsonOf(raw)) !== scanned) {
+  if (scanned !== undefined && fixed?.tokenInBody && fixed.tokenInBody.token(bodyOf()) !== scanned) {
     return reply(ctx, fixed.tokenInBody.refusal(false));
   }
 
@@ -282,7 +285,7 @@ async function serve(endpoint: Endpoint, ctx: Context, fixed?: WebhookSource): P
   const limited = await rateLimited(endpoint, organization, source, receivedAt, log);
   if (limited) return reply(ctx, limited);
 
-  const body = jsonOf(raw);
+  const body = bodyOf();
   const answer = await handle(endpoint.handlers.get(source.segment)!, { services, organization, source: source.segment, raw, body, header, card, name, comments, receivedAt, signed }, log);
   await log(answer, answer.outcome, answer.detail, keptPayload(raw, body, source.keepsText));
   reply(ctx, answer);
