@@ -259,10 +259,12 @@ function outbound(env: NodeJS.ProcessEnv): Settings['outbound'] {
   return { allowLoopback, allowedNetworks };
 }
 
-/** `VIGIL_CHAT_API_URL`: the chat Web API's base URL (default https://slack.com/api). */
+/** `VIGIL_CHAT_API_URL`: the chat Web API's base URL (default https://slack.com/api); `VIGIL_CHAT_RESPONSE_URL`: where its response_urls live (default https://hooks.slack.com). */
 function chat(env: NodeJS.ProcessEnv): ChatApiSettings {
   const apiUrl = httpUrl(text(env, 'VIGIL_CHAT_API_URL') ?? 'https://slack.com/api', 'VIGIL_CHAT_API_URL', 'https://slack.com/api');
-  return { apiUrl: apiUrl.replace(/\/+$/, '') };
+  const responseUrl = text(env, 'VIGIL_CHAT_RESPONSE_URL');
+  const responseOrigin = responseUrl === undefined ? undefined : new URL(httpUrl(responseUrl, 'VIGIL_CHAT_RESPONSE_URL', 'https://hooks.slack.com')).origin;
+  return { apiUrl: apiUrl.replace(/\/+$/, ''), ...(responseOrigin ? { responseOrigin } : {}) };
 }
 
 /** `VIGIL_SMTP_URL` and `VIGIL_EMAIL_FROM`: outgoing mail; unset, email notifications are not sent. The URL may hold a password. */
@@ -280,6 +282,16 @@ function trustedProxies(value: string | undefined): number {
   return n;
 }
 
+/** The shortest operator token accepted: 32 characters (a guessable one would open the whole back office). */
+export const MIN_OPERATOR_TOKEN = 32;
+
+/** `VIGIL_ADMIN_TOKEN`: unset mints one; a short one is refused (never echoed: it is a credential). */
+function operatorToken(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (value.length < MIN_OPERATOR_TOKEN) throw new SettingError('VIGIL_ADMIN_TOKEN', `VIGIL_ADMIN_TOKEN must be at least ${MIN_OPERATOR_TOKEN} characters (openssl rand -hex 32), or unset to have one minted`);
+  return value;
+}
+
 /** Every setting of the service from `env` (default: the process's environment), each checked once. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const database = databaseUrl(env);
@@ -291,7 +303,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     databaseUrl: database,
     dataDir: text(env, 'DATA_DIR') ?? './data',
     preparedStatements: envFlag(env.VIGIL_DATABASE_PREPARED_STATEMENTS, 'VIGIL_DATABASE_PREPARED_STATEMENTS') ?? true,
-    operatorToken: env.VIGIL_ADMIN_TOKEN || undefined,
+    operatorToken: operatorToken(env.VIGIL_ADMIN_TOKEN),
     secretKey: secretKey(env),
     bootstrap: envFlag(env.VIGIL_BOOTSTRAP, 'VIGIL_BOOTSTRAP') ?? true,
     trustPrincipalId: text(env, 'VIGIL_TRUST_PRINCIPAL_ID') ?? 'vigil-platform',

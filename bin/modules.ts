@@ -20,6 +20,7 @@ import { aiModule } from '../domain/ai/module.ts';
 import { sloModule } from '../domain/slo/module.ts';
 import { checksModule } from '../domain/checks/module.ts';
 import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
+import { SUBSCRIBE_LIMIT } from '../domain/status-page/subscribers.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { oncallModule } from '../domain/oncall/module.ts';
 import { outboundModule } from '../outbound/module.ts';
@@ -34,7 +35,8 @@ export function modules(): Module[] {
   return [
     exportModule,
     webhooksModule,
-    statusPageModule,
+    // subscribe requests per client address, in the store the other limits use
+    statusPageModule({ subscribeLimiter: (services) => credentialLimiter(SUBSCRIBE_LIMIT, services.config.webhooks ?? {}, 'vigil_status_subscribe')(services) }),
     // sign-in attempts are counted in the store the API's and webhooks' limits use (memory, PostgreSQL or Redis)
     consoleModule({
       signInLimiters: (services) => ({

@@ -9,6 +9,7 @@ import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
 import type { SourceOptions } from '../webhooks/sources/source.ts';
 import { credentialLimiter } from '../engine/rate-limit/store.ts';
+import { OPERATOR_FAILURE_LIMIT } from '../engine/http/operator-api.ts';
 import { checkWidening, resolveCheckOptions } from '../domain/checks/options.ts';
 import { addressPolicy } from '../outbound/net/addresses.ts';
 import { targetRefusal } from '../outbound/net/url-rules.ts';
@@ -59,6 +60,7 @@ export function serviceOptions(settings: Settings = readSettings(), sources: Sou
     runWorkers: settings.runWorkers,
     trustedProxies: settings.trustedProxies,
     rateLimit: settings.apiRateLimit ? credentialLimiter(settings.apiRateLimit, store) : undefined,
+    operatorFailures: credentialLimiter(OPERATOR_FAILURE_LIMIT, store, 'vigil_operator_failures'),
     version: VERSION,
   };
 }

@@ -40,6 +40,11 @@ export interface WebhookAnswer {
   /** a sentence for the log, such as a refusal's reason */
   detail?: string;
   headers?: Record<string, string>;
+  /**
+   * work that must not delay the answer (a chat press's private reply through `response_url`: the chat product
+   * gives up after 3 s): run once the answer is written; it must not throw
+   */
+  afterAnswer?: () => Promise<void>;
 }
 
 export type WebhookHandler = (request: WebhookRequest) => Promise<WebhookAnswer>;
@@ -71,4 +76,14 @@ export interface Signing {
   runbookSigned?: boolean;
   /** the refusal of a `stale` verdict */
   staleMessage?: string;
+  /**
+   * the source is never accepted unsigned (a chat press acts as a member): without a saved secret every request is
+   * 401 with this message, refused before the rate limit counts it
+   */
+  alwaysSigned?: string;
+  /**
+   * a valid signature is accepted once: it is remembered this long (its timestamp's tolerance on either side) in the
+   * store every instance shares, and a second use is 401 `replayed`
+   */
+  onceWithinMs?: number;
 }

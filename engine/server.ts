@@ -23,7 +23,7 @@ import { batchOperation } from './operations/batch.ts';
 import { CONFIG_PREFIX, configApi } from './http/config-api.ts';
 import { openApiRoutes } from './http/openapi-routes.ts';
 import { checkModuleFamilies, checkModules, type Module } from './module.ts';
-import type { CredentialLimiter } from './http/rate-limit.ts';
+import type { CredentialLimiter, FailureLimiter } from './http/rate-limit.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { operatorApi, requireOperator } from './http/operator-api.ts';
 import { accessMiddleware } from './observability/access.ts';
@@ -70,6 +70,8 @@ export interface ServeOptions {
    * built once the services exist (its store may log and close with them); absent, requests are not limited
    */
   rateLimit?: (services: Services) => CredentialLimiter;
+  /** failed operator authentications per client address (engine/http/operator-api.ts `OPERATOR_FAILURE_LIMIT`); absent, not limited */
+  operatorFailures?: (services: Services) => FailureLimiter;
   /** the service's version, answered by /healthz and /readyz (package.json's, from bin/) */
   version?: string;
 }
@@ -177,6 +179,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     onClose: (hook) => void closeHooks.push(hook),
   };
   services.rateLimit = options.rateLimit?.(services);
+  const operatorFailures = options.operatorFailures?.(services);
   if (options.databaseUrl) {
     const shared = await shareClears(options.databaseUrl, [services.credentials, services.rows], options.log, outage);
     closeHooks.push(() => shared.close());
@@ -216,7 +219,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     }
     if (ctx.path === '/metrics' && ctx.method === 'GET') {
       // Prometheus text format, behind the operator token
-      requireOperator(ctx, operator.hash);
+      await requireOperator(ctx, operator.hash, operatorFailures);
       ctx.type = services.metrics.registry.contentType;
       ctx.body = await services.metrics.registry.metrics();
       return;
@@ -233,7 +236,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   for (const make of [openApiRoutes, ...modules.flatMap((m) => m.routes ?? [])]) app.use(make(services).routes());
   app.use(configApi(services));
   app.use(mcpEndpoint(services));
-  app.use(operatorApi(services, operator.hash).routes());
+  app.use(operatorApi(services, operator.hash, operatorFailures).routes());
   // once closing, each answer ends its connection, so keep-alive clients open new ones (refused) instead of
   // sending more requests on a connection that is about to be cut
   const handle = app.callback();

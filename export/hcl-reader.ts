@@ -14,6 +14,10 @@ const parser = createRequire(import.meta.url)('hcl2-parser') as { parseToObject(
 
 export type { HclObject };
 
+/** Brackets open at once that a file may hold: a configuration needs a handful; thousands are an attack or a mistake. */
+export const MAX_HCL_DEPTH = 100;
+const TOO_DEEP = `nested too deep: more than ${MAX_HCL_DEPTH} brackets open at once`;
+
 export class HclSyntaxError extends Error {
   /** 1-based line */
   readonly line: number;
@@ -37,9 +41,29 @@ export function tryParse(text: string): HclObject | undefined {
   }
 }
 
-/** Parses a whole file; a syntax error is thrown as an HclSyntaxError naming the line. */
+/**
+ * The line where more than MAX_HCL_DEPTH brackets are open at once, or 0. A bracket count that ignores strings and
+ * comments can only overcount, so a file it passes is within the limit; one it stops is checked by `scan`.
+ */
+function tooDeepAt(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 91 || c === 123 || c === 40) {
+      if (++depth > MAX_HCL_DEPTH) {
+        const error = scan(text).error;
+        return error?.message.startsWith(TOO_DEEP) ? error.line : 0;
+      }
+    } else if (c === 93 || c === 125 || c === 41) depth--;
+  }
+  return 0;
+}
+
+/** Parses a whole file; a syntax error (nesting past MAX_HCL_DEPTH too) is thrown as an HclSyntaxError naming the line. */
 export function parseHcl(text: string): HclObject {
   if (text.trim() === '') return {};
+  const deep = tooDeepAt(text);
+  if (deep) throw new HclSyntaxError(deep, TOO_DEEP);
   const plain = readPlainHcl(text);
   if ('value' in plain) return plain.value;
   if ('error' in plain) throw new HclSyntaxError(plain.error.line, plain.error.message, plain.error.column);
@@ -141,6 +165,7 @@ function scan(text: string): Scan {
         continue;
       }
     }
+    if ((ch === '{' || ch === '[' || ch === '(') && stack.length >= MAX_HCL_DEPTH) return fail(line, TOO_DEEP);
     if (ch === '"') stack.push({ open: '"', line });
     else if (ch === '{') {
       stack.push({ open: ch, line, statement: current });

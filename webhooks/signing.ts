@@ -138,6 +138,7 @@ export function checkSignature(
     if (verdict === 'stale') return unauthorized(signing.staleMessage ?? `The ${segment} delivery is too old to accept; replays are refused.`);
     return unauthorized(`The signature in ${headers} does not match this request and the signing secret saved for ${segment}${where}.`);
   }
+  if (signing.alwaysSigned) return unauthorized(signing.alwaysSigned);
   if (signing.runbookSigned && organization.flags.automatic_runbook_approved === true) {
     return unauthorized(
       `This organization has an approved runbook that runs automatically, so ${segment} requests must be signed: ` +

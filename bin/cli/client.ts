@@ -14,6 +14,20 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
+/**
+ * Text with the userinfo of every URL in it replaced (`https://ops:pw@vigil…` → `https://***@vigil…`), also when the
+ * scheme is missing (`ops:pw@vigil…`): a password given in `--url` or `VIGIL_URL` is never repeated in a message.
+ */
+export function redactUserinfo(text: string): string {
+  return text.replace(/:\/\/[^\s/@"']+@/g, '://***@').replace(/(^|[\s"'(])[^\s/@"':]+:[^\s/@"']*@/g, '$1***@');
+}
+
+/** Writes a failure's lines to stderr, userinfo redacted, and sets exit code 1. */
+export function reportFailure(lines: string[]): void {
+  process.stderr.write(`${lines.map(redactUserinfo).join('\n')}\n`);
+  process.exitCode = 1;
+}
+
 /** A failure the CLI reports: the lines go to stderr and the process exits 1. */
 export class CliError extends Error {
   readonly lines: string[];
@@ -101,8 +115,7 @@ export function action<A extends unknown[]>(
       }
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
-      process.stderr.write(`${error.lines.join('\n')}\n`);
-      process.exitCode = 1;
+      reportFailure(error.lines);
     }
   };
 }

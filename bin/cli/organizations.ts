@@ -1,6 +1,7 @@
 /** `vigil org …`, `vigil key …`, `vigil webhook …`, `vigil audit`: organizations and their credentials. */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { action, CliError, operatorCall, path } from './client.ts';
+import { parseFlag } from './flag-values.ts';
 
 type Json = Record<string, any>;
 
@@ -10,20 +11,6 @@ function parseFeature(value: string, previous: Record<string, boolean | null> = 
   const match = /^([^=]+)=(on|off|plan)$/.exec(value);
   if (!match) throw new InvalidArgumentError('write it as <feature>=on, <feature>=off or <feature>=plan (back to the plan).');
   return { ...previous, [match[1]!]: match[2] === 'plan' ? null : match[2] === 'on' };
-}
-
-/** `key=value`; the value is read as JSON when it is JSON (true, 3, "x", [..]) and as a string otherwise. */
-function parseFlag(value: string, previous: Record<string, unknown> = {}): Record<string, unknown> {
-  const at = value.indexOf('=');
-  if (at <= 0) throw new InvalidArgumentError('write it as <key>=<value>.');
-  const raw = value.slice(at + 1);
-  let parsed: unknown = raw;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    /* a plain string */
-  }
-  return { ...previous, [value.slice(0, at)]: parsed };
 }
 
 export function organizationLines(org: Json): string[] {
@@ -78,7 +65,7 @@ export function registerOrganizationCommands(program: Command): void {
     .addOption(new Option('--disable', 'disable it: its keys, tokens and webhooks stop working').conflicts('enable'))
     .addOption(new Option('--enable', 'enable it again').conflicts('disable'))
     .option('--feature <name=on|off|plan>', 'switch a feature on or off, or back to the plan (repeatable)', parseFeature)
-    .option('--flag <key=value>', 'set a flag; a JSON value is read as JSON (repeatable)', parseFlag)
+    .option('--flag <key=value>', 'set a flag by its type: true/false, a number, a comma list, or null to remove it (repeatable)', parseFlag)
     .action(action(async (options, id: string, opts: { name?: string; plan?: string; disable?: boolean; enable?: boolean; feature?: Json; flag?: Json }) => {
       const body: Json = {};
       if (opts.name !== undefined) body.name = opts.name;

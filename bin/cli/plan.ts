@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { globalOptions } from './client.ts';
+import { globalOptions, reportFailure } from './client.ts';
 import { fieldArgument } from '../../engine/config-arguments.ts';
 import type { Plan } from '../../export/plan.ts';
 import type { ApplyResult } from '../../export/apply.ts';
@@ -133,8 +133,7 @@ function handler(apply: boolean) {
       await run(command, file, flags, apply);
     } catch (error) {
       if (!(error instanceof Failure)) throw error;
-      process.stderr.write(`${error.lines.join('\n')}\n`);
-      process.exitCode = 1;
+      reportFailure(error.lines);
     }
   };
 }

@@ -10,7 +10,7 @@ import Type from 'typebox';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { pageFields, type PageLimits } from '../../engine/operations/page.ts';
-import { atOrAfter, equalTo, NEWEST_FIRST, recordPage, recordPageSchema, type ListFilter, type RecordList } from '../../engine/operations/record-list.ts';
+import { atOrAfter, equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, recordPageSchema, type ListFilter, type RecordList } from '../../engine/operations/record-list.ts';
 import { literals, time } from '../../engine/operations/tool-schemas.ts';
 import type { SqlExecutor } from '../../engine/persistence/sql.ts';
 import { iso, jsonValue } from '../../engine/persistence/store.ts';
@@ -42,7 +42,8 @@ const COLUMNS = `id, title, severity, status, opened_at, closed_at, storm_id, ac
   (select coalesce(json_agg(distinct a.service), '[]'::json) from alerts a where a.incident_id = incidents.id and a.service is not null) as services`;
 
 /** Newest first by when it opened (insertion order): no later change moves an incident, so pages never skip or repeat one. */
-export const INCIDENT_LIST_LIMITS: PageLimits = { default: 50, max: 500 };
+/** as every list of records (engine/operations/record-list.ts): 50 by default, at most 200 (docs/api.md) */
+export const INCIDENT_LIST_LIMITS: PageLimits = RECORD_LIST_LIMITS;
 const INCIDENT_LIST: RecordList = { name: 'incidents', select: `${COLUMNS}, seq`, from: 'incidents', keys: NEWEST_FIRST, limits: INCIDENT_LIST_LIMITS };
 
 const actor = (v: unknown) => (jsonValue(v) as { kind: string; id: string } | null) ?? null;

@@ -14,7 +14,7 @@ import { EFFECT_KINDS } from './outcomes.ts';
 import { ALERT_STATES } from './rules.ts';
 import { literals, time, JSON_VALUE } from '../../engine/operations/tool-schemas.ts';
 import { pageFields, type PageLimits } from '../../engine/operations/page.ts';
-import { atOrAfter, equalTo, NEWEST_FIRST, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
+import { atOrAfter, equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, recordPageSchema, type RecordList } from '../../engine/operations/record-list.ts';
 import type { SqlExecutor } from '../../engine/persistence/sql.ts';
 import { MEMBER, memberColumns, memberOf } from './people.ts';
 
@@ -64,7 +64,8 @@ const COLUMNS = `id, fingerprint, source, title, service, severity, summary, lab
   acknowledged_at, resolved_at, last_received_at, occurrences, muted_by, storm_id, incident_id, ${memberColumns('alerts')}, created_at, updated_at`;
 
 /** Newest first by when Vigil first recorded the alert: an order no later change moves a row in, so pages never skip or repeat one. */
-export const ALERT_LIST_LIMITS: PageLimits = { default: 50, max: 500 };
+/** as every list of records (engine/operations/record-list.ts): 50 by default, at most 200 (docs/api.md) */
+export const ALERT_LIST_LIMITS: PageLimits = RECORD_LIST_LIMITS;
 /** Newest first by when Vigil first recorded each: an order a change to an alert cannot move it in while someone pages. */
 const ALERT_LIST: RecordList = { name: 'alerts', select: `${COLUMNS}, seq`, from: 'alerts', keys: NEWEST_FIRST, limits: ALERT_LIST_LIMITS };
 

@@ -2,7 +2,7 @@
  * Which organization publishes the page at a slug: the one lookup the public page, its feeds and its subscribers
  * share. Unknown, private, disabled and unlicensed pages are all null, alike.
  */
-import { loadOrganization } from '../../engine/auth/authenticate.ts';
+import { organizationFromRow } from '../../engine/auth/authenticate.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { hasFeature } from '../../engine/plans.ts';
@@ -23,22 +23,27 @@ export function isSlug(value: string): boolean {
   return checkValue('slug', statusPageSettings.fields.slug, value).length === 0;
 }
 
+/**
+ * One query, whatever the slug names: an unknown slug, a private page and a disabled organization's page take the
+ * same path (the organization is joined, and a disabled one excluded, in the query itself) and answer the same null.
+ */
 export async function publishedPage(services: Services, slug: string): Promise<PublishedPage | null> {
   if (!isSlug(slug)) return null;
   const settings = services.registry.family(statusPageSettings);
   const [found] = await readStore(services).execute(
-    `select "organization_id", "title", "support_url", "history_days" from "${tableName(settings)}" where "slug" = ? and "public" = true`,
+    `select s."title", s."support_url", s."history_days", o.id, o.name, o.plan, o.disabled, o.features, o.flags
+       from "${tableName(settings)}" s join organizations o on o.id::text = s."organization_id"::text
+      where s."slug" = ? and s."public" = true and o.disabled = false`,
     [slug],
   );
-  if (!found) return null;
-  const organization = await loadOrganization(services.db, String(found.organization_id));
-  if (!organization || organization.disabled || !hasFeature(organization.plan, organization.features, 'status_page')) return null;
+  const organization = found ? organizationFromRow(found) : null;
+  if (!organization || !hasFeature(organization.plan, organization.features, 'status_page')) return null;
   return {
     organizationId: organization.id,
     slug,
-    title: String(found.title ?? 'Status'),
-    supportUrl: typeof found.support_url === 'string' ? found.support_url : null,
-    historyDays: Number(found.history_days) || 90,
+    title: String(found!.title ?? 'Status'),
+    supportUrl: typeof found!.support_url === 'string' ? found!.support_url : null,
+    historyDays: Number(found!.history_days) || 90,
   };
 }
 

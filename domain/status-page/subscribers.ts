@@ -2,7 +2,9 @@
  * Email subscribers of a public status page, with double opt-in: a subscribe request (no credential, no CSRF token:
  * a forged one can only make the address receive one confirmation request) stores a pending row and mails a link
  * whose token is kept hashed and ends after CONFIRM_HOURS; following it confirms. One confirmation per address per
- * RESEND_MINUTES: further requests inside that time mail nothing; and at most PAGE_CONFIRMATIONS_PER_HOUR per page.
+ * RESEND_MINUTES: further requests inside that time mail nothing, counted per mailbox (`a+x@` and `a+y@` are `a@`);
+ * at most PAGE_CONFIRMATIONS_PER_HOUR per page, and SUBSCRIBE_LIMIT requests per client address (web/status-page);
+ * a pending row never mailed goes after PENDING_HOURS.
  * The answer never says whether an address is known, or whether a bound held the mail back.
  * Every notice carries a one-click unsubscribe link: the subscriber's id with a MAC under the service's key, so it
  * needs nothing stored and cannot be made up for another subscriber.
@@ -20,6 +22,13 @@ export const CONFIRM_HOURS = 48;
 export const RESEND_MINUTES = 15;
 /** Confirmations one page sends per hour at most (a flood of made-up addresses mails no more than this). */
 export const PAGE_CONFIRMATIONS_PER_HOUR = 100;
+/**
+ * Subscribe requests (well-formed addresses) one client address may make in an hour, on any page: a tenth of a page's
+ * hourly confirmations, so no one client can spend a page's quota and keep real subscribers from their mail.
+ */
+export const SUBSCRIBE_LIMIT = { points: 10, durationSeconds: 3600 } as const;
+/** A pending row whose confirmation was never sent (the page's quota held it back) goes after this long. */
+export const PENDING_HOURS = 24;
 const MINUTE = 60_000;
 const UNSUBSCRIBE_PURPOSE = 'status-page-unsubscribe';
 
@@ -34,6 +43,9 @@ export function emailError(value: unknown): FieldError | null {
   return null;
 }
 
+/** The mailbox an address reaches: without its `+tag` (the address is lowercased already). */
+export const mailboxOf = (email: string) => email.replace(/[+][^@]*@/, '@');
+
 /** `queued`: a confirmation is on its way, or nothing needed sending (the caller cannot tell which); `unavailable`: this deployment sends no mail. */
 export async function subscribe(services: Services, page: PublishedPage, rawEmail: unknown): Promise<'queued' | 'unavailable' | FieldError> {
   const invalid = emailError(rawEmail);
@@ -44,7 +56,12 @@ export async function subscribe(services: Services, page: PublishedPage, rawEmai
   const token = generateToken('spc_');
   await inTransaction(services, async (store) => {
     // personal data kept no longer than needed: pending addresses whose link ended go at the page's next request
-    await store.execute('delete from status_page_subscribers where organization_id = ? and confirmed_at is null and confirm_expires_at <= ?', [page.organizationId, now]);
+    // and pending rows never mailed (held back by the page's quota) after PENDING_HOURS, so a flood leaves nothing behind
+    await store.execute(
+      `delete from status_page_subscribers where organization_id = ? and confirmed_at is null
+        and (confirm_expires_at <= ? or (confirm_expires_at is null and created_at <= ?))`,
+      [page.organizationId, now, new Date(now.getTime() - PENDING_HOURS * 60 * MINUTE)],
+    );
     // the row first (a concurrent first request of the same address meets the unique key), then locked: two requests
     // at once are taken one after the other, so the second sees the first's confirmation and mails nothing
     await store.execute(
@@ -56,8 +73,13 @@ export async function subscribe(services: Services, page: PublishedPage, rawEmai
       [page.organizationId, email],
     );
     if (!row || row.confirmed_at) return; // already subscribed: nothing to confirm
-    const last = row.confirmation_sent_at ? new Date(row.confirmation_sent_at as string).getTime() : null;
-    if (last !== null && now.getTime() - last < RESEND_MINUTES * MINUTE) return; // one confirmation per address per RESEND_MINUTES
+    // one confirmation per mailbox per RESEND_MINUTES: `victim+1@…` and `victim+2@…` reach one mailbox, so they count as one
+    const [recent] = await store.execute(
+      `select count(*) as n from status_page_subscribers
+        where organization_id = ? and regexp_replace(email, '[+][^@]*@', '@') = ? and confirmation_sent_at > ?`,
+      [page.organizationId, mailboxOf(email), new Date(now.getTime() - RESEND_MINUTES * MINUTE)],
+    );
+    if (Number(recent?.n ?? 0) > 0) return;
     const [sent] = await store.execute(
       'select count(*) as n from status_page_subscribers where organization_id = ? and confirmation_sent_at > ?',
       [page.organizationId, new Date(now.getTime() - 60 * MINUTE)],

@@ -15,6 +15,7 @@ import { ApiKeyEntity, OrganizationEntity } from '../persistence/entities.ts';
 import type { Organization } from '../auth/caller.ts';
 import type { Services } from '../services.ts';
 import { isPlainObject } from '../validation.ts';
+import { mergeFlags } from './organization-flags.ts';
 
 export const WEBHOOK_GRACE_MS = 72 * 60 * 60 * 1000;
 
@@ -118,8 +119,9 @@ export async function patchOrganization(services: Services, id: string, body: un
     }
   }
   if ('flags' in body) {
-    if (isPlainObject(body.flags)) changes.flags = { ...(row.flags as Body), ...body.flags };
-    else errors.push({ field: 'flags', message: 'must be an object' });
+    const merged = mergeFlags((row.flags ?? {}) as Body, body.flags, services.config.webhookSources.map((s) => s.segment));
+    errors.push(...merged.errors);
+    changes.flags = merged.flags;
   }
   if (errors.length) throw validationFailed(errors);
   await manager.nativeUpdate(OrganizationEntity, { id }, { ...changes, updated_at: services.clock.now() });

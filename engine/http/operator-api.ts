@@ -10,21 +10,41 @@ import { linkNext, pageQuery } from './page-links.ts';
 import * as orgs from '../admin/organizations.ts';
 import * as users from '../admin/users.ts';
 import { bearerToken } from '../auth/authenticate.ts';
+import type { FailureLimiter } from './rate-limit.ts';
 
 export const OPERATOR_PREFIX = '/api/admin/v1';
 
-/** 401 unless the request carries the operator token (the operator API, /metrics). */
-export function requireOperator(ctx: Context, operatorTokenHash: string): void {
-  let token: string;
-  try {
-    token = bearerToken(ctx.get('authorization'));
-  } catch {
-    throw new ApiError('unauthorized', 'Send the operator token as "Authorization: Bearer <token>".');
-  }
-  if (!constantTimeEqual(hashToken(token), operatorTokenHash)) throw new ApiError('unauthorized', 'That is not the operator token.');
+/**
+ * Failed operator authentications allowed per client address in a window (as sign-in's per address): then every
+ * request from that address, a right token included, is 429 with Retry-After until the window passes.
+ */
+export const OPERATOR_FAILURE_LIMIT = { points: 30, durationSeconds: 900 } as const;
+
+function tooManyFailures(wait: number): ApiError {
+  return new ApiError('rate_limited', `Too many failed operator authentications from this address; retry in ${wait} seconds.`, {
+    headers: { 'Retry-After': String(wait) },
+    extra: { retry_after: wait },
+  });
 }
 
-export function operatorApi(services: Services, operatorTokenHash: string) {
+/** 401 unless the request carries the operator token (the operator API, /metrics); 429 once its address failed too often. */
+export async function requireOperator(ctx: Context, operatorTokenHash: string, failures?: FailureLimiter): Promise<void> {
+  const key = `operator:${ctx.ip}`;
+  const blocked = failures ? await failures.waiting(key) : null;
+  if (blocked !== null) throw tooManyFailures(blocked);
+  let refusal: ApiError | null = null;
+  try {
+    const token = bearerToken(ctx.get('authorization'));
+    if (!constantTimeEqual(hashToken(token), operatorTokenHash)) refusal = new ApiError('unauthorized', 'That is not the operator token.');
+  } catch {
+    refusal = new ApiError('unauthorized', 'Send the operator token as "Authorization: Bearer <token>".');
+  }
+  if (!refusal) return;
+  const counted = failures ? await failures.take(key) : null;
+  throw counted?.retryAfter ? tooManyFailures(counted.retryAfter) : refusal;
+}
+
+export function operatorApi(services: Services, operatorTokenHash: string, failures?: FailureLimiter) {
   const router = new Router({ prefix: OPERATOR_PREFIX });
   const body = (ctx: Context) => {
     const parsed = (ctx.request as unknown as { body?: unknown }).body ?? {};
@@ -34,7 +54,7 @@ export function operatorApi(services: Services, operatorTokenHash: string) {
   };
 
   router.use(async (ctx: Context, next: Next) => {
-    requireOperator(ctx, operatorTokenHash);
+    await requireOperator(ctx, operatorTokenHash, failures);
     await next();
     // any operator change may revoke a key or change a plan: credentials are looked up afresh from now on
     if (ctx.method !== 'GET') services.credentials.clear();

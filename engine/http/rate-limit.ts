@@ -39,6 +39,15 @@ export interface CredentialLimiter {
 }
 
 /**
+ * A limit on failures alone (wrong operator tokens, per client address): `take` counts one failure; `waiting` answers
+ * the seconds left when the key is over its limit (null otherwise) without counting, so once an address has failed
+ * too often every request from it waits, a right guess included.
+ */
+export interface FailureLimiter extends CredentialLimiter {
+  waiting(key: string): Promise<number | null>;
+}
+
+/**
  * Counts the caller's request and sets the fields on the answer; returns the 429 to give when over the limit
  * (the transport chooses how to give it). No limiter (the limit is off): nothing counted, no fields.
  */

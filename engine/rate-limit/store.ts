@@ -12,7 +12,7 @@ import { EntitySchema } from '@mikro-orm/core';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../logger.ts';
-import type { CredentialLimiter, RequestCount } from '../http/rate-limit.ts';
+import type { FailureLimiter, RequestCount } from '../http/rate-limit.ts';
 import type { Services } from '../services.ts';
 import type { RateLimit } from './limits.ts';
 import { redisLimiter } from './redis.ts';
@@ -30,7 +30,7 @@ export const WebhookRateLimitEntity = new EntitySchema<any>({
   },
 });
 
-export interface StoreLimiter extends CredentialLimiter {
+export interface StoreLimiter extends FailureLimiter {
   /** null when allowed; otherwise the seconds to wait */
   consume(key: string): Promise<number | null>;
   close(): Promise<void>;
@@ -56,7 +56,7 @@ export function limiterStore(settings: StoreSettings): LimiterStore {
  * The per-credential limit of the configuration API and the agent-tool endpoint (`VIGIL_API_RATE_LIMIT`), counted in
  * the webhooks' store under its own key prefix; closed with the service.
  */
-export function credentialLimiter(limit: RateLimit, settings: StoreSettings, keyPrefix = 'vigil_api'): (services: Services) => CredentialLimiter {
+export function credentialLimiter(limit: RateLimit, settings: StoreSettings, keyPrefix = 'vigil_api'): (services: Services) => StoreLimiter {
   return (services) => {
     const limiter = createLimiter(limit, limiterStore(settings), { keyPrefix, log: services.log });
     services.onClose(() => limiter.close());
@@ -101,10 +101,15 @@ export function createLimiter(limit: RateLimit, store: LimiterStore = { kind: 'm
       return { remaining: 0, resetSeconds: wait, retryAfter: wait };
     }
   };
+  const waiting = async (key: string): Promise<number | null> => {
+    const counted = await (await ready).get(key);
+    return counted && counted.consumedPoints > limit.points ? seconds(counted.msBeforeNext) : null;
+  };
   return {
     points: limit.points,
     windowSeconds: limit.durationSeconds,
     take,
+    waiting,
     consume: async (key) => (await take(key)).retryAfter,
     close: () => release(),
   };

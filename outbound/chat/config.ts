@@ -7,6 +7,11 @@
  */
 export interface ChatApiSettings {
   apiUrl: string;
+  /**
+   * the origin of the chat product's `response_url`s (`VIGIL_CHAT_RESPONSE_URL`, default https://hooks.slack.com):
+   * a press's private reply goes to no other address
+   */
+  responseOrigin?: string;
   retryDelaysSeconds?: readonly number[];
 }
 

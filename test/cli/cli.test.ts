@@ -74,16 +74,30 @@ t.test('key create prints a working key; key revoke stops it', async (t) => {
   t.same(both.scopes, ['mcp:read', 'mcp:write']);
 });
 
+t.test('issue 41: org update refuses an unknown flag, a wrong type and an unknown source, naming each', async (t) => {
+  const org = await json(['org', 'create', '--name', 'Flags']);
+  const refused = await run(['org', 'update', org.id, '--flag', 'signing_enabled_source=cloud-alarms', '--flag', 'automatic_runbook_approved=yes']);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /flags\.signing_enabled_source: is not an organization flag/);
+  t.match(refused.stderr, /flags\.automatic_runbook_approved: /);
+  const source = await run(['org', 'update', org.id, '--flag', 'signing_enabled_sources=cloud-alarms,clowd-alarms']);
+  t.equal(source.code, 1);
+  t.match(source.stderr, /flags\.signing_enabled_sources\[1\]: is not a webhook source/);
+  t.same((await json(['org', 'show', org.id])).flags, {}, 'nothing was stored');
+});
+
 t.test('org update changes features, plan, name, status and flags', async (t) => {
   const org = await json(['org', 'create', '--name', 'Changing', '--plan', 'team']);
   t.equal(org.features.compliance, false);
   t.equal(org.features.status_page, true);
 
-  let updated = await json(['org', 'update', org.id, '--feature', 'compliance=on', '--feature', 'status_page=off', '--flag', 'beta=true', '--flag', 'tier=gold']);
+  let updated = await json(['org', 'update', org.id, '--feature', 'compliance=on', '--feature', 'status_page=off', '--flag', 'automatic_runbook_approved=True', '--flag', 'signing_enabled_sources=cloud-alarms, metric-dashboard']);
   t.equal(updated.features.compliance, true);
   t.equal(updated.features.status_page, false);
   t.same(updated.feature_overrides, { compliance: true, status_page: false });
-  t.same(updated.flags, { beta: true, tier: 'gold' });
+  t.same(updated.flags, { automatic_runbook_approved: true, signing_enabled_sources: ['cloud-alarms', 'metric-dashboard'] }, 'each flag parsed by its type');
+  updated = await json(['org', 'update', org.id, '--flag', 'signing_enabled_sources=true', '--flag', 'automatic_runbook_approved=null']);
+  t.same(updated.flags, { signing_enabled_sources: true }, 'true covers every source; null removes a flag');
 
   updated = await json(['org', 'update', org.id, '--feature', 'status_page=plan', '--plan', 'enterprise', '--name', 'Changed', '--disable']);
   t.same(updated.feature_overrides, { compliance: true });

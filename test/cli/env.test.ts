@@ -49,6 +49,9 @@ t.test('vigil serve with a bad variable: one line naming it, exit 1, no stack, n
     ['VIGIL_SMTP_URL', { VIGIL_SMTP_URL: `mail://vigil:${SECRET}@mail.example.com` }],
     ['VIGIL_BOOTSTRAP', { VIGIL_BOOTSTRAP: 'maybe' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    // issue 41: a short operator token would open the back office to guessing
+    ['VIGIL_ADMIN_TOKEN', { VIGIL_ADMIN_TOKEN: 'x' }],
+    ['VIGIL_ADMIN_TOKEN', { VIGIL_ADMIN_TOKEN: SECRET.padEnd(31, 'x') }],
   ];
   const runs = await Promise.all(cases.map(([, env]) => serve(env)));
   cases.forEach(([variable, env], i) => {

@@ -47,6 +47,30 @@ t.test('operator refusals name the field and change nothing', async (t) => {
   t.equal((await vigil.operator.post(`${ADMIN}/organizations`, '{"name":')).status, 400, 'broken JSON is 400');
 });
 
+t.test('issue 41: flags are typed; an unknown name, a wrong type or an unknown source is a 422 naming it', async (t) => {
+  const org = await vigil.organization();
+  const url = `${ADMIN}/organizations/${org.id}`;
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['a string where a list is meant', { signing_enabled_sources: 'cloud-alarms' }, 'flags.signing_enabled_sources'],
+    ['"True" for a boolean', { automatic_runbook_approved: 'True' }, 'flags.automatic_runbook_approved'],
+    ['a misspelt name', { signing_enabled_source: ['cloud-alarms'] }, 'flags.signing_enabled_source'],
+    ['an unknown source', { signing_enabled_sources: ['cloud-alarms', 'clowd-alarms'] }, 'flags.signing_enabled_sources[1]'],
+    ['false where true or a list is meant', { signing_enabled_sources: false }, 'flags.signing_enabled_sources'],
+  ];
+  for (const [name, flags, field] of cases) {
+    const answer = await vigil.operator.patch(url, { flags });
+    t.equal(answer.status, 422, name);
+    t.equal(answer.body.error, 'validation_failed', name);
+    t.ok(answer.body.errors.some((e: { field: string }) => e.field === field), `${name} names ${field}`);
+  }
+  t.same((await vigil.operator.get(url)).body.flags, {}, 'nothing was stored');
+  const set = await vigil.operator.patch(url, { flags: { signing_enabled_sources: ['cloud-alarms'], automatic_runbook_approved: true } });
+  t.equal(set.status, 200);
+  t.same(set.body.flags, { signing_enabled_sources: ['cloud-alarms'], automatic_runbook_approved: true });
+  const removed = await vigil.operator.patch(url, { flags: { automatic_runbook_approved: null } });
+  t.same(removed.body.flags, { signing_enabled_sources: ['cloud-alarms'] }, 'null removes a flag');
+});
+
 t.test('keys for an endpoint the plan lacks are refused at creation', async (t) => {
   const org = await vigil.organization('free');
   for (const scopes of [['api:admin'], ['mcp:read']]) {

@@ -11,7 +11,7 @@ import { serveProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { waitFor } from '../helpers/jobs.ts';
 import { testRedis, TEST_REDIS_URL } from '../helpers/redis.ts';
 
-const OPERATOR = 'two-instances-operator-token';
+const OPERATOR = 'two-instances-operator-token-of-32-characters';
 
 const skip = process.env.DATABASE_URL ? false : 'PostgreSQL only (set DATABASE_URL): the embedded database serves one instance';
 

@@ -57,6 +57,9 @@ const bodies: fc.Arbitrary<string | Buffer | undefined> = fc.oneof(
     '', '{', 'null', '[]', '"text"', '0', 'true', '1e309', '-1e309', '{"a":1e400}', '{"__proto__":{"polluted":true}}',
     '{"constructor":{"prototype":{"polluted":true}}}', '{"name":"\\u0000"}', '{"name":"\\ud800"}', `{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`,
     `${'['.repeat(100_000)}`, '{"name":"a","name":"b"}', '{"id":null,"data":{"id":{"$ne":null}}}',
+    // issue 41: an otherwise valid Events API event whose identity holds NUL or a lone surrogate
+    '{"event_action":"trigger","dedup_key":"a\\u0000b","payload":{"summary":"s","source":"x","severity":"info"}}',
+    '{"event_action":"resolve","dedup_key":"\\ud800","payload":{"summary":"s","source":"x","severity":"info"}}',
   ),
   fc.dictionary(fc.constantFrom('name', 'id', 'data', 'status', ...PROTOTYPE_NAMES), rawValue, { minKeys: 1, maxKeys: 3 }).map((v) => rawJson(safeStringify(v))),
   fc.constant(Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])),
@@ -267,7 +270,7 @@ export async function fuzzWebhooks(t: Test, target: FuzzTarget): Promise<void> {
   );
   for (const source of SEGMENTS) {
     await fc.assert(
-      fc.asyncProperty(bodies, contentTypes, oddHeaders, source === 'tickets' ? suffixes : fc.constant(''), encodings, async (body, type, extra, suffix, encoding) => {
+      fc.asyncProperty(bodies, contentTypes, oddHeaders, source === 'tickets' || source === 'heartbeat' ? suffixes : fc.constant(''), encodings, async (body, type, extra, suffix, encoding) => {
         const headers = { 'user-agent': 'vigil-fuzz/1.0', ...(type ? { 'content-type': type } : {}), ...extra, ...(encoding !== null ? { 'content-encoding': encoding } : {}) };
         const answer = await send(`${vigil.url}/webhooks/${source}/${target.webhookToken}${suffix}`, 'POST', headers, body);
         if (!check(t, target, `POST /webhooks/${source}${suffix.slice(0, 60)}`, answer)) failures++;

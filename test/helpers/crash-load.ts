@@ -10,7 +10,7 @@ import { client, scratchStorage, type Storage } from './harness.ts';
 import { waitFor } from './jobs.ts';
 import { serveProcess } from './serve-process.ts';
 
-const OPERATOR = 'crash-test-operator-token';
+const OPERATOR = 'crash-test-operator-token-of-32-characters';
 
 const start = (storage: Storage) => serveProcess({
   VIGIL_ADMIN_TOKEN: OPERATOR, VIGIL_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), VIGIL_WEBHOOK_RATE_LIMIT: '100000', VIGIL_API_RATE_LIMIT: '100000',

@@ -43,6 +43,10 @@ export interface FakeChat {
   users: Map<string, string | undefined>;
   /** what was posted to a `response_url` (`<url>/response/…`) */
   responses: { path: string; body: any }[];
+  /** from now on, `response_url` calls get no answer until the returned function is called */
+  holdResponses(): () => void;
+  /** `response_url` calls held and still open (not answered, not given up by the caller) */
+  heldOpen(): number;
   /** answers to give to the next calls, in order; then the normal behaviour */
   script: ChatBehaviour[];
   /** messages of a channel (by name) that open a thread */
@@ -61,6 +65,14 @@ export async function startFakeChat(options: { token: string; channels: string[]
     messages: [],
     users: new Map(Object.entries(options.users ?? {})),
     responses: [],
+    holdResponses() {
+      holding = true;
+      return () => {
+        holding = false;
+        for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      };
+    },
+    heldOpen: () => held.filter((res) => !res.destroyed && !res.writableEnded).length,
     script: [],
     posts(channel) {
       const id = fake.channels.get(channel.replace(/^#/, ''));
@@ -108,6 +120,8 @@ export async function startFakeChat(options: { token: string; channels: string[]
     }
     return { status: 200, answer: { ok: false, error: 'unknown_method' } };
   };
+  let holding = false;
+  const held: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -122,6 +136,7 @@ export async function startFakeChat(options: { token: string; channels: string[]
       const method = (req.url ?? '/').replace(/^\/+/, '');
       if (method.startsWith('response/')) {
         fake.responses.push({ path: method, body });
+        if (holding) return void held.push(res);
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end('ok');
         return;

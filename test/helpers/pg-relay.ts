@@ -1,6 +1,6 @@
 /**
  * A TCP relay between a service and PostgreSQL, to take the database away mid-run and bring it back without
- * touching the server other tests share (like the Redis relay of test/webhooks/rate-limit-store.test.ts).
+ * touching the server other tests share (like the Redis relay of test/engine/rate-limit-store.test.ts).
  *
  * `cut()` refuses new connections, stops forwarding what the service sends, waits until every statement already
  * forwarded has been answered (each Query and Sync gets its ReadyForQuery), then destroys every connection. So a

@@ -92,6 +92,27 @@ t.test('a disabled organization or one whose plan lacks the status page answers 
   t.same(await get('/status/acme-disabled.json').then((a) => [a.status, a.text]), [404, unknown.text]);
 });
 
+t.test('issue 41: a disabled organization\'s slug answers exactly as an unknown one, on every route of the page', async (t) => {
+  const held = await seedStatusPage(vigil, 'acme-held');
+  await vigil.operator.patch(`/api/admin/v1/organizations/${held.organizationId}`, { disabled: true });
+  const send = async (method: string, path: string) => {
+    const res = await fetch(`${vigil.url}${path}`, {
+      method, redirect: 'manual', ...(method === 'POST' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a%40example.com' } : {}),
+    });
+    const headers = Object.fromEntries([...res.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id'));
+    return { status: res.status, headers, text: await res.text() };
+  };
+  const routes: [string, string][] = [
+    ['GET', ''], ['GET', '.json'], ['GET', '/feed.atom'], ['GET', '/feed.rss'],
+    ['POST', '/subscribe'], ['GET', '/confirm?token=spc_x'], ['POST', '/confirm'], ['GET', '/unsubscribe?token=x'], ['POST', '/unsubscribe'],
+  ];
+  for (const [method, suffix] of routes) {
+    const [disabled, unknown] = [await send(method, `/status/acme-held${suffix}`), await send(method, `/status/acme-nobody${suffix}`)];
+    t.equal(disabled.status, 404, `${method} ${suffix || '/'}: 404`);
+    t.same(disabled, unknown, `${method} ${suffix || '/'}: the same status, headers and body`);
+  }
+});
+
 t.test('hostile slugs never cause a 500', async (t) => {
   const paths = [
     '/status/..%2F..%2Fetc%2Fpasswd', '/status/%2e%2e', `/status/${'a'.repeat(5000)}`, `/status/${'a'.repeat(64)}.json`,

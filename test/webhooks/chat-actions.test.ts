@@ -20,7 +20,9 @@ const SECRET = 'chat-signing-secret-for-presses-0042';
 const WORKSPACE = 'T0CHATACT';
 const chat = await startFakeChat({ token: BOT, channels: ['#alerts-db', '#ops'] });
 t.teardown(() => chat.close());
-const vigil = await startVigil({ chat: { apiUrl: chat.url, retryDelaysSeconds: [0.2, 0.2] } });
+// the fake chat stands for the response host too; a small webhook limit, so a flood of unsigned requests reaches it
+const RATE = { points: 40, durationSeconds: 3600 };
+const vigil = await startVigil({ chat: { apiUrl: chat.url, responseOrigin: new URL(chat.url).origin, retryDelaysSeconds: [0.2, 0.2] }, webhooks: { rateLimit: RATE } });
 t.teardown(() => vigil.close());
 
 interface ChatOrg extends AlertOrg {
@@ -51,8 +53,8 @@ const now = () => Math.floor(vigil.clock.now().getTime() / 1000);
 const sign = (body: string, timestamp: number, secret = SECRET) => `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
 
 /** Posts a form body to the chat endpoint, signed unless told otherwise. */
-async function send(o: ChatOrg, form: Record<string, string>, opts: { timestamp?: number; signature?: string | null; secret?: string } = {}) {
-  const body = new URLSearchParams(form).toString();
+async function send(o: ChatOrg, form: Record<string, string>, opts: { timestamp?: number; signature?: string | null; secret?: string; body?: string } = {}) {
+  const body = opts.body ?? new URLSearchParams(form).toString();
   const timestamp = opts.timestamp ?? now();
   const signature = opts.signature === undefined ? sign(body, timestamp, opts.secret) : opts.signature;
   const res = await fetch(`${vigil.url}/webhooks/chat/${o.token}`, {
@@ -63,26 +65,28 @@ async function send(o: ChatOrg, form: Record<string, string>, opts: { timestamp?
     },
     body,
   });
-  return { status: res.status, body: await res.json() as any };
+  return { status: res.status, body: await res.json() as any, sent: { body, timestamp, signature } };
 }
 
 let presses = 0;
+// the chat product gives every interaction its own trigger_id: two requests are never byte for byte the same
+let triggers = 0;
 /** A button press (block_actions) by a chat user on a button of Vigil's. */
-function press(o: ChatOrg, user: string, actionId: string, value: string, opts: Parameters<typeof send>[2] = {}) {
-  const responseUrl = `${chat.url}/response/${++presses}`;
+function press(o: ChatOrg, user: string, actionId: string, value: string, opts: Parameters<typeof send>[2] & { responseUrl?: string } = {}) {
+  const responseUrl = opts.responseUrl ?? `${chat.url}/response/${++presses}`;
   const payload = {
     type: 'block_actions', user: { id: user, username: user.toLowerCase(), team_id: WORKSPACE }, team: { id: WORKSPACE, domain: 'acme' },
-    api_app_id: 'A0VIGIL', trigger_id: '123.456.abc', response_url: responseUrl, container: { type: 'message', message_ts: '1772366400.000001', channel_id: 'C000001' },
+    api_app_id: 'A0VIGIL', trigger_id: `123.456.${++triggers}`, response_url: responseUrl, container: { type: 'message', message_ts: '1772366400.000001', channel_id: 'C000001' },
     actions: [{ type: 'button', action_id: actionId, block_id: 'vigil_alert_actions', value, text: { type: 'plain_text', text: 'Acknowledge' }, action_ts: '1772366401.000001' }],
   };
-  return send(o, { payload: JSON.stringify(payload) }, opts).then((answer) => ({ ...answer, responseUrl: `response/${presses}` }));
+  return send(o, { payload: JSON.stringify(payload) }, opts).then((answer) => ({ ...answer, responseUrl: new URL(responseUrl).pathname.slice(1) }));
 }
 
 /** A slash command as the chat product sends it. */
 function command(o: ChatOrg, user: string, text: string, opts: Parameters<typeof send>[2] = {}) {
   return send(o, {
     token: 'deprecated-verification-token', team_id: WORKSPACE, team_domain: 'acme', channel_id: 'C000001', channel_name: 'ops', user_id: user,
-    user_name: user.toLowerCase(), command: '/vigil', text, api_app_id: 'A0VIGIL', response_url: `${chat.url}/response/cmd`, trigger_id: '123.456.def',
+    user_name: user.toLowerCase(), command: '/vigil', text, api_app_id: 'A0VIGIL', response_url: `${chat.url}/response/cmd`, trigger_id: `123.456.${++triggers}`,
   }, opts);
 }
 
@@ -175,7 +179,8 @@ t.test('an unmapped chat user and a viewer are answered privately and change not
   t.equal(await status(o, 'RefusedPress'), 'firing', 'nothing changed');
   t.notOk((await o.api.get(`${CONFIG}/audit_log`)).body.data.some((e: any) => e.transport === 'chat'), 'nothing audited');
   const ignored = await press(o, o.member.email, 'someone_elses_button', id);
-  t.same(ignored, { status: 200, body: {}, responseUrl: ignored.responseUrl }, 'a button that is not Vigil\'s is ignored');
+  t.match(ignored, { status: 200, body: {} }, 'a button that is not Vigil\'s is ignored');
+  t.same(ignored.body, {});
   t.equal(await status(o, 'RefusedPress'), 'firing');
 });
 
@@ -291,4 +296,50 @@ t.test('/vigil oncall [team or schedule]: who is on call now and next, by name, 
   t.match((await command(o, o.member.email, 'oncall Nothing Here')).body, { response_type: 'ephemeral', text: /No team or schedule is named "Nothing Here"/ });
   t.match((await command(o, 'USTRANGER', 'oncall')).body.text, /not a member/, 'a chat user who is no member learns nothing');
   t.match((await command(o, o.member.email, 'help')).body.text, /\/vigil oncall \[team or schedule\]/, 'the grammar names it');
+});
+
+t.test('issue 41: a signed request is accepted once; its replay within the window is 401 and changes nothing', async (t) => {
+  const o = await connected();
+  await o.fire({ name: 'ReplayedPress', service: 'db' });
+  const id = await alertId(o, 'ReplayedPress');
+  const resolved = await press(o, o.member.email, 'vigil_resolve_alert', id);
+  t.match(resolved.body, { text: /resolved/ });
+  await o.fire({ name: 'ReplayedPress', service: 'db' });
+  t.equal(await status(o, 'ReplayedPress'), 'firing', 'the alert fired again');
+  const replay = await send(o, {}, { body: resolved.sent.body, timestamp: resolved.sent.timestamp, signature: resolved.sent.signature });
+  t.match(replay, { status: 401, body: { error: 'replayed' } }, 'the captured press, sent again, is refused');
+  t.equal(await status(o, 'ReplayedPress'), 'firing', 'and resolved nothing');
+  const logged = (await o.api.get(`${CONFIG}/webhook_deliveries?source=chat&limit=1`)).body.data[0];
+  t.match(logged, { status: 401, outcome: 'refused: replayed' }, 'the replay is in the delivery log');
+});
+
+t.test('issue 41: unsigned requests with the token alone do not use up the limit of signed ones', async (t) => {
+  const o = await connected();
+  const answers = [];
+  for (let i = 0; i < RATE.points + 5; i++) answers.push((await command(o, o.member.email, 'help', { signature: null })).status);
+  t.ok(answers.slice(0, RATE.points).every((s) => s === 401), 'unsigned requests are 401');
+  t.same(answers.slice(RATE.points), [429, 429, 429, 429, 429], 'a flood of them is limited on its own count');
+  const signed = await command(o, o.member.email, 'help');
+  t.equal(signed.status, 200, 'a correctly signed command still goes through');
+});
+
+t.test('issue 41: response_url is called only on the chat host, only for a press acted on, and after the answer', async (t) => {
+  const o = await connected();
+  await o.fire({ name: 'ResponsePress', service: 'db' });
+  const id = await alertId(o, 'ResponsePress');
+  // another host (here: the same server under another name, 127.0.0.2 ≠ the configured origin)
+  const elsewhere = `${chat.url.replace('127.0.0.1', 'localhost')}/response/elsewhere`;
+  const other = await press(o, o.member.email, 'vigil_ack_alert', id, { responseUrl: elsewhere });
+  t.match(other.body, { text: /acknowledged/ }, 'the press itself is done');
+  const stranger = await press(o, 'USTRANGER', 'vigil_resolve_alert', id);
+  t.match(stranger.body, { text: /not a member/ });
+  // the fake holds every response_url call until released: the press must be answered first
+  const release = chat.holdResponses();
+  const held = await press(o, o.member.email, 'vigil_resolve_alert', id);
+  t.match(held, { status: 200, body: { text: /resolved/ } }, 'answered');
+  await waitFor(() => chat.heldOpen() === 1, 'the response_url call made');
+  t.ok(chat.responses.some((r) => r.path === held.responseUrl), 'its response_url call was made, and is still waiting, after the answer');
+  release();
+  t.notOk(chat.responses.some((r) => r.path === 'response/elsewhere'), 'a response_url on another host is never called');
+  t.notOk(chat.responses.some((r) => r.path === stranger.responseUrl), 'a refused press is not answered through response_url');
 });

@@ -4,7 +4,7 @@
  *
  * - `POST /status/<slug>/subscribe` (`email`): always the same answer for a well-formed address (a confirmation is
  *   on its way, or was not needed, or was sent within the last minutes: the answer never tells which); a malformed
- *   one is a 400 naming `email`. No CSRF token: the double opt-in makes a forged request cost one confirmation mail.
+ *   one is a 400 naming `email`; past SUBSCRIBE_LIMIT requests from one client address, 429 with Retry-After. No CSRF token: the double opt-in makes a forged request cost one confirmation mail.
  * - `GET /status/<slug>/confirm?token=` shows a button; its `POST` confirms (a mail scanner following links confirms nothing).
  * - `GET /status/<slug>/unsubscribe?token=` shows a button; `POST` to the same URL unsubscribes: the one-click POST
  *   of RFC 8058 (`List-Unsubscribe=One-Click` in the body, the token in the URL) or the button's form.
@@ -12,7 +12,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { publishedPage, type PublishedPage } from '../../domain/status-page/page.ts';
-import { CONFIRM_HOURS, confirm, subscribe, unsubscribe } from '../../domain/status-page/subscribers.ts';
+import { CONFIRM_HOURS, confirm, emailError, subscribe, unsubscribe } from '../../domain/status-page/subscribers.ts';
+import type { CredentialLimiter } from '../../engine/http/rate-limit.ts';
+import { clientOf } from '../../engine/http/client-address.ts';
 import type { Services } from '../../engine/services.ts';
 import { FormError, readForm } from '../console/http.ts';
 import { NOT_FOUND_HTML, renderMessagePage } from './html.ts';
@@ -48,13 +50,19 @@ async function pageOf(services: Services, ctx: Context): Promise<PublishedPage |
 
 const tokenOf = (ctx: Context, body?: Record<string, string>) => (typeof ctx.query.token === 'string' ? ctx.query.token : body?.token);
 
-export function subscribeRoutes(services: Services): Router {
+export function subscribeRoutes(services: Services, limiter?: CredentialLimiter): Router {
   const router = new Router();
   router.post('/status/:slug/subscribe', async (ctx) => {
     const page = await pageOf(services, ctx);
     if (!page) return;
     const body = await form(ctx);
     if (!body) return;
+    // well-formed addresses count against the client (a malformed one stores and mails nothing)
+    const wait = limiter && !emailError(body.email) ? (await limiter.take(`address:${clientOf(ctx.ip)}`)).retryAfter : null;
+    if (wait !== null) {
+      ctx.set('Retry-After', String(wait));
+      return send(ctx, 429, renderMessagePage('Too many requests', [`This address has asked for too many subscriptions; try again in ${Math.ceil(wait / 60)} minute(s).`]));
+    }
     const result = await subscribe(services, page, body.email);
     if (result === 'unavailable') return send(ctx, 409, renderMessagePage('Subscriptions are not offered', [`${page.title} does not send email updates.`]));
     if (typeof result === 'object') return send(ctx, 400, renderMessagePage('Check the address', [`email ${result.message}.`]));

@@ -2,8 +2,8 @@
  * `POST /webhooks/chat/<token>`: a button press or a slash command from the organization's chat workspace, after
  * the router checked the token, the rate limit and the signature (signature.ts). Steps:
  *
- * 1. unsigned (no `chat.signing_secret` saved) → 401, nothing read further: a press acts as a member, so the
- *    token alone is never enough;
+ * 1. unsigned (no `chat.signing_secret` saved), or a signature already used → 401 from the router, nothing read
+ *    further: a press acts as a member, so the token alone is never enough;
  * 2. the interaction (interaction.ts): unreadable → 400; a payload type or button that is not Vigil's → 200,
  *    ignored; a command not understood → the grammar, privately;
  * 3. the chat user → a member: `users.info` with the bot token names the user's email, which must be a
@@ -15,7 +15,8 @@
  *    (outbound/chat/notices.ts: chat.update of the stored ts). A subject already resolved (or closed) is said so.
  *
  * Every answer is `200 { response_type: 'ephemeral', text }` (what Slack shows the command's author alone); for a
- * press, whose HTTP answer Slack does not show, the same text also goes to the interaction's `response_url`.
+ * press that was acted on, whose HTTP answer Slack does not show, the same text also goes to the interaction's
+ * `response_url` after the answer, and only when that URL is on the chat product's response host.
  */
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../../engine/auth/caller.ts';
@@ -159,16 +160,27 @@ async function onCall(request: WebhookRequest, ask: OnCallAsk): Promise<WebhookA
   return ephemeral(lines.length ? lines.join('\n') : 'No schedules to answer for.', 'oncall');
 }
 
+/** Where the chat product's `response_url`s live (`VIGIL_CHAT_RESPONSE_URL`; Slack's by default): no other address is called. */
+export const DEFAULT_RESPONSE_ORIGIN = 'https://hooks.slack.com';
+
+/** The response_url when it is on the chat product's response host (same scheme, host and port), else null. */
+function responseUrlOf(services: Services, url: string): string | null {
+  if (!URL.canParse(url)) return null;
+  return new URL(url).origin === (services.config.chat?.responseOrigin ?? DEFAULT_RESPONSE_ORIGIN) ? url : null;
+}
+
 export const chatHandler: WebhookHandler = async (request) => {
-  if (!request.signed) {
-    throw new ApiError('unauthorized', 'Chat requests must be signed: save the chat app\'s signing secret as chat.signing_secret (PUT /api/v1/config/chat). Nothing was changed.');
-  }
+  // the router refused every request without a valid signature (signature.ts `alwaysSigned`): a press acts as a member
+  if (!request.signed) throw new ApiError('unauthorized', 'Chat requests must be signed. Nothing was changed.');
   const interaction = readInteraction(request.raw);
   if (interaction.kind === 'unreadable') throw new ApiError('bad_request', `The chat request could not be read: ${interaction.reason}.`);
   if (interaction.kind === 'ignored') return { status: 200, body: {}, outcome: 'ignored', detail: interaction.reason };
   if (interaction.kind === 'help') return ephemeral(HELP, 'help', interaction.reason);
   if (interaction.kind === 'oncall') return onCall(request, interaction);
   const answer = await act(request, interaction);
-  if (interaction.via === 'button' && interaction.responseUrl) await respondPrivately(request.services, interaction.responseUrl, String(answer.body.text));
-  return answer;
+  // a press's private reply: only for a press that was acted on, only to the chat product's response host, and only
+  // once the answer is written (the product waits 3 s for it)
+  const responseUrl = interaction.via === 'button' && interaction.responseUrl ? responseUrlOf(request.services, interaction.responseUrl) : null;
+  if (!responseUrl || answer.outcome.startsWith('refused')) return answer;
+  return { ...answer, afterAnswer: () => respondPrivately(request.services, responseUrl, String(answer.body.text)) };
 };

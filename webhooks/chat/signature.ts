@@ -33,4 +33,7 @@ export const chatSignature: Signing = {
     },
   },
   staleMessage: 'The X-Slack-Request-Timestamp is more than 5 minutes from the service\'s clock; chat requests are accepted only when fresh (replays are refused).',
+  alwaysSigned: 'Chat requests must be signed: save the chat app\'s signing secret as chat.signing_secret (PUT /api/v1/config/chat). Nothing was changed.',
+  // a timestamp is accepted up to 5 minutes either side of the clock: a signature can be fresh for 10 minutes
+  onceWithinMs: 2 * TIMESTAMP_TOLERANCE_MS,
 };

@@ -44,10 +44,26 @@ export function keptHeaders(get: (name: string) => string | undefined): Record<s
   return kept;
 }
 
-/** What is stored of a body: its scrubbed JSON, a note when it was not JSON, or nothing when too large. */
-export function keptPayload(raw: Buffer | null, parsed: unknown): unknown {
+/** UTF-8 text, or undefined for bytes that are not. */
+function utf8(raw: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What is stored of a body: its scrubbed JSON; with `keepsText`, text that is not JSON as a JSON string (credential-like
+ * `name=value` pairs removed, as in URLs); else a note when it was not JSON; nothing when too large.
+ */
+export function keptPayload(raw: Buffer | null, parsed: unknown, keepsText = false): unknown {
   if (raw === null) return null;
   if (raw.length > PAYLOAD_KEPT_BYTES) return { '(not kept)': `the body is larger than ${PAYLOAD_KEPT_BYTES} bytes` };
-  if (parsed === undefined) return raw.length === 0 ? null : { '(not kept)': 'the body is not JSON' };
-  return scrub(parsed);
+  if (parsed !== undefined) return scrub(parsed);
+  if (raw.length === 0) return null;
+  const text = keepsText ? utf8(raw) : undefined;
+  if (text === undefined) return { '(not kept)': keepsText ? 'the body is not UTF-8 text' : 'the body is not JSON' };
+  // a leading separator lets the URL-parameter rule see the first `name=` of a form-encoded body too
+  return (scrub(`&${text}`) as string).slice(1);
 }

@@ -35,6 +35,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { field, isRecord, isoTime, record, str, text, type Json } from '../../engine/payload.ts';
+import { unstorableText } from '../../engine/validation.ts';
 import { ingestAlerts } from '../../domain/alerts/pipeline.ts';
 import type { AlertEvent, AlertSeverity, EventStatus } from '../../domain/alerts/event.ts';
 import type { WebhookAnswer, WebhookHandler } from '../../domain/webhook-contract.ts';
@@ -106,6 +107,10 @@ export function readEvent(body: unknown, newKey: () => string = newDedupKey): Ev
     keyRefused = true;
   } else if (typeof keyRaw === 'string' && keyRaw.length > MAX_DEDUP_KEY) {
     errors.push(`'dedup_key' is longer than ${MAX_DEDUP_KEY} characters.`);
+    keyRefused = true;
+  } else if (typeof keyRaw === 'string' && unstorableText(keyRaw)) {
+    // the key is the alert's identity: refused rather than changed (dropping a NUL would merge two keys)
+    errors.push(`'dedup_key' ${unstorableText(keyRaw)}.`);
     keyRefused = true;
   } else if (typeof keyRaw === 'string' && keyRaw.trim() !== '') dedupKey = keyRaw;
   const trigger = action === 'trigger';
@@ -180,6 +185,20 @@ export function invalidEvent(errors: string[]): { status: number; body: Record<s
   return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors, error: 'invalid_event' } };
 }
 
+const ROUTING_KEY = Buffer.from('"routing_key"');
+
+/**
+ * The routing key read from the raw bytes, before (and, for an unknown key, instead of) parsing up to 512 KB of JSON:
+ * only when `"routing_key"` occurs once and is followed by a plain string (no escapes); else undefined, and the
+ * parsed body is read instead.
+ */
+export function scanRoutingKey(raw: Buffer): string | undefined {
+  const at = raw.indexOf(ROUTING_KEY);
+  if (at < 0 || raw.indexOf(ROUTING_KEY, at + ROUTING_KEY.length) >= 0) return undefined;
+  const match = /^\s*:\s*"([^"\\\u0000-\u001f]{1,512})"/.exec(raw.toString('utf8', at + ROUTING_KEY.length, at + ROUTING_KEY.length + 600));
+  return match ? text(match[1], 512) : undefined;
+}
+
 function eventsHandler(): WebhookHandler {
   return async (request): Promise<WebhookAnswer> => {
     const read = request.body === undefined
@@ -202,6 +221,7 @@ export const events: WebhookSource = {
   tokenInBody: {
     path: '/v2/enqueue',
     token: (body) => (isRecord(body) ? text(own(body, 'routing_key'), 512) : undefined),
+    scan: scanRoutingKey,
     // one answer for a missing and an unknown key would hide a typo; neither says whether any token exists
     refusal: (sent) => invalidEvent([sent ? 'Invalid routing key' : "'routing_key' is missing or blank."]),
   },

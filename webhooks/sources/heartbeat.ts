@@ -11,6 +11,8 @@ export const heartbeat: WebhookSource = {
   // the body is ignored, but senders post what they have (a job's output, Alertmanager's notification): room for either
   bodyLimit: 64 * KiB,
   namePath: true,
+  // a job's output, posted as text, is what explains a ping later
+  keepsText: true,
   // `curl https://…/<name>` from a crontab, and monitoring tools' webhook receivers, send GET or POST
   methods: ['GET', 'POST'],
   // the token alone: a crontab line cannot sign

@@ -30,6 +30,12 @@ export interface WebhookSource {
   cardPaths?: boolean;
   /** the source takes `/<token>/<name>` (the handler receives `name`; the bare `/<token>` reaches it without one) */
   namePath?: boolean;
+  /**
+   * a body that is not JSON but UTF-8 text is kept in the delivery log as that text (credential-like `name=` values
+   * removed, NUL dropped): a cron job's output posted to a heartbeat. Off for sources whose text bodies carry
+   * credentials (chat's form posts hold a reply URL that is itself one).
+   */
+  keepsText?: boolean;
   /** the methods the source accepts (default POST only): GET for senders that can only fetch a URL */
   methods?: readonly ('GET' | 'POST')[];
   /** how requests are signed, or null: the token alone (or, for topic sources, the topic's own signature, checked by the handler) */
@@ -44,6 +50,11 @@ export interface WebhookSource {
     path: string;
     /** the token the body carries, or undefined */
     token(body: unknown): string | undefined;
+    /**
+     * the token read from the raw bytes without parsing them (a bounded scan), or undefined when that cannot be done
+     * safely; the parsed body's token must then agree (`token`)
+     */
+    scan?(raw: Buffer): string | undefined;
     /** the answer when the body carries no token (`sent` false) or one that selects no organization */
     refusal(sent: boolean): { status: number; body: Record<string, unknown> };
   };

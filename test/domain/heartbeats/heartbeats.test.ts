@@ -174,6 +174,20 @@ t.test('heartbeats', async (t) => {
     t.ok(outcomes.includes('resolved'), 'the ping that resolved says so');
     t.ok(outcomes.includes('ping'));
   });
+
+  await t.test('issue 41: text posted to a heartbeat (the cron example\'s job output) is kept in the delivery log', async (t) => {
+    await create({ name: 'backup', interval_seconds: 60 });
+    const output = 'backup done: 42 files\nuploaded to s3://bucket?token=abc123&x=1\u0000';
+    // what `curl --data-binary @-` sends: the job's output, form-encoded by content type
+    const res = await fetch(`${vigil.url}/webhooks/heartbeat/${org.webhookToken}/backup`, {
+      method: 'POST', headers: { ...UA, 'content-type': 'application/x-www-form-urlencoded' }, body: output,
+    });
+    t.equal(res.status, 200);
+    const log = await api.get(`${CONFIG}/webhook_deliveries?source=heartbeat&limit=1`);
+    const kept = (log.body.data as { payload: unknown }[])[0]!.payload;
+    t.equal(typeof kept, 'string', 'the text is kept');
+    t.match(kept, /backup done: 42 files\nuploaded to s3:\/\/bucket\?token=\(removed\)&x=1$/, 'credential-like parameters removed, NUL dropped');
+  });
 });
 
 t.test('the periodic job sweeps without a hand', async (t) => {
