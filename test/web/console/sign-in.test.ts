@@ -74,7 +74,20 @@ t.test('next= is a path on this service only', async (t) => {
     ['/board\\..\\x', '/'],
     ['javascript:alert(1)', '/'],
     ['/\t/evil.example', '/'],
+    ['/board\n/x', '/'],
+    // dot segments that normalise into a host (issue 35)
+    ['/.//evil.example/phish.html', '/'],
+    ['/board/../..//evil.example/phish.html', '/'],
+    ['/board/%2e%2e/%2e%2e//evil.example', '/'],
+    ['/./\\evil.example', '/'],
+    // encoded separators, which a proxy in front may decode
+    ['/%2F%2Fevil.example', '/'],
+    ['/%2fevil.example', '/'],
+    ['/%5Cevil.example', '/'],
+    ['/board/%2F..%2F..%2F%2Fevil.example', '/'],
+    ['http://127.0.0.1:1/board', '/'],
     ['/board/MO-1?x=1', '/board/MO-1?x=1'],
+    ['/board/./MO-1', '/board/MO-1'],
   ];
   for (const [next, expected] of cases) {
     const web = browserless(vigil.url);
@@ -84,6 +97,19 @@ t.test('next= is a path on this service only', async (t) => {
     t.equal(signed.status, 303, next);
     t.equal(signed.location, expected, `next=${JSON.stringify(next)} goes to ${expected}`);
   }
+});
+
+t.test('signed in, GET /login?next= never sends the browser to another host (issue 35)', async (t) => {
+  const p = await person(vigil, { [org.id]: 'member' });
+  const web = browserless(vigil.url);
+  t.equal((await web.signIn(p.email, PASSWORD)).status, 303);
+  for (const next of ['/.//evil.example/phish.html', '/board/../..//evil.example/phish.html', '/%2F%2Fevil.example', '/./\\evil.example', '/\t/evil.example']) {
+    const answer = await web.get(`/login?next=${encodeURIComponent(next)}`);
+    t.equal(answer.status, 303, next);
+    t.equal(answer.location, '/', `next=${JSON.stringify(next)} goes home`);
+  }
+  const kept = await web.get(`/login?next=${encodeURIComponent('/deliveries?page=2')}`);
+  t.equal(kept.location, '/deliveries?page=2', 'a path on this service is kept');
 });
 
 t.test('the sign-in form needs its own token (login CSRF)', async (t) => {
