@@ -9,8 +9,8 @@ import { webhooksModule } from '../webhooks/module.ts';
 import type { WebhookOptions } from '../webhooks/index.ts';
 import { statusPageModule } from '../web/status-page/module.ts';
 import { consoleModule } from '../web/console/module.ts';
-import { SIGN_IN_LIMITS } from '../web/console/sign-in.ts';
-import { credentialLimiter } from '../webhooks/rate-limit.ts';
+import { SIGN_IN_SLOWDOWN } from '../web/console/sign-in-throttle.ts';
+import { countStore } from '../webhooks/rate-limit.ts';
 import { alertsModule } from '../domain/alerts/module.ts';
 import { timelineModule } from '../domain/timeline/module.ts';
 import { boardModule } from '../domain/board/module.ts';
@@ -41,13 +41,8 @@ export function modules(settings: ModuleSettings = {}): Module[] {
     exportModule,
     webhooksModule(settings.webhooks),
     statusPageModule,
-    // sign-in attempts are counted in the store the API's and webhooks' limits use (memory, PostgreSQL or Redis)
-    consoleModule({
-      signInLimiters: (services) => ({
-        address: credentialLimiter(SIGN_IN_LIMITS.address, settings.webhooks ?? {}, 'vigil_sign_in_address')(services),
-        account: credentialLimiter(SIGN_IN_LIMITS.account, settings.webhooks ?? {}, 'vigil_sign_in_account')(services),
-      }),
-    }),
+    // failed sign-ins are counted in the store the API's and webhooks' limits use (memory, PostgreSQL or Redis)
+    consoleModule({ signInCounts: countStore(settings.webhooks ?? {}, 'vigil_sign_in', SIGN_IN_SLOWDOWN.forgetSeconds) }),
     alertsModule,
     timelineModule,
     boardModule,

@@ -7,14 +7,12 @@
  *   a cross-site page can neither read the cookie nor set it, so it cannot forge a sign-in (login CSRF).
  * - A wrong email, a wrong password and a user without a password all answer the same 401 sentence, after the same
  *   scrypt work.
- * - Attempts are counted per client address and per account (the email) in the rate-limit store the API's limits
- *   use (memory, PostgreSQL or Redis); over either limit: 429 with Retry-After, and the password is not checked.
+ * - Failed sign-ins slow further attempts down step by step (sign-in-throttle.ts): while an attempt must wait, it
+ *   answers 429 with Retry-After and the password is not checked.
  */
-import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { constantTimeEqual } from '../../engine/crypto.ts';
-import type { CredentialLimiter } from '../../engine/http/rate-limit.ts';
 import { passwordProblem, PASSWORD_MIN_LENGTH } from '../../engine/auth/passwords.ts';
 import {
   checkPassword, chooseOrganization, endSession, openSession, preSessionToken, resolveSession, signInLinkUser, useSignInLink,
@@ -24,17 +22,7 @@ import { html, type Html } from '../html.ts';
 import { clearCookie, FORM_COOKIE, FormError, readCookie, readForm, safeNext, seeOther, sendPage, SESSION_COOKIE, setCookie } from './http.ts';
 import { documentOf } from './layout.ts';
 import { refusalPage, screen } from './page.ts';
-
-/** How many sign-in attempts an address, and an account, may make in a window. */
-export const SIGN_IN_LIMITS = {
-  address: { points: 30, durationSeconds: 900 },
-  account: { points: 10, durationSeconds: 900 },
-} as const;
-
-export interface SignInLimiters {
-  address: CredentialLimiter;
-  account: CredentialLimiter;
-}
+import type { SignInThrottle } from './sign-in-throttle.ts';
 
 const BAD_SIGN_IN = 'That email and password do not match an account. Check both and try again.';
 
@@ -71,14 +59,8 @@ function choosePage(token: string, email: string, action: string, problem?: stri
 <button type="submit">Save and sign in</button></form></main>`);
 }
 
-const accountKey = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 32);
-
-async function overLimit(limiters: SignInLimiters | undefined, ctx: Context, email: string): Promise<number | null> {
-  if (!limiters) return null;
-  const [address, account] = await Promise.all([limiters.address.take(`address:${ctx.ip}`), limiters.account.take(`account:${accountKey(email)}`)]);
-  const waits = [address.retryAfter, account.retryAfter].filter((w): w is number => w !== null);
-  return waits.length ? Math.max(...waits) : null;
-}
+const waitSentence = (seconds: number) =>
+  `Too many failed sign-ins. Try again in ${seconds < 60 ? `${seconds} second(s)` : `${Math.ceil(seconds / 60)} minute(s)`}.`;
 
 async function signedIn(ctx: Context, services: Services, userId: string, next: string): Promise<void> {
   const token = await openSession(services, userId);
@@ -102,7 +84,7 @@ async function form(ctx: Context): Promise<Record<string, string> | null> {
   }
 }
 
-export function signInRoutes(router: Router, services: Services, limiters: SignInLimiters | undefined): void {
+export function signInRoutes(router: Router, services: Services, throttle: SignInThrottle | undefined): void {
   router.get('/login', async (ctx) => {
     const next = safeNext(ctx.query.next);
     if (await resolveSession(services, readCookie(ctx, SESSION_COOKIE))) return seeOther(ctx, next);
@@ -117,13 +99,18 @@ export function signInRoutes(router: Router, services: Services, limiters: SignI
     }
     const next = safeNext(fields.next);
     const email = (fields.email ?? '').slice(0, 254);
-    const wait = await overLimit(limiters, ctx, email);
-    if (wait !== null) {
+    const wait = await throttle?.wait(ctx.ip, email);
+    if (wait) {
       ctx.set('Retry-After', String(wait));
-      return sendPage(ctx, 429, loginPage(formToken(ctx, services), next, { email, problem: `Too many sign-in attempts. Try again in ${Math.ceil(wait / 60)} minute(s).` }));
+      return sendPage(ctx, 429, loginPage(formToken(ctx, services), next, { email, problem: waitSentence(wait) }));
     }
     const userId = email && fields.password ? await checkPassword(services, email, fields.password) : null;
-    if (!userId) return sendPage(ctx, 401, loginPage(formToken(ctx, services), next, { email, problem: BAD_SIGN_IN }));
+    if (!userId) {
+      const slowed = await throttle?.failed(ctx.ip, email);
+      if (slowed) ctx.set('Retry-After', String(slowed));
+      return sendPage(ctx, 401, loginPage(formToken(ctx, services), next, { email, problem: BAD_SIGN_IN }));
+    }
+    await throttle?.succeeded(ctx.ip, email);
     await signedIn(ctx, services, userId, next);
   });
 
