@@ -3,8 +3,12 @@
  * `POST /logout`, the one-time link where a person chooses a password (`/sign-in/<token>`), and the organization
  * switcher (`POST /organization`).
  *
- * - Before a session exists, forms carry a random token that must equal the `vigil_form` cookie (double submit):
- *   a cross-site page can neither read the cookie nor set it, so it cannot forge a sign-in (login CSRF).
+ * - Before a session exists, forms carry a random token that must equal the one in the `vigil_form` cookie (double
+ *   submit): a cross-site page can neither read the cookie nor set it, so it cannot forge a sign-in (login CSRF).
+ *   The cookie is signed with the deployment's key, so a value planted by a sibling subdomain or over plain http is
+ *   refused and replaced; over https it is `__Host-vigil_form`, which no sibling subdomain and no http page can set;
+ *   and a form posted from another site or a sibling subdomain (`Sec-Fetch-Site`) is refused even with a valid pair
+ *   the attacker fetched for themselves.
  * - A wrong email, a wrong password and a user without a password all answer the same 401 sentence, after the same
  *   scrypt work.
  * - Failed sign-ins slow further attempts down step by step (sign-in-throttle.ts): while an attempt must wait, it
@@ -26,17 +30,31 @@ import type { SignInThrottle } from './sign-in-throttle.ts';
 
 const BAD_SIGN_IN = 'That email and password do not match an account. Check both and try again.';
 
+const FORM_PURPOSE = 'console pre-session form';
+
+/** `__Host-` over https: the browser then takes the cookie only from this origin, Secure, for the whole site. */
+const formCookie = (services: Services) => (services.config.publicUrl.startsWith('https:') ? `__Host-${FORM_COOKIE}` : FORM_COOKIE);
+
+/** The token of a cookie this service signed; undefined for none, a forged or an unsigned one. */
+function signedFormToken(ctx: Context, services: Services): string | undefined {
+  const [token, mac, extra] = (readCookie(ctx, formCookie(services)) ?? '').split('.');
+  if (!token || !mac || extra !== undefined || !/^[A-Za-z0-9_-]{20,64}$/.test(token)) return undefined;
+  return constantTimeEqual(mac, services.secrets.sign(FORM_PURPOSE, token)) ? token : undefined;
+}
+
 function formToken(ctx: Context, services: Services): string {
-  const existing = readCookie(ctx, FORM_COOKIE);
-  if (existing && /^[A-Za-z0-9_-]{20,64}$/.test(existing)) return existing;
+  const existing = signedFormToken(ctx, services);
+  if (existing) return existing;
   const made = preSessionToken();
-  setCookie(ctx, services, FORM_COOKIE, made);
+  setCookie(ctx, services, formCookie(services), `${made}.${services.secrets.sign(FORM_PURPOSE, made)}`);
   return made;
 }
 
-function formTokenMatches(ctx: Context, sent: unknown): boolean {
-  const cookie = readCookie(ctx, FORM_COOKIE);
-  return typeof sent === 'string' && cookie !== undefined && constantTimeEqual(cookie, sent);
+function formTokenMatches(ctx: Context, services: Services, sent: unknown): boolean {
+  // a browser says where a request comes from: another site, or a sibling subdomain (same-site), never signs in here
+  if (['cross-site', 'same-site'].includes(ctx.get('sec-fetch-site'))) return false;
+  const token = signedFormToken(ctx, services);
+  return typeof sent === 'string' && token !== undefined && constantTimeEqual(token, sent);
 }
 
 function loginPage(token: string, next: string, options: { email?: string; problem?: string } = {}): Html {
@@ -68,7 +86,7 @@ async function signedIn(ctx: Context, services: Services, userId: string, next: 
     return sendPage(ctx, 403, refusalPage(null, '/login', 403, 'Your account is not a member of any enabled organization. Ask your operator to add you.'));
   }
   setCookie(ctx, services, SESSION_COOKIE, token);
-  clearCookie(ctx, services, FORM_COOKIE);
+  clearCookie(ctx, services, formCookie(services));
   seeOther(ctx, next);
 }
 
@@ -94,7 +112,7 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
   router.post('/login', async (ctx) => {
     const fields = await form(ctx);
     if (!fields) return;
-    if (!formTokenMatches(ctx, fields._form)) {
+    if (!formTokenMatches(ctx, services, fields._form)) {
       return sendPage(ctx, 403, refusalPage(null, '/login', 403, 'This sign-in form is out of date or did not come from this service. Open the sign-in page again.'));
     }
     const next = safeNext(fields.next);
@@ -137,7 +155,7 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
   router.post('/sign-in/:token', async (ctx) => {
     const fields = await form(ctx);
     if (!fields) return;
-    if (!formTokenMatches(ctx, fields._form)) {
+    if (!formTokenMatches(ctx, services, fields._form)) {
       return sendPage(ctx, 403, refusalPage(null, '/login', 403, 'This form is out of date or did not come from this service. Open the link again.'));
     }
     const user = await signInLinkUser(services, ctx.params.token!);

@@ -112,6 +112,62 @@ t.test('signed in, GET /login?next= never sends the browser to another host (iss
   t.equal(kept.location, '/deliveries?page=2', 'a path on this service is kept');
 });
 
+t.test('a planted form cookie cannot sign a victim in (issue 35)', async (t) => {
+  const attacker = await person(vigil, { [org.id]: 'member' });
+  const post = (cookie: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${vigil.url}/login`, {
+      method: 'POST', redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+  // a sibling subdomain (or a network attacker on http) sets a value of its choosing, and a cross-site form posts it
+  const planted = 'planted-by-the-attacker-0123456789';
+  const forged = await post(`vigil_form=${planted}`, { _form: planted, email: attacker.email, password: PASSWORD });
+  t.equal(forged.status, 403, 'an unsigned cookie is refused');
+  t.notOk(forged.headers.getSetCookie().some((c) => c.startsWith('vigil_session=')), 'no session');
+  const badMac = await post(`vigil_form=${planted}.${'A'.repeat(43)}`, { _form: planted, email: attacker.email, password: PASSWORD });
+  t.equal(badMac.status, 403, 'a cookie with a forged signature is refused');
+
+  // the sign-in page does not adopt a planted cookie: it replaces it
+  const page = await fetch(`${vigil.url}/login`, { headers: { cookie: `vigil_form=${planted}` } });
+  const text = await page.text();
+  t.notOk(text.includes(planted), 'the form does not carry the planted value');
+  t.ok(page.headers.getSetCookie().some((c) => c.startsWith('vigil_form=') && !c.startsWith(`vigil_form=${planted}`)), 'a signed cookie replaces it');
+
+  // a valid pair the attacker fetched for themselves, planted and posted from another site or a sibling subdomain
+  const own = browserless(vigil.url);
+  const ownPage = await own.get('/login');
+  const pair = { cookie: `vigil_form=${own.cookies.get('vigil_form')}`, token: own.field(ownPage.text, '_form') };
+  for (const site of ['cross-site', 'same-site']) {
+    const sent = await post(pair.cookie, { _form: pair.token, email: attacker.email, password: PASSWORD }, { 'sec-fetch-site': site, origin: 'http://evil.example' });
+    t.equal(sent.status, 403, `a sign-in posted ${site} is refused`);
+  }
+  t.equal((await post(pair.cookie, { _form: pair.token, email: attacker.email, password: PASSWORD }, { 'sec-fetch-site': 'same-origin' })).status, 303, 'the same pair from this origin signs in');
+});
+
+t.test('over https the form cookie is __Host-vigil_form: Secure, Path=/, no Domain', async (t) => {
+  const secure = await startVigil({ publicUrl: 'https://vigil.example.com' });
+  t.teardown(() => secure.close());
+  const secureOrg = await secure.organization('business');
+  const p = await person(secure, { [secureOrg.id]: 'member' });
+  const web = browserless(secure.url);
+  const page = await web.get('/login');
+  const cookie = page.headers.getSetCookie().find((c) => c.startsWith('__Host-vigil_form='))!;
+  t.ok(cookie, 'the prefixed name');
+  t.match(cookie, /; Secure/);
+  t.match(cookie, /Path=\//);
+  t.notMatch(cookie, /Domain=/i);
+  // a sibling subdomain can only set the unprefixed name: it does not count
+  const value = web.cookies.get('__Host-vigil_form')!;
+  const sibling = await fetch(`${secure.url}/login`, {
+    method: 'POST', redirect: 'manual',
+    headers: { cookie: `vigil_form=${value}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _form: web.field(page.text, '_form'), email: p.email, password: PASSWORD }).toString(),
+  });
+  t.equal(sibling.status, 403);
+  t.equal((await web.signIn(p.email, PASSWORD)).status, 303, 'the prefixed cookie signs in');
+});
+
 t.test('the sign-in form needs its own token (login CSRF)', async (t) => {
   const p = await person(vigil, { [org.id]: 'member' });
   const web = browserless(vigil.url);
