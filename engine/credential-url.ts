@@ -7,7 +7,7 @@
  */
 import type { TSchema } from 'typebox';
 
-export const CREDENTIAL_URL = 'x-credential-url';
+const CREDENTIAL_URL = 'x-credential-url';
 export const MASK = '••••';
 
 /** Marks a URL field's schema as one that may carry a credential. */
@@ -15,7 +15,7 @@ export function credentialUrl<S extends TSchema>(schema: S): S {
   return { ...schema, [CREDENTIAL_URL]: true } as S;
 }
 
-export const isCredentialUrl = (schema: unknown): boolean => (schema as Record<string, unknown> | undefined)?.[CREDENTIAL_URL] === true;
+const isCredentialUrl = (schema: unknown): boolean => (schema as Record<string, unknown> | undefined)?.[CREDENTIAL_URL] === true;
 
 /** A query parameter named like a credential. */
 const SECRET_NAME = /token|key|secret|sig|signature|password|passwd|pwd|auth|credential|code|session/i;
@@ -36,9 +36,6 @@ export function maskUrlCredentials(value: string): string {
   return `${url.protocol}//${userinfo}${url.host}${path}${query.length ? `?${query.join('&')}` : ''}`;
 }
 
-/** Whether masking would hide anything: the URL carries what looks like a credential. */
-export const carriesCredential = (value: string): boolean => maskUrlCredentials(value).includes(MASK);
-
 /** A field's value with every credential URL in it masked: the field itself, or an object's declared properties. */
 export function maskCredentialFields(schema: TSchema, value: unknown): unknown {
   if (typeof value === 'string') return isCredentialUrl(schema) ? maskUrlCredentials(value) : value;
@@ -50,7 +47,3 @@ export function maskCredentialFields(schema: TSchema, value: unknown): unknown {
   for (const [name, s] of flagged) if (typeof out[name] === 'string') out[name] = maskCredentialFields(s, out[name]);
   return out;
 }
-
-/** Whether a schema declares a credential URL, as the field or as one of its object's properties. */
-export const hasCredentialUrl = (schema: TSchema): boolean =>
-  isCredentialUrl(schema) || Object.values((schema as { properties?: Record<string, TSchema> }).properties ?? {}).some(isCredentialUrl);
