@@ -8,8 +8,8 @@ import { webhooksModule } from '../webhooks/module.ts';
 import { listWebhookDeliveries } from '../webhooks/delivery-log/tool.ts';
 import { statusPageModule } from '../web/status-page/module.ts';
 import { consoleModule } from '../web/console/module.ts';
-import { SIGN_IN_LIMITS } from '../web/console/sign-in.ts';
-import { credentialLimiter } from '../engine/rate-limit/store.ts';
+import { SIGN_IN_SLOWDOWN } from '../web/console/sign-in-throttle.ts';
+import { countStore, credentialLimiter } from '../engine/rate-limit/store.ts';
 import { alertsModule } from '../domain/alerts/module.ts';
 import { timelineModule } from '../domain/timeline/module.ts';
 import { boardModule } from '../domain/board/module.ts';
@@ -37,12 +37,9 @@ export function modules(): Module[] {
     webhooksModule,
     // subscribe requests per client address, in the store the other limits use
     statusPageModule({ subscribeLimiter: (services) => credentialLimiter(SUBSCRIBE_LIMIT, services.config.webhooks ?? {}, 'vigil_status_subscribe')(services) }),
-    // sign-in attempts are counted in the store the API's and webhooks' limits use (memory, PostgreSQL or Redis)
+    // failed sign-ins are counted in the store the API's and webhooks' limits use (memory, PostgreSQL or Redis)
     consoleModule({
-      signInLimiters: (services) => ({
-        address: credentialLimiter(SIGN_IN_LIMITS.address, services.config.webhooks ?? {}, 'vigil_sign_in_address')(services),
-        account: credentialLimiter(SIGN_IN_LIMITS.account, services.config.webhooks ?? {}, 'vigil_sign_in_account')(services),
-      }),
+      signInCounts: (services) => countStore(services.config.webhooks ?? {}, 'vigil_sign_in', SIGN_IN_SLOWDOWN.forgetSeconds)(services),
       deliveryLog: listWebhookDeliveries,
     }),
     alertsModule,

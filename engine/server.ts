@@ -199,6 +199,13 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   app.on('error', afterAnswerErrors(options.log));
   app.use(accessMiddleware(options.log, services.metrics, () => routeNames));
   app.use(errorMiddleware(options.log, outage));
+  // reached over https: browsers keep to https for a year (not for subdomains, which may be other services)
+  if (config.publicUrl.startsWith('https:')) {
+    app.use((ctx, next) => {
+      ctx.set('Strict-Transport-Security', 'max-age=31536000');
+      return next();
+    });
+  }
   // ready once the workers and the modules have started; not ready again once closing (so balancers drain first)
   let ready = false;
   let closing = false;

@@ -24,6 +24,7 @@ import Type from 'typebox';
 import type { Caller } from '../engine/auth/caller.ts';
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { fieldArgument, secretArgument, secretVersionArgument } from '../engine/config-arguments.ts';
+import { MASK } from '../engine/credential-url.ts';
 import { ApiError } from '../engine/errors.ts';
 import { planFields, unwrapNullable } from '../engine/fields.ts';
 import { authorize } from '../engine/operations/authorize.ts';
@@ -93,7 +94,8 @@ function rankOf(d: FamilyDescriptor, row: Row): string {
 async function loadFamily(services: Services, caller: Caller, d: FamilyDescriptor, now: Date): Promise<ExportedFamily> {
   const store = readStore(services);
   const stored = d.kind === 'singleton' ? [(await loadRow(services, caller, d, store, undefined))!] : await store.list(d, caller.organization.id);
-  const base = { now, config: services.config };
+  // an export never holds a credential URL whole, whoever asks (issue 35)
+  const base = { now, config: services.config, maskCredentials: true };
   const rows = stored.map((row) => {
     const view = project(d, row, base);
     return { id: String(row.id), view, ...stateOf(d, row, now), base: sanitizeLabel(labelSource(d, { ...view, id: row.id })), rank: rankOf(d, row) };
@@ -114,15 +116,20 @@ function reference(addresses: Map<string, Map<string, string>>, family: string, 
 function resourceBlock(d: FamilyDescriptor, row: ExportedRow, addresses: Map<string, Map<string, string>>) {
   const { writable, secrets } = planFields(d);
   const attributes: Record<string, HclValue> = {};
+  const comments: string[] = [];
   for (const field of writable) {
     if (secrets.includes(field)) continue;
     const value = row.view[field] ?? null;
+    // a URL that carries a credential is masked in the view: left out, as a secret is, so an apply never writes the mask
+    if (JSON.stringify(value).includes(MASK)) {
+      comments.push(`${fieldArgument(field)} carries a credential and is not exported; it is kept as it is stored`);
+      continue;
+    }
     const ref = d.references?.[field];
     const argument = fieldArgument(field);
     if (ref) attributes[argument] = Array.isArray(value) ? value.map((id) => reference(addresses, ref.family, id)) : reference(addresses, ref.family, value);
     else attributes[argument] = value as HclValue;
   }
-  const comments: string[] = [];
   for (const secret of secrets) {
     const flag = Object.entries(d.presence ?? {}).find(([, target]) => target === secret)?.[0];
     if (flag && row.view[flag] !== true) continue;

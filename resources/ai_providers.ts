@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { defineFamily, type Row, nullable } from '../engine/descriptor.ts';
 import { notAUrl } from '../engine/rules.ts';
 import { targetUrl } from '../engine/targets.ts';
+import { credentialUrl } from '../engine/credential-url.ts';
 
 export const PROVIDER_KINDS = ['vendor_a', 'vendor_b', 'aggregator', 'self_hosted', 'cloud_platform', 'vendor_c', 'gateway', 'framework'] as const;
 
@@ -41,7 +42,7 @@ export default defineFamily({
     provider: Type.Union(PROVIDER_KINDS.map((k) => Type.Literal(k))),
     api_key: Type.String({ minLength: 1, maxLength: 4096, writeOnly: true, format: 'password', description: 'write-only; never returned; an omitted key keeps the stored one' }),
     api_key_set: Type.Boolean({ readOnly: true, description: 'whether a key is stored' }),
-    base_url: nullable(targetUrl('outbound'), { default: null, description: 'endpoint for a gateway or self-hosted target; null uses the provider\'s own; an https URL (see the family description)' }),
+    base_url: nullable(credentialUrl(targetUrl('outbound')), { default: null, description: 'endpoint for a gateway or self-hosted target; null uses the provider\'s own; an https URL (see the family description)' }),
     model: nullable(Type.String({ minLength: 1, maxLength: 200 }), { default: null, description: 'spelled as the provider spells it; null leaves the choice to the platform default' }),
     model_overrides: Type.Object(Object.fromEntries(AI_PURPOSES.map((p) => [p, Type.Optional(Type.String({ maxLength: 200 }))])), {
       additionalProperties: false,

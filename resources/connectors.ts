@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { defineFamily, nullable, type Row, type Rule } from '../engine/descriptor.ts';
 import type { FieldError } from '../engine/errors.ts';
 import { targetUrl } from '../engine/targets.ts';
+import { credentialUrl } from '../engine/credential-url.ts';
 
 export const CONNECTOR_KINDS = ['logs', 'metrics', 'traces', 'docs'] as const;
 type Kind = (typeof CONNECTOR_KINDS)[number];
@@ -113,7 +114,7 @@ export default defineFamily({
     kind: Type.Union(CONNECTOR_KINDS.map((k) => Type.Literal(k)), { description: 'what the backend holds; set on create only' }),
     provider: Type.Union(ALL_PROVIDERS.map((p) => Type.Literal(p)), { description: 'the backend; must belong to kind; set on create only' }),
     // `url` is a URL the service calls; the other keys are plain values, checked per provider by the rule
-    settings: Type.Object({ url: Type.Optional(targetUrl('outbound', { description: 'the backend\'s address (loki, elasticsearch, prometheus, tempo, jaeger, confluence)' })) }, {
+    settings: Type.Object({ url: Type.Optional(credentialUrl(targetUrl('outbound', { description: 'the backend\'s address (loki, elasticsearch, prometheus, tempo, jaeger, confluence)' }))) }, {
       additionalProperties: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', 'x-format-description': 'a non-blank string of at most 1000 characters' }),
       default: {},
       description: 'the provider\'s settings (keys per provider in the family description); replaced whole when sent',

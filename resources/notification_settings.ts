@@ -3,6 +3,7 @@ import { defineFamily, nullable, type Row, type Rule } from '../engine/descripto
 import type { FieldError } from '../engine/errors.ts';
 import { ianaTimezone, uniqueItems } from '../engine/rules.ts';
 import { EVENT_KINDS } from './outbound_rules.ts';
+import { emailSchema } from './team_members.ts';
 
 export const NOTIFY_CHANNELS = ['email', 'chat', 'outbound'] as const;
 type EventKind = (typeof EVENT_KINDS)[number];
@@ -63,7 +64,7 @@ export default defineFamily({
       default: DEFAULT_CHANNELS,
       description: 'event kind → channels (email, chat, outbound); merged per kind when sent; [] silences a kind; every kind is answered',
     }),
-    email_recipients: Type.Array(Type.String({ format: 'email', maxLength: 254, 'x-format-description': 'an email address of at most 254 characters' }), {
+    email_recipients: Type.Array(emailSchema(), {
       maxItems: 50,
       default: [],
       description: 'who the email channel mails, at most 50; validated as email addresses only; stored lowercased; the full list, replaced when sent',

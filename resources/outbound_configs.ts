@@ -3,6 +3,7 @@ import { defineFamily, nullable, type Row, type Rule } from '../engine/descripto
 import type { FieldError } from '../engine/errors.ts';
 import { notAUrl } from '../engine/rules.ts';
 import { targetUrl } from '../engine/targets.ts';
+import { credentialUrl } from '../engine/credential-url.ts';
 
 export const OUTBOUND_KINDS = ['webhook', 'chat', 'pager'] as const;
 
@@ -74,7 +75,8 @@ export default defineFamily({
     id: Type.String({ readOnly: true }),
     name: Type.String({ minLength: 1, maxLength: 100, description: 'unique within the organization; rules and notifications show it' }),
     kind: Type.Union(OUTBOUND_KINDS.map((k) => Type.Literal(k)), { description: 'webhook (JSON event), chat (chat incoming webhook) or pager (paging events endpoint)' }),
-    url: targetUrl('outbound', { description: 'where deliveries go' }),
+    // a chat incoming webhook's URL is its secret: masked for whoever cannot write the family, and in exports
+    url: credentialUrl(targetUrl('outbound', { description: 'where deliveries go' })),
     headers: Type.Record(
       Type.String({ pattern: HEADER_NAME }),
       Type.String({ maxLength: 1000 }),

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { defineFamily, nullable, type Row, type Rule } from '../engine/descriptor.ts';
 import { targetUrl } from '../engine/targets.ts';
+import { credentialUrl } from '../engine/credential-url.ts';
 
 export const CHECK_METHODS = ['GET', 'HEAD', 'POST'] as const;
 export const RUN_STATUSES = ['passing', 'failing', 'unknown'] as const;
@@ -62,7 +63,7 @@ export default defineFamily({
   fields: {
     id: Type.String({ readOnly: true }),
     name: Type.String({ minLength: 1, maxLength: 100, description: 'unique within the organization' }),
-    url: targetUrl('check', { description: 'the URL the check requests' }),
+    url: credentialUrl(targetUrl('check', { description: 'the URL the check requests' })),
     method: Type.Union(CHECK_METHODS.map((m) => Type.Literal(m)), { default: 'GET', description: 'POST sends an empty body' }),
     expected_status: Type.Integer({ minimum: 100, maximum: 599, default: 200, description: 'the status a passing answer has; redirects are not followed' }),
     body_contains: nullable(Type.String({ minLength: 1, maxLength: 1000 }), { default: null, description: 'text the answer body must hold (case-sensitive); null checks the status only' }),

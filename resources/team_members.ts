@@ -1,13 +1,13 @@
 import Type from 'typebox';
 import { defineFamily, type HookContext, type Row, type WriteStage } from '../engine/descriptor.ts';
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../engine/email.ts';
 import type { FieldError } from '../engine/errors.ts';
 
 export const MEMBER_ROLES = ['viewer', 'member', 'org_admin'] as const;
 
-/** The shape the operator API accepts for a user's email (engine/admin/users.ts). */
-export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+/** The shape every email is accepted in (engine/email.ts), the operator API's users included. */
 export const emailSchema = (description?: string) =>
-  Type.String({ minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN, 'x-format-description': 'an email address of at most 254 characters', ...(description ? { description } : {}) });
+  Type.String({ minLength: 3, maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN, 'x-format-description': 'an email address of at most 254 characters', ...(description ? { description } : {}) });
 
 export const normalEmail = (value: unknown) => String(value).trim().toLowerCase();
 

@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constantTimeEqual, generateToken, hashToken } from '../../engine/crypto.ts';
+import { isEmail } from '../../engine/email.ts';
 import type { FieldError } from '../../engine/errors.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
@@ -35,9 +36,9 @@ const UNSUBSCRIBE_PURPOSE = 'status-page-unsubscribe';
 /** Whether the page offers subscriptions: this deployment sends mail. */
 export const subscriptionsOffered = (services: Services) => canSendMail(services);
 
-/** An address one can mail: local@domain.tld, at most 254 characters, no spaces, quotes, angle brackets or controls. */
+/** An address one can mail (engine/email.ts), surrounding spaces aside. */
 export function emailError(value: unknown): FieldError | null {
-  if (typeof value !== 'string' || value.length > 254 || !/^[^\s@<>()\[\]",;:\\\u0000-\u001f\u007f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/.test(value.trim())) {
+  if (typeof value !== 'string' || !isEmail(value.trim())) {
     return { field: 'email', message: 'must be an email address, such as you@example.com' };
   }
   return null;

@@ -8,13 +8,13 @@ import { PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
 import { MembershipEntity, OrganizationEntity, PersonalTokenEntity, UserEntity } from '../persistence/entities.ts';
 import type { Services } from '../services.ts';
 import { isPlainObject, isUuid } from '../validation.ts';
+import { isEmail } from '../email.ts';
 import { passwordProblem } from '../auth/passwords.ts';
 import { createSignInLink, endSessionsIn, storePassword } from '../auth/sessions.ts';
 import { sqlExecutor } from '../persistence/sql.ts';
 
 type Body = Record<string, unknown>;
 const em = (services: Services) => services.db.em.fork() as EntityManager;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_ROLES = ['viewer', 'member', 'org_admin', 'unlimited'];
 
 function objectBody(body: unknown): Body {
@@ -26,7 +26,7 @@ export async function createUser(services: Services, raw: unknown): Promise<Body
   const body = objectBody(raw);
   const errors: FieldError[] = [];
   const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
-  if (!EMAIL.test(email) || email.length > 254) errors.push({ field: 'email', message: 'must be an email address' });
+  if (!isEmail(email)) errors.push({ field: 'email', message: 'must be an email address one can mail, such as you@example.com' });
   if (body.name !== undefined && (typeof body.name !== 'string' || body.name.length > 200)) errors.push({ field: 'name', message: 'must be a string of at most 200 characters' });
   if (errors.length) throw validationFailed(errors);
   const manager = em(services);

@@ -7,6 +7,7 @@ import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import { loggedError, type Logger } from '../logger.ts';
 import type { DatabaseOutage } from '../persistence/outage.ts';
+import { notFoundPage } from './page-headers.ts';
 
 export function sendError(ctx: Context, error: ApiError): void {
   ctx.status = error.status;
@@ -26,7 +27,7 @@ export function errorMiddleware(log: Logger, outage: DatabaseOutage) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
+      if (ctx.status === 404 && ctx.body === undefined && !notFoundPage(ctx)) {
         sendError(ctx, new ApiError('not_found', 'Nothing is served at this method and path.'));
       }
     } catch (error) {

@@ -7,11 +7,10 @@ import Router from '@koa/router';
 import type { Services } from '../services.ts';
 import { CONFIG_PREFIX } from './config-api.ts';
 import { renderDocs } from './openapi-docs.ts';
+import { pageHeaders, STATIC_PAGE_POLICY } from './page-headers.ts';
 import { DOCS_PATH, DOCUMENT_PATH, openApiDocument } from './openapi.ts';
 import type { Json } from './openapi-schemas.ts';
 
-/** The page loads nothing from anywhere: no script, no font, no image; only its own inline styles. */
-const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function openApiRoutes(services: Services): Router {
   for (const path of [DOCUMENT_PATH, DOCS_PATH]) {
@@ -30,7 +29,8 @@ export function openApiRoutes(services: Services): Router {
   });
   router.get(DOCS_PATH, (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', PAGE_POLICY);
+    // the page loads nothing from anywhere: no script, no font, no image; only its own inline styles
+    pageHeaders(ctx, STATIC_PAGE_POLICY);
     ctx.body = page ??= renderDocs(current());
   });
   return router;

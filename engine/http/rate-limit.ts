@@ -48,6 +48,19 @@ export interface FailureLimiter extends CredentialLimiter {
 }
 
 /**
+ * Numbers kept per key in the same store (memory, PostgreSQL or Redis), shared by every instance using it: the
+ * console's failed sign-ins. Each number is forgotten a fixed time after it was first added to or last set.
+ */
+export interface CountStore {
+  /** 0 for a key never counted (or forgotten) */
+  get(key: string): Promise<number>;
+  /** adds one; answers the new count */
+  add(key: string): Promise<number>;
+  set(key: string, value: number): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/**
  * Counts the caller's request and sets the fields on the answer; returns the 429 to give when over the limit
  * (the transport chooses how to give it). No limiter (the limit is off): nothing counted, no fields.
  */

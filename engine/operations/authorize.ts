@@ -30,6 +30,12 @@ export function requireRole(caller: Caller, need: Role, write = true): void {
   throw new ApiError('forbidden', `This operation needs the ${need} role; the caller has ${caller.role}.`);
 }
 
+/** Whether the caller may change the family's rows (update, else create): who may see its credential URLs whole. */
+export function canWrite(caller: Caller, family: FamilyDescriptor): boolean {
+  const op = family.operations.includes('update') ? 'update' : 'create';
+  return roleAtLeast(caller.role, family.roles?.[op] ?? DEFAULT_ROLES[op]);
+}
+
 const METHOD_OF: Record<OperationName, string> = { list: 'GET', read: 'GET', create: 'POST', update: 'PUT', delete: 'DELETE' };
 
 export function authorize(caller: Caller, family: FamilyDescriptor, op: OperationName): void {

@@ -8,6 +8,7 @@ import type { FamilyDescriptor, ProjectionContext, Row } from '../descriptor.ts'
 import type { FamilyStore } from '../persistence/store.ts';
 import type { Registry } from '../registry.ts';
 import { SecretBox } from '../crypto.ts';
+import { maskCredentialFields } from '../credential-url.ts';
 import { isWriteOnly, planFields, unwrapNullable } from '../fields.ts';
 import type { ServiceConfig } from '../config.ts';
 
@@ -17,7 +18,11 @@ function outward(value: unknown): unknown {
 
 const NO_REFERENCES = () => [];
 
-export function project(d: FamilyDescriptor, row: Row, base: { now: Date; config: ServiceConfig; referenced?: (row: Row, field: string) => Row[] }): Row {
+/**
+ * `maskCredentials`: URLs that carry a credential (fields declared with `credentialUrl`) are masked — for a caller who
+ * cannot write the family, and in exports.
+ */
+export function project(d: FamilyDescriptor, row: Row, base: { now: Date; config: ServiceConfig; referenced?: (row: Row, field: string) => Row[]; maskCredentials?: boolean }): Row {
   const out: Row = {};
   const ctx: ProjectionContext = { now: base.now, config: base.config, referenced: base.referenced ? (field) => base.referenced!(row, field) : NO_REFERENCES };
   for (const [name, schema] of Object.entries(d.fields)) {
@@ -27,7 +32,7 @@ export function project(d: FamilyDescriptor, row: Row, base: { now: Date; config
     if (computed) out[name] = outward(computed(row, ctx));
     else if (presenceOf) out[name] = row[presenceOf] !== null && row[presenceOf] !== undefined;
     else if (row[name] === null || row[name] === undefined) out[name] = d.fallbacks?.[name] ?? null;
-    else out[name] = outward(row[name]);
+    else out[name] = base.maskCredentials ? maskCredentialFields(unwrapNullable(schema).inner, outward(row[name])) : outward(row[name]);
   }
   return out;
 }

@@ -6,6 +6,7 @@ import { notFound } from '../errors.ts';
 import { unwrapNullable } from '../fields.ts';
 import type { FamilyStore } from '../persistence/store.ts';
 import { recordAudit, diffRows } from './audit.ts';
+import { canWrite } from './authorize.ts';
 import { inTransaction, readStore } from './context.ts';
 import { nextCursor, PAGE_MAX, readPage, type KeyColumn, type PageLimits, type PageScope } from './page.ts';
 import { defaultRow, etagOf, project, referenceLoader } from './project.ts';
@@ -29,7 +30,7 @@ export async function listRows(services: Services, caller: Caller, d: FamilyDesc
   const store = readStore(services);
   const page = await store.page(d, caller.organization.id, { where, keys: scope.keys, window });
   const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, page.rows);
-  const ctx = { now: services.clock.now(), config: services.config, referenced };
+  const ctx = { now: services.clock.now(), config: services.config, referenced, maskCredentials: !canWrite(caller, d) };
   const next = nextCursor(services, scope, page.next);
   return { status: 200, list: { data: page.rows.map((r) => project(d, r, ctx)), next_cursor: next } };
 }
@@ -84,6 +85,6 @@ export async function readRow(services: Services, caller: Caller, d: FamilyDescr
   if (d.kind === 'singleton' && d.persistOnFirstRead && row.created_at === null) row = await persistFirstRead(services, caller, d);
   row = await withSingletonTimes(store, d, row);
   const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, [row]);
-  const ctx = { now: services.clock.now(), config: services.config, referenced };
+  const ctx = { now: services.clock.now(), config: services.config, referenced, maskCredentials: !canWrite(caller, d) };
   return { status: 200, data: project(d, row, ctx), etag: etagOf(d, row), id: String(row.id) };
 }

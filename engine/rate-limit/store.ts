@@ -12,10 +12,10 @@ import { EntitySchema } from '@mikro-orm/core';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../logger.ts';
-import type { FailureLimiter, RequestCount } from '../http/rate-limit.ts';
+import type { CountStore, FailureLimiter, RequestCount } from '../http/rate-limit.ts';
 import type { Services } from '../services.ts';
 import type { RateLimit } from './limits.ts';
-import { redisLimiter } from './redis.ts';
+import { redisLimiter, type LimiterOptions } from './redis.ts';
 
 export const RATE_LIMIT_TABLE = 'webhook_rate_limits';
 
@@ -66,29 +66,7 @@ export function credentialLimiter(limit: RateLimit, settings: StoreSettings, key
 
 /** `keyPrefix` keeps counts of different purposes (or test runs) apart in a shared store; `log` hears of outages. */
 export function createLimiter(limit: RateLimit, store: LimiterStore = { kind: 'memory' }, extra: { keyPrefix?: string; log?: Logger } = {}): StoreLimiter {
-  const options = { keyPrefix: extra.keyPrefix ?? 'vigil_webhooks', points: limit.points, duration: limit.durationSeconds };
-  let ready: Promise<RateLimiterAbstract> = Promise.resolve(new RateLimiterMemory(options));
-  let release = async () => {};
-  if (store.kind === 'postgres') {
-    // a count lost to a crash in the last few milliseconds is harmless: no flush to disk per request
-    const pool = new pg.Pool({ connectionString: store.url, max: 4, allowExitOnIdle: true, options: '-c synchronous_commit=off' });
-    // an idle client dropped by the server (a restart, a dropped database) must not crash the process
-    pool.on('error', () => undefined);
-    // the table exists (a migration made it): the ready callback runs at once, inside the constructor
-    ready = new Promise((resolve, reject) => {
-      const made = new RateLimiterPostgres(
-        { ...options, storeClient: pool, tableName: RATE_LIMIT_TABLE, tableCreated: true, clearExpiredByTimeout: true, insuranceLimiter: new RateLimiterMemory(options) },
-        (error?: unknown) => (error ? reject(error) : queueMicrotask(() => resolve(made))),
-      );
-    });
-    // a failure surfaces on the first request; never as an unhandled rejection at start-up
-    ready.catch(() => undefined);
-    release = () => pool.end();
-  } else if (store.kind === 'redis') {
-    const redis = redisLimiter(store.url, options, extra.log);
-    ready = redis.ready;
-    release = redis.close;
-  }
+  const { ready, release } = openStore({ keyPrefix: extra.keyPrefix ?? 'vigil_webhooks', points: limit.points, duration: limit.durationSeconds }, store, extra.log);
   const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
   const take = async (key: string): Promise<RequestCount> => {
     const limiter = await ready;
@@ -113,4 +91,49 @@ export function createLimiter(limit: RateLimit, store: LimiterStore = { kind: 'm
     consume: async (key) => (await take(key)).retryAfter,
     close: () => release(),
   };
+}
+
+/**
+ * Numbers kept per key in the limits' store (the console's failed sign-ins), each forgotten `forgetSeconds` after it
+ * was first added to or last set; closed with the service. Counting never refuses: the caller decides what a count means.
+ */
+export function countStore(settings: StoreSettings, keyPrefix: string, forgetSeconds: number): (services: Services) => CountStore {
+  return (services) => {
+    // the largest value the PostgreSQL store's integer column holds: `add` never reaches a limit
+    const { ready, release } = openStore({ keyPrefix, points: 2 ** 31 - 1, duration: forgetSeconds }, limiterStore(settings), services.log);
+    services.onClose(() => release());
+    return {
+      get: async (key) => (await (await ready).get(key))?.consumedPoints ?? 0,
+      add: async (key) => (await (await ready).penalty(key, 1)).consumedPoints,
+      set: async (key, value) => void (await (await ready).set(key, value, forgetSeconds)),
+      delete: async (key) => void (await (await ready).delete(key)),
+    };
+  };
+}
+
+/** The store's limiter once it answers, and how to let its connections go. */
+function openStore(options: LimiterOptions, store: LimiterStore, log?: Logger): { ready: Promise<RateLimiterAbstract>; release: () => Promise<void> } {
+  let ready: Promise<RateLimiterAbstract> = Promise.resolve(new RateLimiterMemory(options));
+  let release = async () => {};
+  if (store.kind === 'postgres') {
+    // a count lost to a crash in the last few milliseconds is harmless: no flush to disk per request
+    const pool = new pg.Pool({ connectionString: store.url, max: 4, allowExitOnIdle: true, options: '-c synchronous_commit=off' });
+    // an idle client dropped by the server (a restart, a dropped database) must not crash the process
+    pool.on('error', () => undefined);
+    // the table exists (a migration made it): the ready callback runs at once, inside the constructor
+    ready = new Promise((resolve, reject) => {
+      const made = new RateLimiterPostgres(
+        { ...options, storeClient: pool, tableName: RATE_LIMIT_TABLE, tableCreated: true, clearExpiredByTimeout: true, insuranceLimiter: new RateLimiterMemory(options) },
+        (error?: unknown) => (error ? reject(error) : queueMicrotask(() => resolve(made))),
+      );
+    });
+    // a failure surfaces on the first request; never as an unhandled rejection at start-up
+    ready.catch(() => undefined);
+    release = () => pool.end();
+  } else if (store.kind === 'redis') {
+    const redis = redisLimiter(store.url, options, log);
+    ready = redis.ready;
+    release = redis.close;
+  }
+  return { ready, release };
 }

@@ -79,3 +79,26 @@ t.test('the HTML page links its feeds; an unknown or private page has no feed', 
   t.equal((await get('/status/acme-feeds/feed.atom')).status, 404, 'a private page has no feed');
   await page.api.put(`${CONFIG}/status_page_settings`, { public: true });
 });
+
+t.test('RSS descriptions carry no live markup for a feed reader (issue 35)', async (t) => {
+  const { default: Parser } = await import('rss-parser');
+  const hostile = await page.api.post(`${CONFIG}/status_page_maintenances`, {
+    title: 'Reader test', message: 'See <img src=x onerror=alert(1)> and ]]> <b>bold</b>\n\nSecond & last',
+    starts_at: '2026-03-04T02:00:00Z', ends_at: '2026-03-04T03:00:00Z',
+  });
+  t.equal(hostile.status, 201);
+  const feed = await new Parser().parseString((await get('/status/acme-feeds/feed.rss')).text);
+  t.ok(feed.items.length >= 4);
+  for (const item of feed.items) {
+    // what a reader renders as HTML: only the paragraphs and line breaks the feed writes are elements
+    const html = item.content ?? '';
+    t.notOk(html.replace(/<\/?p>|<br>/g, '').includes('<'), `no live markup in "${item.title}"`);
+  }
+  const reader = feed.items.find((i) => i.title?.includes('Reader test'))!;
+  // the text shown, escaped once for HTML (a named or numeric reference), in its paragraphs
+  const lt = '(?:&lt;|&#60;)';
+  const gt = '(?:&gt;|&#62;)';
+  t.match(reader.content, new RegExp(`^<p>From 2026-03-04T02:00:00\\.000Z to 2026-03-04T03:00:00\\.000Z \\(UTC\\)\\.</p><p>See ${lt}img src=x onerror=alert\\(1\\)${gt} and \\]\\]${gt} ${lt}b${gt}bold${lt}/b${gt}</p><p>Second (?:&amp;|&#38;) last</p>$`));
+  const incident = feed.items.find((i) => i.title?.startsWith('Investigating'))!;
+  t.match(incident.content, new RegExp(`we are ${lt}b${gt}looking${lt}/b${gt}`));
+});

@@ -92,18 +92,25 @@ export async function readForm(ctx: Context): Promise<Record<string, string>> {
 
 /**
  * Where a sign-in sends the browser: a path on this service only. Refused (so `/` instead): anything not starting
- * with one `/`, `//host` and `/\host` (browsers read both as another host), backslashes and control characters
- * anywhere, and anything a URL parser would move off this origin.
+ * with one `/`, backslashes, encoded slashes and backslashes (`%2F`, `%5C`, which a proxy may decode) and control
+ * characters anywhere, and anything a URL parser would move off this origin. The check runs again on the normalised
+ * path, because normalising can make a host out of a path: `/.//host` and `/board/../..//host` become `//host`.
  */
 export function safeNext(value: unknown): string {
   if (typeof value !== 'string' || value.length > 2000) return '/';
-  if (!value.startsWith('/') || value.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(value)) return '/';
+  if (!onePath(value)) return '/';
   try {
     const base = 'http://vigil.invalid';
     const url = new URL(value, base);
     if (url.origin !== base) return '/';
-    return `${url.pathname}${url.search}`;
+    const normalised = `${url.pathname}${url.search}`;
+    return onePath(normalised) && new URL(normalised, base).origin === base ? normalised : '/';
   } catch {
     return '/';
   }
+}
+
+/** A path a browser reads as this origin's: one leading `/`, no backslash, encoded separator or control character. */
+function onePath(value: string): boolean {
+  return value.startsWith('/') && !value.startsWith('//') && !/[\\\u0000-\u001f\u007f]|%2f|%5c/i.test(value);
 }

@@ -15,13 +15,14 @@ import { deploymentsScreen } from './deployments.ts';
 import { seeOther } from './http.ts';
 import { incidentActionScreen, incidentScreen, incidentsScreen } from './incidents.ts';
 import { screen } from './page.ts';
-import { signInRoutes, type SignInLimiters } from './sign-in.ts';
+import { signInRoutes } from './sign-in.ts';
+import type { SignInThrottle } from './sign-in-throttle.ts';
 
-export function consoleRoutes(services: Services, limiters?: SignInLimiters, deliveryLog?: DomainOperation): Router {
+export function consoleRoutes(services: Services, throttle?: SignInThrottle, deliveryLog?: DomainOperation): Router {
   const router = new Router();
   router.use(stylesheetRoutes().routes());
   router.get('/', (ctx) => seeOther(ctx, '/board'));
-  signInRoutes(router, services, limiters);
+  signInRoutes(router, services, throttle);
   router.get('/board', screen(services, '/board', boardScreen));
   router.get('/board/:key', screen(services, '/board', cardScreen));
   router.post('/board/:key/move', screen(services, '/board', moveScreen));

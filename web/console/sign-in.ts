@@ -3,18 +3,20 @@
  * `POST /logout`, the one-time link where a person chooses a password (`/sign-in/<token>`), and the organization
  * switcher (`POST /organization`).
  *
- * - Before a session exists, forms carry a random token that must equal the `vigil_form` cookie (double submit):
- *   a cross-site page can neither read the cookie nor set it, so it cannot forge a sign-in (login CSRF).
+ * - Before a session exists, forms carry a random token that must equal the one in the `vigil_form` cookie (double
+ *   submit): a cross-site page can neither read the cookie nor set it, so it cannot forge a sign-in (login CSRF).
+ *   The cookie is signed with the deployment's key, so a value planted by a sibling subdomain or over plain http is
+ *   refused and replaced; over https it is `__Host-vigil_form`, which no sibling subdomain and no http page can set;
+ *   and a form posted from another site or a sibling subdomain (`Sec-Fetch-Site`) is refused even with a valid pair
+ *   the attacker fetched for themselves.
  * - A wrong email, a wrong password and a user without a password all answer the same 401 sentence, after the same
  *   scrypt work.
- * - Attempts are counted per client address and per account (the email) in the rate-limit store the API's limits
- *   use (memory, PostgreSQL or Redis); over either limit: 429 with Retry-After, and the password is not checked.
+ * - Failed sign-ins slow further attempts down step by step (sign-in-throttle.ts): while an attempt must wait, it
+ *   answers 429 with Retry-After and the password is not checked.
  */
-import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { constantTimeEqual } from '../../engine/crypto.ts';
-import type { CredentialLimiter } from '../../engine/http/rate-limit.ts';
 import { passwordProblem, PASSWORD_MIN_LENGTH } from '../../engine/auth/passwords.ts';
 import {
   checkPassword, chooseOrganization, endSession, openSession, preSessionToken, resolveSession, signInLinkUser, useSignInLink,
@@ -24,31 +26,35 @@ import { html, type Html } from '../html.ts';
 import { clearCookie, FORM_COOKIE, FormError, readCookie, readForm, safeNext, seeOther, sendPage, SESSION_COOKIE, setCookie } from './http.ts';
 import { documentOf } from './layout.ts';
 import { refusalPage, screen } from './page.ts';
-
-/** How many sign-in attempts an address, and an account, may make in a window. */
-export const SIGN_IN_LIMITS = {
-  address: { points: 30, durationSeconds: 900 },
-  account: { points: 10, durationSeconds: 900 },
-} as const;
-
-export interface SignInLimiters {
-  address: CredentialLimiter;
-  account: CredentialLimiter;
-}
+import type { SignInThrottle } from './sign-in-throttle.ts';
 
 const BAD_SIGN_IN = 'That email and password do not match an account. Check both and try again.';
 
+const FORM_PURPOSE = 'console pre-session form';
+
+/** `__Host-` over https: the browser then takes the cookie only from this origin, Secure, for the whole site. */
+const formCookie = (services: Services) => (services.config.publicUrl.startsWith('https:') ? `__Host-${FORM_COOKIE}` : FORM_COOKIE);
+
+/** The token of a cookie this service signed; undefined for none, a forged or an unsigned one. */
+function signedFormToken(ctx: Context, services: Services): string | undefined {
+  const [token, mac, extra] = (readCookie(ctx, formCookie(services)) ?? '').split('.');
+  if (!token || !mac || extra !== undefined || !/^[A-Za-z0-9_-]{20,64}$/.test(token)) return undefined;
+  return constantTimeEqual(mac, services.secrets.sign(FORM_PURPOSE, token)) ? token : undefined;
+}
+
 function formToken(ctx: Context, services: Services): string {
-  const existing = readCookie(ctx, FORM_COOKIE);
-  if (existing && /^[A-Za-z0-9_-]{20,64}$/.test(existing)) return existing;
+  const existing = signedFormToken(ctx, services);
+  if (existing) return existing;
   const made = preSessionToken();
-  setCookie(ctx, services, FORM_COOKIE, made);
+  setCookie(ctx, services, formCookie(services), `${made}.${services.secrets.sign(FORM_PURPOSE, made)}`);
   return made;
 }
 
-function formTokenMatches(ctx: Context, sent: unknown): boolean {
-  const cookie = readCookie(ctx, FORM_COOKIE);
-  return typeof sent === 'string' && cookie !== undefined && constantTimeEqual(cookie, sent);
+function formTokenMatches(ctx: Context, services: Services, sent: unknown): boolean {
+  // a browser says where a request comes from: another site, or a sibling subdomain (same-site), never signs in here
+  if (['cross-site', 'same-site'].includes(ctx.get('sec-fetch-site'))) return false;
+  const token = signedFormToken(ctx, services);
+  return typeof sent === 'string' && token !== undefined && constantTimeEqual(token, sent);
 }
 
 function loginPage(token: string, next: string, options: { email?: string; problem?: string } = {}): Html {
@@ -71,14 +77,8 @@ function choosePage(token: string, email: string, action: string, problem?: stri
 <button type="submit">Save and sign in</button></form></main>`);
 }
 
-const accountKey = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 32);
-
-async function overLimit(limiters: SignInLimiters | undefined, ctx: Context, email: string): Promise<number | null> {
-  if (!limiters) return null;
-  const [address, account] = await Promise.all([limiters.address.take(`address:${ctx.ip}`), limiters.account.take(`account:${accountKey(email)}`)]);
-  const waits = [address.retryAfter, account.retryAfter].filter((w): w is number => w !== null);
-  return waits.length ? Math.max(...waits) : null;
-}
+const waitSentence = (seconds: number) =>
+  `Too many failed sign-ins. Try again in ${seconds < 60 ? `${seconds} second(s)` : `${Math.ceil(seconds / 60)} minute(s)`}.`;
 
 async function signedIn(ctx: Context, services: Services, userId: string, next: string): Promise<void> {
   const token = await openSession(services, userId);
@@ -86,7 +86,7 @@ async function signedIn(ctx: Context, services: Services, userId: string, next: 
     return sendPage(ctx, 403, refusalPage(null, '/login', 403, 'Your account is not a member of any enabled organization. Ask your operator to add you.'));
   }
   setCookie(ctx, services, SESSION_COOKIE, token);
-  clearCookie(ctx, services, FORM_COOKIE);
+  clearCookie(ctx, services, formCookie(services));
   seeOther(ctx, next);
 }
 
@@ -102,7 +102,7 @@ async function form(ctx: Context): Promise<Record<string, string> | null> {
   }
 }
 
-export function signInRoutes(router: Router, services: Services, limiters: SignInLimiters | undefined): void {
+export function signInRoutes(router: Router, services: Services, throttle: SignInThrottle | undefined): void {
   router.get('/login', async (ctx) => {
     const next = safeNext(ctx.query.next);
     if (await resolveSession(services, readCookie(ctx, SESSION_COOKIE))) return seeOther(ctx, next);
@@ -112,18 +112,23 @@ export function signInRoutes(router: Router, services: Services, limiters: SignI
   router.post('/login', async (ctx) => {
     const fields = await form(ctx);
     if (!fields) return;
-    if (!formTokenMatches(ctx, fields._form)) {
+    if (!formTokenMatches(ctx, services, fields._form)) {
       return sendPage(ctx, 403, refusalPage(null, '/login', 403, 'This sign-in form is out of date or did not come from this service. Open the sign-in page again.'));
     }
     const next = safeNext(fields.next);
     const email = (fields.email ?? '').slice(0, 254);
-    const wait = await overLimit(limiters, ctx, email);
-    if (wait !== null) {
+    const wait = await throttle?.wait(ctx.ip, email);
+    if (wait) {
       ctx.set('Retry-After', String(wait));
-      return sendPage(ctx, 429, loginPage(formToken(ctx, services), next, { email, problem: `Too many sign-in attempts. Try again in ${Math.ceil(wait / 60)} minute(s).` }));
+      return sendPage(ctx, 429, loginPage(formToken(ctx, services), next, { email, problem: waitSentence(wait) }));
     }
     const userId = email && fields.password ? await checkPassword(services, email, fields.password) : null;
-    if (!userId) return sendPage(ctx, 401, loginPage(formToken(ctx, services), next, { email, problem: BAD_SIGN_IN }));
+    if (!userId) {
+      const slowed = await throttle?.failed(ctx.ip, email);
+      if (slowed) ctx.set('Retry-After', String(slowed));
+      return sendPage(ctx, 401, loginPage(formToken(ctx, services), next, { email, problem: BAD_SIGN_IN }));
+    }
+    await throttle?.succeeded(ctx.ip, email);
     await signedIn(ctx, services, userId, next);
   });
 
@@ -150,7 +155,7 @@ export function signInRoutes(router: Router, services: Services, limiters: SignI
   router.post('/sign-in/:token', async (ctx) => {
     const fields = await form(ctx);
     if (!fields) return;
-    if (!formTokenMatches(ctx, fields._form)) {
+    if (!formTokenMatches(ctx, services, fields._form)) {
       return sendPage(ctx, 403, refusalPage(null, '/login', 403, 'This form is out of date or did not come from this service. Open the link again.'));
     }
     const user = await signInLinkUser(services, ctx.params.token!);

@@ -2,17 +2,29 @@
  * The status page as feeds: Atom 1.0 (RFC 4287) at `/status/<slug>/feed.atom` and RSS 2.0 at `/feed.rss`. One entry
  * per incident (its updates, newest first, as the content) and per maintenance window, of what the page shows. Every
  * text is escaped for XML and stripped of the characters XML 1.0 cannot carry; links are absolute, under the
- * service's public URL. Entry ids are the notices' opaque keys (query.ts): stable across edits, and no row id leaks.
+ * service's public URL. An RSS item's description is HTML by the readers' convention, so it is written as HTML (each
+ * paragraph escaped for HTML) inside CDATA: escaped once for XML, a reader would render `<img onerror…>` as markup. Entry ids are the notices' opaque keys (query.ts): stable across edits, and no row id leaks.
  */
+import { escapeHtml } from '../html.ts';
 import { INCIDENT_STATUS, MAINTENANCE_STATE } from './html.ts';
 import type { PublicIncident, PublicMaintenance, PublicPage } from './query.ts';
 
-
 /** XML text: escaped, without the control characters XML 1.0 forbids (even as references). */
 export function xmlText(value: string): string {
-  return value
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
-    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return xmlChars(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+}
+
+/** Without the control characters XML 1.0 forbids (even as references). */
+const xmlChars = (value: string) => value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
+
+/**
+ * An RSS description: the text's paragraphs as HTML, escaped for HTML, in a CDATA section. Escaped, the text holds no
+ * `>`, so no `]]>` can end the section early.
+ */
+function rssDescription(text: string): string {
+  const paragraphs = xmlChars(text).split(/\n{2,}/).filter(Boolean);
+  const html = paragraphs.map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('');
+  return `<![CDATA[${html}]]>`;
 }
 
 interface Entry {
@@ -89,7 +101,7 @@ export function renderRss(page: PublicPage, publicUrl: string, now: Date): strin
 <link>${xmlText(`${url}#${e.key}`)}</link>
 <guid isPermaLink="false">${xmlText(`${url}#${e.key}`)}</guid>
 <pubDate>${rfc822(e.updated)}</pubDate>
-<description>${xmlText(e.text)}</description>
+<description>${rssDescription(e.text)}</description>
 </item>`);
   return `<?xml version="1.0" encoding="utf-8"?>
 <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">

@@ -47,6 +47,12 @@ function answer(ctx: Context, status: number, type: string, body: string): void 
 export function statusPageRoutes(services: Services): Router {
   const router = new Router();
   router.get('/status/:page', async (ctx) => {
+    // `/status/<slug>/` would read the page's relative links (`<slug>/feed.rss`) one level too deep: one address only
+    if (ctx.path.endsWith('/')) {
+      ctx.status = 301;
+      ctx.set('Cache-Control', `public, max-age=${CACHE_SECONDS}`);
+      return ctx.redirect(`/status/${encodeURIComponent(ctx.params.page!)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+    }
     const asJson = ctx.params.page!.endsWith('.json');
     const slug = asJson ? ctx.params.page!.slice(0, -'.json'.length) : ctx.params.page!;
     const page = await loadStatusPage(services, slug);
