@@ -3,11 +3,13 @@ import type { Module } from '../../engine/module.ts';
 import { ALERT_ACTIONS } from './alert-actions.ts';
 import { ALERT_ENTITIES } from './entities.ts';
 import { INCIDENT_ACTIONS } from './incident-actions.ts';
+import { listAttention } from './attention.ts';
+import { getWebhookUrls } from './webhook-urls.ts';
 import { getIncident, listIncidents } from './incidents.ts';
 import { ALERT_OPERATIONS } from './tools.ts';
 
 export const alertsModule: Module = {
   name: 'alerts',
   entities: ALERT_ENTITIES,
-  operations: [...ALERT_OPERATIONS, ...ALERT_ACTIONS, listIncidents, getIncident, ...INCIDENT_ACTIONS],
+  operations: [...ALERT_OPERATIONS, ...ALERT_ACTIONS, listIncidents, getIncident, ...INCIDENT_ACTIONS, listAttention, getWebhookUrls],
 };

@@ -10,7 +10,7 @@ import { ApiError } from '../../engine/errors.ts';
 import { ALL_ALERT_SOURCES } from '../../domain/alerts/event.ts';
 import { html, type Html } from '../html.ts';
 import { labelList } from './board.ts';
-import { actionButton, actorText, assigneeInput, effectText, savedNotice, sinceInput } from './facts.ts';
+import { actionButton, actorText, assigneeInput, effectText, personText, savedNotice, sinceInput } from './facts.ts';
 import { seeOther } from './http.ts';
 import { csrfField, layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
@@ -50,7 +50,7 @@ export const statusBadge = (status: unknown) => html`<span class="badge s-${Stri
 
 export function alertRow(a: Json, time: TimeFormat): Html {
   return html`<tr><td><a href="/alerts/${a.id}">${a.title}</a></td><td>${statusBadge(a.status)}</td><td>${a.severity}</td><td>${a.service ?? ''}</td><td>${a.source}</td>
-<td>${time(a.started_at)}</td><td>${time(a.updated_at)}</td><td>${a.assignee?.email ?? ''}</td></tr>`;
+<td>${time(a.started_at)}</td><td>${time(a.updated_at)}</td><td>${a.assignee ? personText(a.assignee) : ''}</td></tr>`;
 }
 
 export const ALERT_TABLE_HEAD = html`<thead><tr><th scope="col">Alert</th><th scope="col">Status</th><th scope="col">Severity</th><th scope="col">Service</th><th scope="col">Source</th><th scope="col">Started</th><th scope="col">Changed</th><th scope="col">Assignee</th></tr></thead>`;
@@ -108,9 +108,10 @@ export const alertScreen: Screen = async (services, request) => {
   const effectItems = effects.map((e) => {
     const detail = (e.detail ?? {}) as Json;
     const by = detail.by ? actorText(session, detail.by) : '';
-    return html`<li>${time(e.at)} · ${effectText(String(e.kind), detail)}${by ? html` <span class="muted">by ${by}</span>` : ''}</li>`;
+    return html`<li>${time(e.at)} · ${effectText(String(e.kind), detail, e.deliveries)}${by ? html` <span class="muted">by ${by}</span>` : ''}</li>`;
   });
   const body = html`<p><a href="/alerts">Alerts</a></p><h1>${alert.title} ${statusBadge(alert.status)}</h1>${savedNotice(ctx.query, SAVED)}
+${roleAtLeast(session.caller.role, 'member') ? actionsPanel(alert, request) : ''}
 <div class="layout"><div class="stack">
 <section class="panel" aria-labelledby="arrived"><h2 id="arrived">What arrived</h2>${alert.summary ? html`<p class="pre">${alert.summary}</p>` : html`<p class="muted">No summary.</p>`}
 <dl class="facts"><dt>Source</dt><dd>${alert.source}</dd><dt>Fingerprint</dt><dd class="key">${alert.fingerprint}</dd><dt>Labels</dt><dd>${labelList(labels) || 'None'}</dd>
@@ -119,11 +120,11 @@ export const alertScreen: Screen = async (services, request) => {
 ${await investigations(services, request, effects, time)}
 </div><div class="stack"><section class="panel" aria-labelledby="facts"><h2 id="facts">Facts</h2><dl class="facts">
 <dt>Status</dt><dd>${alert.status}</dd><dt>Severity</dt><dd>${alert.severity}</dd><dt>Service</dt><dd>${alert.service ?? 'None'}</dd>
-<dt>Assignee</dt><dd>${alert.assignee?.email ?? 'Unassigned'}</dd><dt>Started</dt><dd>${time(alert.started_at)}</dd>
+<dt>Assignee</dt><dd>${alert.assignee ? personText(alert.assignee) : 'Unassigned'}</dd><dt>Started</dt><dd>${time(alert.started_at)}</dd>
 <dt>Acknowledged</dt><dd>${alert.acknowledged_at ? time(alert.acknowledged_at) : 'No'}</dd><dt>Resolved</dt><dd>${alert.resolved_at ? time(alert.resolved_at) : 'No'}</dd>
 <dt>Muted by</dt><dd>${alert.muted_by ?? 'None'}</dd><dt>Storm</dt><dd>${alert.storm_id ?? 'None'}</dd>
 <dt>Incident</dt><dd>${incident ? html`<a href="/incidents/${incident.id}">${incident.title}</a> (${incident.status})` : 'None'}</dd></dl></section>
-${roleAtLeast(session.caller.role, 'member') ? actionsPanel(alert, request) : ''}</div></div>`;
+</div></div>`;
   return { page: layout(session, { title: String(alert.title), section: '/alerts', body }) };
 };
 

@@ -12,7 +12,7 @@ import { INCIDENT_STATES } from '../../domain/alerts/incidents.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { html, type Html } from '../html.ts';
 import { ALERT_TABLE_HEAD, alertRow, statusBadge } from './alerts.ts';
-import { actionButton, actorText, assigneeInput, effectText, savedNotice, sinceInput } from './facts.ts';
+import { actionButton, actorText, assigneeInput, effectText, personText, savedNotice, sinceInput } from './facts.ts';
 import { seeOther } from './http.ts';
 import { csrfField, layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
@@ -53,7 +53,7 @@ export const incidentsScreen: Screen = async (services, { ctx, session }) => {
   const page = await listPage(services, session.caller, 'list_incidents', input, cursor);
   const time = await organizationTime(services, session.caller.organization.id);
   const rows = page.data.map((i) => html`<tr><td><a href="/incidents/${i.id}">${i.title}</a></td><td>${statusBadge(incidentState(i))}</td><td>${i.severity}</td>
-<td>${(i.services as string[]).join(', ')}</td><td>${time(i.opened_at)}</td><td>${i.closed_at ? time(i.closed_at) : ''}</td><td>${i.assignee?.email ?? ''}</td></tr>`);
+<td>${(i.services as string[]).join(', ')}</td><td>${time(i.opened_at)}</td><td>${i.closed_at ? time(i.closed_at) : ''}</td><td>${i.assignee ? personText(i.assignee) : ''}</td></tr>`);
   const body = html`<h1>Incidents</h1>${filterForm('/incidents', FIELDS, chosen)}
 ${rows.length ? html`<table><thead><tr><th scope="col">Incident</th><th scope="col">Status</th><th scope="col">Severity</th><th scope="col">Services</th><th scope="col">Opened</th><th scope="col">Closed</th><th scope="col">Assignee</th></tr></thead><tbody>${rows}</tbody></table>`
     : html`<p>No incidents${Object.keys(chosen).length ? ' match' : ' yet'}.</p>`}${pager('/incidents', chosen, page)}`;
@@ -108,16 +108,17 @@ export const incidentScreen: Screen = async (services, request) => {
   const titles = new Map(alerts.map((a) => [String(a.id), String(a.title)]));
   const canAct = roleAtLeast(session.caller.role, 'member');
   const body = html`<p><a href="/incidents">Incidents</a></p><h1>${incident.title} ${statusBadge(incidentState(incident))}</h1>${savedNotice(ctx.query, SAVED)}
+${canAct ? actionsPanel(incident, request) : ''}
 <div class="layout"><div class="stack">
 <section class="panel" aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>${timeline((incident.timeline ?? []) as Json[], titles, time, request)}${canAct ? noteForm(incident, request) : ''}</section>
 <section class="panel" aria-labelledby="alerts"><h2 id="alerts">Alerts</h2>${alerts.length ? html`<table>${ALERT_TABLE_HEAD}<tbody>${alerts.map((a) => alertRow(a, time))}</tbody></table>` : html`<p class="muted">None.</p>`}</section>
 </div><div class="stack"><section class="panel" aria-labelledby="facts"><h2 id="facts">Facts</h2><dl class="facts">
 <dt>Status</dt><dd>${incident.status}</dd><dt>Severity</dt><dd>${incident.severity}</dd><dt>Services</dt><dd>${(incident.services as string[]).join(', ') || 'None'}</dd>
 <dt>Opened</dt><dd>${time(incident.opened_at)}</dd><dt>Acknowledged</dt><dd>${incident.acknowledged_at ? html`${time(incident.acknowledged_at)} by ${actorText(session, incident.acknowledged_by)}` : 'No'}</dd>
-<dt>Assignee</dt><dd>${incident.assignee?.email ?? 'Unassigned'}</dd>
+<dt>Assignee</dt><dd>${incident.assignee ? personText(incident.assignee) : 'Unassigned'}</dd>
 <dt>Closed</dt><dd>${incident.closed_at ? html`${time(incident.closed_at)}${incident.resolved_by ? ` by ${actorText(session, incident.resolved_by)}` : ''}` : 'No'}</dd>
 <dt>Storm</dt><dd>${incident.storm_id ?? 'None'}</dd></dl></section>
-${canAct ? actionsPanel(incident, request) : ''}</div></div>`;
+</div></div>`;
   return { page: layout(session, { title: String(incident.title), section: '/incidents', body }) };
 };
 

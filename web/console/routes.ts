@@ -14,14 +14,18 @@ import { deliveriesScreen } from './deliveries.ts';
 import { deploymentsScreen } from './deployments.ts';
 import { seeOther } from './http.ts';
 import { incidentActionScreen, incidentScreen, incidentsScreen } from './incidents.ts';
+import { nowAcknowledgeScreen, nowScreen, nowSelectScreen } from './now.ts';
 import { screen } from './page.ts';
 import { signInRoutes, type SignInLimiters } from './sign-in.ts';
 
 export function consoleRoutes(services: Services, limiters?: SignInLimiters): Router {
   const router = new Router();
   router.use(stylesheetRoutes().routes());
-  router.get('/', (ctx) => seeOther(ctx, '/board'));
+  router.get('/', (ctx) => seeOther(ctx, '/now'));
   signInRoutes(router, services, limiters);
+  router.get('/now', screen(services, '/now', nowScreen));
+  router.get('/now/select', screen(services, '/now', nowSelectScreen));
+  router.post('/now/acknowledge', screen(services, '/now', nowAcknowledgeScreen));
   router.get('/board', screen(services, '/board', boardScreen));
   router.get('/board/:key', screen(services, '/board', cardScreen));
   router.post('/board/:key/move', screen(services, '/board', moveScreen));
