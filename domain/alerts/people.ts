@@ -67,6 +67,6 @@ export async function findMember(sql: SqlExecutor, organizationId: string, value
   const [member] = byId
     ? await sql(`select user_id from ${MEMBERSHIPS} where organization_id = ? and user_id = ?`, [organizationId, value])
     : await sql(`select user_id from ${MEMBERSHIPS} where organization_id = ? and lower(email) = ?`, [organizationId, value.trim().toLowerCase()]);
-  if (!member) throw validationFailed([{ field: 'assignee', message: 'is not a member of this organization (give a member\'s user id or email, or null)' }]);
+  if (!member) throw validationFailed([{ field: 'assignee', message: 'No member of this organization has that email or user id (give a member\'s, or leave it empty to unassign)' }]);
   return String(member.user_id);
 }

@@ -61,7 +61,7 @@ const EFFECT = Type.Object({
     config_id: Type.Union([Type.String(), Type.Null()]),
     status: Type.String({ description: 'outbound: pending, sending, retrying, delivered, dead or cancelled; chat: held, pending, sending, waiting, retrying, sent, failed, not_posted or cancelled' }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'why the last attempt failed, in a sentence' }),
-  }), { description: 'for an effect that sent an event (event_id): each delivery of it and its state' })),
+  }), { description: 'for an effect that sent an event (event_id): each delivery of it and its state (a page: its outbound configs; a chat post: its message)' })),
 });
 
 const INCIDENT = Type.Object({
@@ -133,7 +133,9 @@ export async function readAlert(sql: SqlExecutor, organizationId: string, by: { 
     : [];
   return {
     ...alert,
-    effects: effects.map((e) => (typeof e.detail.event_id === 'string' ? { ...e, deliveries: sent.get(e.detail.event_id) ?? [] } : e)),
+    effects: effects.map((e) => (typeof e.detail.event_id === 'string'
+      ? { ...e, deliveries: (sent.get(e.detail.event_id) ?? []).filter((d) => d.channel === (e.kind === 'chat_post' ? 'chat' : 'outbound')) }
+      : e)),
     incident: incident
       ? { id: String(incident.id), title: String(incident.title), severity: String(incident.severity), status: incident.status, opened_at: iso(incident.opened_at), closed_at: iso(incident.closed_at) }
       : null,

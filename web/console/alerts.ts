@@ -10,7 +10,7 @@ import { ApiError } from '../../engine/errors.ts';
 import { ALL_ALERT_SOURCES } from '../../domain/alerts/event.ts';
 import { html, type Html } from '../html.ts';
 import { labelList } from './board.ts';
-import { actionButton, actorText, assigneeInput, effectText, personText, savedNotice, sinceInput } from './facts.ts';
+import { actionButton, actorText, assigneeInput, effectText, fieldState, personText, refusedForm, refusedNotice, savedNotice, sinceInput, type Refused } from './facts.ts';
 import { seeOther } from './http.ts';
 import { csrfField, layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
@@ -90,15 +90,19 @@ ${i.failure_reason ? html`<p class="muted">${String(i.failure_reason)}</p>` : ''
   return html`<section class="panel" aria-labelledby="inv"><h2 id="inv">Investigation</h2><ol class="comments">${found.map(one)}</ol></section>`;
 }
 
-function actionsPanel(alert: Json, request: ScreenRequest): Html {
+function actionsPanel(alert: Json, request: ScreenRequest, refused?: Refused): Html {
   const { session } = request;
   const buttons = (BUTTONS[String(alert.status)] ?? []).map((a) => actionButton(session, `/alerts/${alert.id}/${a}`, ACTIONS[a].label));
+  const assignee = fieldState(refused, 'assign', 'assignee', alert.assignee?.email ?? '');
   return html`<section class="panel stack" aria-labelledby="act"><h2 id="act">Act</h2><div class="buttons">${buttons}</div>
-<form method="post" action="/alerts/${alert.id}/assign" class="inline">${csrfField(session)}<label for="assignee">Assignee email</label><input type="email" id="assignee" name="assignee" value="${alert.assignee?.email ?? ''}"><button type="submit">Assign</button></form>
+<form method="post" action="/alerts/${alert.id}/assign" class="inline" novalidate>${csrfField(session)}<label for="assignee">Assignee email</label><input type="email" id="assignee" name="assignee" value="${assignee.value}"${assignee.invalid}><button type="submit">Assign</button>${assignee.message}</form>
 <p class="muted">Leave the email empty to unassign; it must be a member of this organization.</p></section>`;
 }
 
-export const alertScreen: Screen = async (services, request) => {
+export const alertScreen: Screen = (services, request) => alertPage(services, request);
+
+/** The alert's page; with `refused`, a form it holds is drawn again with what was typed and the message beside its field (422). */
+async function alertPage(services: Parameters<Screen>[0], request: ScreenRequest, refused?: Refused): Promise<{ status: number; page: Html }> {
   const { session, ctx } = request;
   const alert = (await run(services, session.caller, 'get_alert', { id: String(ctx.params.id ?? '') })).data as Json;
   const time = await organizationTime(services, session.caller.organization.id);
@@ -110,8 +114,8 @@ export const alertScreen: Screen = async (services, request) => {
     const by = detail.by ? actorText(session, detail.by) : '';
     return html`<li>${time(e.at)} · ${effectText(String(e.kind), detail, e.deliveries)}${by ? html` <span class="muted">by ${by}</span>` : ''}</li>`;
   });
-  const body = html`<p><a href="/alerts">Alerts</a></p><h1>${alert.title} ${statusBadge(alert.status)}</h1>${savedNotice(ctx.query, SAVED)}
-${roleAtLeast(session.caller.role, 'member') ? actionsPanel(alert, request) : ''}
+  const body = html`<p><a href="/alerts">Alerts</a></p><h1>${alert.title} ${statusBadge(alert.status)}</h1>${savedNotice(ctx.query, SAVED)}${refusedNotice(refused)}
+${roleAtLeast(session.caller.role, 'member') ? actionsPanel(alert, request, refused) : ''}
 <div class="layout"><div class="stack">
 <section class="panel" aria-labelledby="arrived"><h2 id="arrived">What arrived</h2>${alert.summary ? html`<p class="pre">${alert.summary}</p>` : html`<p class="muted">No summary.</p>`}
 <dl class="facts"><dt>Source</dt><dd>${alert.source}</dd><dt>Fingerprint</dt><dd class="key">${alert.fingerprint}</dd><dt>Labels</dt><dd>${labelList(labels) || 'None'}</dd>
@@ -125,8 +129,8 @@ ${await investigations(services, request, effects, time)}
 <dt>Muted by</dt><dd>${alert.muted_by ?? 'None'}</dd><dt>Storm</dt><dd>${alert.storm_id ?? 'None'}</dd>
 <dt>Incident</dt><dd>${incident ? html`<a href="/incidents/${incident.id}">${incident.title}</a> (${incident.status})` : 'None'}</dd></dl></section>
 </div></div>`;
-  return { page: layout(session, { title: String(alert.title), section: '/alerts', body }) };
-};
+  return { status: refused ? 422 : 200, page: layout(session, { title: String(alert.title), section: '/alerts', body }) };
+}
 
 /** A button's or the assign form's POST: the operation as the signed-in person, then back to the alert (303). */
 export const alertActionScreen: Screen = async (services, { ctx, session, form }) => {
@@ -134,6 +138,13 @@ export const alertActionScreen: Screen = async (services, { ctx, session, form }
   if (!Object.hasOwn(ACTIONS, name)) throw new ApiError('not_found', 'No such action on an alert.');
   const action = name as ActionName;
   const input: Json = { id: String(ctx.params.id ?? ''), ...(action === 'assign' ? { assignee: assigneeInput(form.assignee) } : {}) };
-  const answer = (await run(services, session.caller, ACTIONS[action].op, input)).data as Json;
+  let answer: Json;
+  try {
+    answer = (await run(services, session.caller, ACTIONS[action].op, input)).data as Json;
+  } catch (error) {
+    const refused = refusedForm(error, action, form, { assignee: 'assignee' });
+    if (refused) return alertPage(services, { ctx, session, form }, refused);
+    throw error;
+  }
   seeOther(ctx, `/alerts/${encodeURIComponent(String(answer.id))}?saved=${action}`);
 };

@@ -4,6 +4,7 @@
  * token), the `since` filter as people type it, and the "saved" notice after a form's 303.
  */
 import type { ConsoleSession } from '../../engine/auth/sessions.ts';
+import { ApiError } from '../../engine/errors.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField } from './layout.ts';
 import type { Json } from './operations.ts';
@@ -122,3 +123,38 @@ export function savedNotice(query: Record<string, unknown>, known: Record<string
 
 /** The text of a user-entered assignee: an email or user id, or null (empty) to unassign. */
 export const assigneeInput = (value: string | undefined) => (value?.trim() ? value.trim() : null);
+
+/** A refused form, drawn again on its own page: what was typed, and the operation's message for each field. */
+export interface Refused {
+  /** the form's action segment (assign, severity, note) */
+  action: string;
+  values: Record<string, string>;
+  errors: Record<string, string>;
+}
+
+/** A refusal of a form a page draws again (422 naming fields), or null for one it cannot (the refusal page then). */
+export function refusedForm(error: unknown, action: string, form: Record<string, string>, fields: Record<string, string>): Refused | null {
+  if (!(error instanceof ApiError) || error.status !== 422 || !error.errors?.length) return null;
+  const errors: Record<string, string> = {};
+  for (const e of error.errors) {
+    const input = Object.entries(fields).find(([, field]) => field === e.field)?.[0];
+    if (!input) return null;
+    errors[input] = e.message;
+  }
+  return { action, values: form, errors };
+}
+
+/** An input's value and error for a form that may have been refused: the typed value, `aria-invalid`, the message beside it. */
+export function fieldState(refused: Refused | undefined, action: string, input: string, stored: string): { value: string; invalid: Html | string; message: Html | string } {
+  const mine = refused?.action === action ? refused : undefined;
+  const error = mine?.errors[input];
+  return {
+    value: mine ? mine.values[input] ?? '' : stored,
+    invalid: error ? html` aria-invalid="true" aria-describedby="${input}-error"` : '',
+    message: error ? html`<p class="field-error" id="${input}-error">${error}</p>` : '',
+  };
+}
+
+/** The line above a page whose form was refused, linking to the field. */
+export const refusedNotice = (refused: Refused | undefined): Html | string =>
+  refused ? html`<div class="notice error" role="alert"><p>Not saved: ${Object.keys(refused.errors).map((input) => html`<a href="#${input}">${refused.errors[input]}</a>`)}</p></div>` : '';
