@@ -57,8 +57,9 @@ t.test('the navigation names every section; /alerts lists, filters and pages by 
   const all = await web.get('/alerts');
   t.equal(all.status, 200);
   for (const [path, label] of [['/board', 'Board'], ['/alerts', 'Alerts'], ['/incidents', 'Incidents'], ['/deployments', 'Deployments'], ['/deliveries', 'Deliveries']]) {
-    t.match(all.text, `<a href="${path}"${path === '/alerts' ? ' aria-current="page"' : ''}>${label}</a>`);
+    t.match(all.text, `<a href="${path}"${path === '/alerts' ? ' aria-current="page"' : ''}>${label}`);
   }
+  t.match(all.text, 'Alerts <span class="count">2<span class="visually-hidden"> unacknowledged</span></span>', 'what waits, counted in the navigation');
   t.match(all.text, `<a href="/alerts/${disk.id}">DiskFull</a>`);
   t.match(all.text, `<a href="/alerts/${search.id}">SlowSearch</a>`);
   t.notMatch(all.text, 'ForeignAlert', "no other organization's alert");

@@ -63,3 +63,21 @@ export function columns(d: FamilyDescriptor): string[] {
 export const rowName = (d: FamilyDescriptor, row: Row) => (d.naturalKey?.length ? d.naturalKey.map((f) => String(row[f] ?? '')).join(' / ') : String(row.id));
 
 export const rowPath = (d: FamilyDescriptor, id: unknown) => `/config/${encodeURIComponent(d.name)}/${encodeURIComponent(String(id))}`;
+
+/** The rows a reference field may name, as a picker offers them: the row's id and its name. */
+export type Choices = Record<string, { value: string; label: string }[]>;
+
+/**
+ * For each reference field of the family (the descriptor's `references`), the rows of the family it names that the
+ * person may read, by name: a picker instead of a free-text id. A family the plan or role does not let them list
+ * gives no picker (the field stays a text input, and the operation judges what is typed).
+ */
+export async function referenceChoices(services: Services, caller: Caller, d: FamilyDescriptor, list: (target: FamilyDescriptor) => Promise<Row[]>): Promise<Choices> {
+  const out: Choices = {};
+  for (const [field, ref] of Object.entries(d.references ?? {})) {
+    const target = services.registry.get(ref.family);
+    if (!target || !may(caller, target, 'list')) continue;
+    out[field] = (await list(target)).map((row) => ({ value: String(row.id), label: rowName(target, row) }));
+  }
+  return out;
+}
