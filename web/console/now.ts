@@ -3,7 +3,8 @@
  * that nobody acknowledged, most severe first and then firing longest first ("firing for 14 min", from the service's
  * clock), with their assignees; "Mine" keeps those assigned to the signed-in person.
  *
- * It refreshes itself without script (`<meta http-equiv="refresh">`) and says when it was last updated. A refresh
+ * It refreshes itself without script (`<meta http-equiv="refresh">`), says when it was last updated, and offers to
+ * stop refreshing (`?refresh=off`, a link kept by "Mine": WCAG 2.2.1 lets a person turn a time limit off). A refresh
  * would throw away a half-filled form, so the page that refreshes has no form to fill: acknowledging several at once
  * is `/now/select` (the same lists with a checkbox each, one form, not refreshed), whose POST runs
  * `acknowledge_alert` / `acknowledge_incident` for each ticked row — the operations a single button runs — and comes
@@ -80,7 +81,17 @@ ${found.incidents.length ? incidentTable(found.incidents, now, select, refused) 
 ${found.alerts.length ? alertTable(found.alerts, now, select, refused) : html`<p class="muted">No alert waits for someone.</p>`}</section>`;
 }
 
-const updated = (time: TimeFormat, now: Date) => html`<p class="muted" role="status">Updated ${time(now.toISOString())}; this page refreshes itself every ${NOW_REFRESH_SECONDS} seconds.</p>`;
+/**
+ * When the page was read, and the switch that stops (or restarts) its refreshing: a page that reloads itself must let
+ * the person turn that off before it happens (WCAG 2.2.1), so the switch is the first thing after the heading.
+ */
+function updated(time: TimeFormat, now: Date, refreshing: boolean, mine: boolean): Html {
+  const query = (refresh: boolean) => new URLSearchParams({ ...(mine ? { mine: '1' } : {}), ...(refresh ? {} : { refresh: 'off' }) }).toString();
+  const link = (refresh: boolean) => { const q = query(refresh); return `/now${q ? `?${q}` : ''}`; };
+  return html`<p class="muted" role="status">Updated ${time(now.toISOString())}; ${refreshing
+    ? html`this page refreshes itself every ${NOW_REFRESH_SECONDS} seconds. <a href="${link(false)}">Stop refreshing</a>`
+    : html`refreshing is off. <a href="${link(true)}">Refresh every ${NOW_REFRESH_SECONDS} seconds</a>`}</p>`;
+}
 
 export const nowScreen: Screen = async (services, request) => {
   const { session, ctx } = request;
@@ -91,10 +102,11 @@ export const nowScreen: Screen = async (services, request) => {
   const empty = found.incidents.length === 0 && found.alerts.length === 0;
   const acknowledged = typeof ctx.query.acknowledged === 'string' && /^\d{1,4}$/.test(ctx.query.acknowledged) ? Number(ctx.query.acknowledged) : null;
   const canAct = roleAtLeast(session.caller.role, 'member');
-  const body = html`<h1>Now</h1>${updated(time, now)}${acknowledged !== null ? html`<div class="notice" role="status"><p>${acknowledged} acknowledged.</p></div>` : ''}
+  const refreshing = ctx.query.refresh !== 'off';
+  const body = html`<h1>Now</h1>${updated(time, now, refreshing, mine)}${acknowledged !== null ? html`<div class="notice" role="status"><p>${acknowledged} acknowledged.</p></div>` : ''}
 ${chooser('/now', mine)}${empty && !mine ? await firstUse(services, request) : sections(found, now, false, new Map())}
 ${canAct && !empty ? html`<p><a href="/now/select${mine ? '?mine=1' : ''}" accesskey="s">Acknowledge several…</a></p>` : ''}`;
-  return { page: layout(session, { title: 'Now', section: '/now', body, refreshSeconds: NOW_REFRESH_SECONDS }) };
+  return { page: layout(session, { title: 'Now', section: '/now', body, refreshSeconds: refreshing ? NOW_REFRESH_SECONDS : undefined }) };
 };
 
 function selectPage(request: ScreenRequest, found: Attention, now: Date, refused: Map<string, string>): Html {
