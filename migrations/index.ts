@@ -20,6 +20,7 @@ import { Migration20261126165619 } from './Migration20261126165619.ts';
 import { Migration20261126170816 } from './Migration20261126170816.ts';
 import { Migration20261126171255 } from './Migration20261126171255.ts';
 import { Migration20261126172136 } from './Migration20261126172136.ts';
+import { Migration20261128144642 } from './Migration20261128144642.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126170816', class: Migration20261126170816 },
   { name: 'Migration20261126171255', class: Migration20261126171255 },
   { name: 'Migration20261126172136', class: Migration20261126172136 },
+  { name: 'Migration20261128144642', class: Migration20261128144642 },
 ];

@@ -30,6 +30,9 @@ export const ALERT = Type.Object({
   summary: Type.Union([Type.String(), Type.Null()]),
   labels: Type.Record(Type.String(), Type.String()),
   url: Type.Union([Type.String(), Type.Null()], { description: 'the alert in its product' }),
+  links: Type.Record(Type.String(), Type.String(), {
+    description: 'what the sender linked beside the alert, as sent: runbook, dashboard, panel, silence, source (Grafana\'s and Alertmanager\'s runbook_url annotation, dashboardURL, panelURL, silenceURL, generatorURL); {} when none',
+  }),
   external_id: Type.Union([Type.String(), Type.Null()]),
   status: literals(ALERT_STATES, 'firing, acknowledged (in the pager), resolved, or muted (recorded while a mute matched; paged no one)'),
   started_at: Type.String({ format: 'date-time' }),
@@ -73,7 +76,7 @@ const INCIDENT = Type.Object({
   closed_at: time('when it closed'),
 });
 
-export const ALERT_COLUMNS = `id, fingerprint, source, title, service, severity, summary, labels, url, external_id, status, started_at, raised_at,
+export const ALERT_COLUMNS = `id, fingerprint, source, title, service, severity, summary, labels, url, links, external_id, status, started_at, raised_at,
   acknowledged_at, resolved_at, last_received_at, occurrences, muted_by, storm_id, incident_id, ${memberColumns('alerts')}, created_at, updated_at`;
 
 /** Newest first by when Vigil first recorded the alert: an order no later change moves a row in, so pages never skip or repeat one. */
@@ -85,7 +88,7 @@ export function toAlert(r: Record<string, unknown>): Alert {
   return {
     id: String(r.id), fingerprint: String(r.fingerprint), source: r.source as Alert['source'], title: String(r.title),
     service: (r.service as string | null) ?? null, severity: r.severity as Alert['severity'], summary: (r.summary as string | null) ?? null,
-    labels: (json(r.labels) ?? {}) as Record<string, string>, url: (r.url as string | null) ?? null, external_id: (r.external_id as string | null) ?? null,
+    labels: (json(r.labels) ?? {}) as Record<string, string>, url: (r.url as string | null) ?? null, links: (json(r.links) ?? {}) as Record<string, string>, external_id: (r.external_id as string | null) ?? null,
     status: r.status as Alert['status'], started_at: iso(r.started_at)!, raised_at: iso(r.raised_at), acknowledged_at: iso(r.acknowledged_at),
     resolved_at: iso(r.resolved_at), last_received_at: iso(r.last_received_at)!, occurrences: Number(r.occurrences),
     muted_by: (r.muted_by as string | null) ?? null, storm_id: (r.storm_id as string | null) ?? null,

@@ -46,6 +46,18 @@ const BUTTONS: Record<string, ActionName[]> = {
 const httpLink = (url: unknown, text: string): Html | string =>
   typeof url === 'string' && /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="noopener noreferrer">${text}</a>` : '';
 
+const LINK_LABELS: Record<string, string> = { runbook: 'Runbook', dashboard: 'Dashboard', panel: 'Panel', silence: 'Silence it', source: 'Its rule' };
+
+/** What the sender linked (runbook, dashboard, panel, silence, its rule): http(s) as links, anything else as text. */
+function senderLinks(links: unknown): Html | string {
+  const entries = Object.entries((links ?? {}) as Record<string, string>).filter(([, v]) => typeof v === 'string');
+  if (!entries.length) return '';
+  return html`<dt>From the sender</dt><dd><ul class="links">${entries.map(([kind, url]) => {
+    const label = LINK_LABELS[kind] ?? kind;
+    return html`<li>${httpLink(url, label) || html`${label}: <code>${url}</code>`}</li>`;
+  })}</ul></dd>`;
+}
+
 export const statusBadge = (status: unknown) => html`<span class="badge s-${String(status)}">${String(status)}</span>`;
 
 export function alertRow(a: Json, time: TimeFormat): Html {
@@ -119,7 +131,7 @@ ${roleAtLeast(session.caller.role, 'member') ? actionsPanel(alert, request, refu
 <div class="layout"><div class="stack">
 <section class="panel" aria-labelledby="arrived"><h2 id="arrived">What arrived</h2>${alert.summary ? html`<p class="pre">${alert.summary}</p>` : html`<p class="muted">No summary.</p>`}
 <dl class="facts"><dt>Source</dt><dd>${alert.source}</dd><dt>Fingerprint</dt><dd class="key">${alert.fingerprint}</dd><dt>Labels</dt><dd>${labelList(labels) || 'None'}</dd>
-<dt>Deliveries</dt><dd>${alert.occurrences} firing, last received ${time(alert.last_received_at)}</dd>${alert.url ? html`<dt>In its product</dt><dd>${httpLink(alert.url, 'open')}</dd>` : ''}</dl></section>
+<dt>Deliveries</dt><dd>${alert.occurrences} firing, last received ${time(alert.last_received_at)}</dd>${alert.url ? html`<dt>In its product</dt><dd>${httpLink(alert.url, 'open') || html`<code>${alert.url}</code>`}</dd>` : ''}${senderLinks(alert.links)}</dl></section>
 <section class="panel" aria-labelledby="effects"><h2 id="effects">What Vigil did</h2>${effectItems.length ? html`<ol>${effectItems}</ol>` : html`<p class="muted">Nothing yet.</p>`}</section>
 ${await investigations(services, request, effects, time)}
 </div><div class="stack"><section class="panel" aria-labelledby="facts"><h2 id="facts">Facts</h2><dl class="facts">

@@ -257,7 +257,7 @@ t.test('a reference field is a picker of the named family\'s rows by name, not a
       const target = families.find((f) => f.name === ref.family)!;
       const { id } = await resolveRefs(api, { id: `$ref:${ref.family}` });
       const row = (await api.get(`${CONFIG}/${ref.family}/${id}`)).body.data;
-      const name = target.naturalKey?.length ? target.naturalKey.map((k) => String(row[k])).join(' / ') : String(row.name ?? row.title);
+      const name = target.naturalKey?.length ? target.naturalKey.map((k) => String(row[k])).join(' / ') : String(row.display_name ?? row.name);
       const page = await web.get(`/config/${d.name}/new`);
       t.equal(page.status, 200, `${d.name}`);
       const input = Array.isArray(row) ? `${field}[0]` : field;

@@ -7,6 +7,7 @@
  * the first use (an organization nothing has reached yet) names the webhook URL to paste, for an admin only.
  * Skipped, saying why, where no Chromium is installed.
  */
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { axeViolations, browserSkip, openBrowser } from '../../helpers/browser.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
@@ -36,6 +37,14 @@ t.test('the first use: the Now page says what to connect, with the webhook URL t
   t.match(viewed.text, 'Ask an organization admin');
   t.notMatch(viewed.text, token, 'the webhook token is an admin\'s to see');
   t.equal((await o.api.get(`${CONFIG}/webhook_urls`)).body.data['metric-dashboard'], `${vigil.url}/webhooks/metric-dashboard/${token}`, 'the same URLs over REST, for an admin key');
+  // what the sender gave: Grafana's documented payload, its links kept on the alert and shown (http(s) as links)
+  const grafana = readFileSync(new URL('../../fixtures/webhooks/metric-dashboard/grafana-firing.json', import.meta.url), 'utf8');
+  t.equal((await fetch(`${vigil.url}/webhooks/metric-dashboard/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: grafana })).status, 200);
+  const memory = (await o.api.get(`${CONFIG}/alerts?limit=5`)).body.data.find((a: { title: string }) => a.title === 'High memory usage');
+  t.match(memory.links, { runbook: 'https://myrunbook.com/runbook/1234', source: 'https://play.grafana.org/alerting/1afz29v7z/edit' }, 'kept on the alert (REST)');
+  const shown = (await web.get(`/alerts/${memory.id}`)).text;
+  t.match(shown, '<a href="https://myrunbook.com/runbook/1234" rel="noopener noreferrer">Runbook</a>');
+  t.match(shown, /<a href="https:\/\/play\.grafana\.org\/alerting\/silence\/new\?[^"]+" rel="noopener noreferrer">Silence it<\/a>/);
   const refused = await o.agent.call('get_webhook_urls', {});
   t.match(refused, { isError: true, body: { error: 'forbidden' } }, 'a member\'s credential may not read them');
 });

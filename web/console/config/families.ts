@@ -59,9 +59,12 @@ export function columns(d: FamilyDescriptor): string[] {
   return [...key, ...rest.slice(0, 4)];
 }
 
-/** A row's name in links, titles and pickers: its natural key's values, else its `name` or `title` field, else its id. */
-export const rowName = (d: FamilyDescriptor, row: Row) =>
-  d.naturalKey?.length ? d.naturalKey.map((f) => String(row[f] ?? '')).join(' / ') : typeof row.name === 'string' && row.name ? row.name : typeof row.title === 'string' && row.title ? row.title : String(row.id);
+/** A row's name in links, titles and pickers: its natural key's values, else its list's first column (a text), else its id. */
+export function rowName(d: FamilyDescriptor, row: Row): string {
+  if (d.naturalKey?.length) return d.naturalKey.map((f) => String(row[f] ?? '')).join(' / ');
+  const first = row[columns(d)[0] ?? 'id'];
+  return typeof first === 'string' && first ? first : String(row.id);
+}
 
 export const rowPath = (d: FamilyDescriptor, id: unknown) => `/config/${encodeURIComponent(d.name)}/${encodeURIComponent(String(id))}`;
 
