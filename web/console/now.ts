@@ -112,7 +112,12 @@ ${canAct && !empty ? html`<p><a href="/now/select${mine ? '?mine=1' : ''}" acces
 function selectPage(request: ScreenRequest, found: Attention, now: Date, refused: Map<string, string>): Html {
   const { session, ctx } = request;
   const mine = mineChosen(ctx.query);
-  const problems = refused.size ? html`<div class="notice error" role="alert"><p>${refused.size} could not be acknowledged; the reason is beside each. The others were.</p></div>` : '';
+  // a refused row that no longer waits (resolved meanwhile) is not in the lists: its reason goes in the notice
+  const listed = new Set([...found.alerts.map((a) => `alert:${a.id}`), ...found.incidents.map((i) => `incident:${i.id}`)]);
+  const gone = [...refused].filter(([key]) => !listed.has(key)).map(([, message]) => html`<li>${message}</li>`);
+  const problems = refused.size
+    ? html`<div class="notice error" role="alert"><p>${refused.size} could not be acknowledged; the reason is beside each. The others were.</p>${gone.length ? html`<ul>${gone}</ul>` : ''}</div>`
+    : '';
   const body = html`<p><a href="/now">Now</a></p><h1>Acknowledge several</h1>${problems}
 <p class="muted">This page does not refresh itself, so a selection is not lost. Tick what you take, then acknowledge.</p>${chooser('/now/select', mine)}
 <form method="post" action="/now/acknowledge" class="stack">${csrfField(session)}${sections(found, now, true, refused)}
@@ -129,6 +134,7 @@ export const nowAcknowledgeScreen: Screen = async (services, request) => {
   const { session, form, ctx } = request;
   const picked = Object.keys(form).filter((k) => form[k] === '1' && /^(alert|incident):[^:]{1,100}$/.test(k));
   const refused = new Map<string, string>();
+  let status = 0;
   let done = 0;
   for (const key of picked) {
     const [kind, id] = key.split(':') as [string, string];
@@ -138,8 +144,10 @@ export const nowAcknowledgeScreen: Screen = async (services, request) => {
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       refused.set(key, error.message);
+      status ||= error.status;
     }
   }
   if (refused.size === 0) return seeOther(ctx, `/now?acknowledged=${done}`);
-  return { status: 409, page: selectPage(request, await attention(services, request), services.clock.now(), refused) };
+  // the first refusal's status (a viewer's 403, a vanished row's 404, a resolved one's 409), the page drawn again
+  return { status, page: selectPage(request, await attention(services, request), services.clock.now(), refused) };
 };

@@ -45,6 +45,21 @@ t.test('the first use: the Now page says what to connect, with the webhook URL t
   const shown = (await web.get(`/alerts/${memory.id}`)).text;
   t.match(shown, '<a href="https://myrunbook.com/runbook/1234" rel="noopener noreferrer">Runbook</a>');
   t.match(shown, /<a href="https:\/\/play\.grafana\.org\/alerting\/silence\/new\?[^"]+" rel="noopener noreferrer">Silence it<\/a>/);
+  // acknowledging several: each through its operation, CSRF-checked, refusals beside their rows or in the notice
+  const select = await web.get('/now/select');
+  const csrf = web.field(select.text, '_csrf');
+  t.equal((await web.post('/now/acknowledge', { [`alert:${memory.id}`]: '1' })).status, 403, 'no CSRF token: refused');
+  t.equal((await o.api.get(`${CONFIG}/alerts/${memory.id}`)).body.data.status, 'firing', 'nothing changed');
+  const lookingOn = await seen.get('/now/select');
+  const byViewer = await seen.post('/now/acknowledge', { _csrf: seen.field(lookingOn.text, '_csrf'), [`alert:${memory.id}`]: '1' });
+  t.equal(byViewer.status, 403, 'a viewer\'s acknowledgement is the operation\'s refusal');
+  t.equal((await o.api.get(`${CONFIG}/alerts/${memory.id}`)).body.data.status, 'firing');
+  const missing = '00000000-0000-4000-8000-000000000000';
+  const mixed = await web.post('/now/acknowledge', { _csrf: csrf, [`alert:${memory.id}`]: '1', [`alert:${missing}`]: '1' });
+  t.equal(mixed.status, 404, 'one of them does not exist');
+  t.match(mixed.text, '1 could not be acknowledged');
+  t.match(mixed.text, 'No alert with that id');
+  t.equal((await o.api.get(`${CONFIG}/alerts/${memory.id}`)).body.data.status, 'acknowledged', 'the other was acknowledged');
   const refused = await o.agent.call('get_webhook_urls', {});
   t.match(refused, { isError: true, body: { error: 'forbidden' } }, 'a member\'s credential may not read them');
 });
