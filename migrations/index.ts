@@ -21,6 +21,7 @@ import { Migration20261126170816 } from './Migration20261126170816.ts';
 import { Migration20261126171255 } from './Migration20261126171255.ts';
 import { Migration20261126172136 } from './Migration20261126172136.ts';
 import { Migration20261128140448 } from './Migration20261128140448.ts';
+import { Migration20261128144642 } from './Migration20261128144642.ts';
 import { Migration20261128145127 } from './Migration20261128145127.ts';
 
 export const MIGRATIONS = [
@@ -46,5 +47,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261126171255', class: Migration20261126171255 },
   { name: 'Migration20261126172136', class: Migration20261126172136 },
   { name: 'Migration20261128140448', class: Migration20261128140448 },
+  { name: 'Migration20261128144642', class: Migration20261128144642 },
   { name: 'Migration20261128145127', class: Migration20261128145127 },
 ];

@@ -14,7 +14,6 @@ import { destinationGroup, OUTBOUND_QUEUE } from './deliveries/queue.ts';
 import { envelope } from './render/envelope.ts';
 import { readOutbound, targetsOf, type OutboundRules } from './rules.ts';
 
-
 interface Pending {
   id: string;
   jobId: string;
@@ -24,6 +23,12 @@ interface Pending {
   payload: string;
 }
 
+/** Where one event went: the outbound configs chosen by rules (ids), and whether chat and email take its kind. */
+export interface Reach {
+  outbound: string[];
+  chat: boolean;
+  email: boolean;
+}
 
 export class OutboundBatch {
   readonly #organizationId: string;
@@ -38,15 +43,16 @@ export class OutboundBatch {
     this.#rules = rules;
   }
 
-  /** Adds an event; answers how many outbound deliveries it makes (0 when no rule takes it). */
-  add(event: OutboundEvent): number {
-    if (this.#rules.chatKinds?.has(event.type)) this.#chat.push(event);
-    if (this.#rules.emailKinds?.has(event.type)) this.#email.push(event);
+  /** Adds an event; answers where it goes: the outbound configs its rules chose, chat, email (an effect records this). */
+  add(event: OutboundEvent): Reach {
+    const chat = this.#rules.chatKinds?.has(event.type) === true;
+    const email = this.#rules.emailKinds?.has(event.type) === true;
+    if (chat) this.#chat.push(event);
+    if (email) this.#email.push(event);
     const targets = targetsOf(this.#rules, event);
-    if (targets.length === 0) return 0;
-    const payload = envelope(event, this.#organizationId);
+    const payload = targets.length ? envelope(event, this.#organizationId) : '';
     for (const t of targets) this.#pending.push({ id: randomUUID(), jobId: randomUUID(), event, configId: t.configId, ruleIds: t.ruleIds, payload });
-    return targets.length;
+    return { outbound: targets.map((t) => t.configId), chat, email };
   }
 
   /**

@@ -35,6 +35,8 @@ export interface OutboundRules {
   outboundKinds: ReadonlySet<string>;
   /** event kinds posted to chat: their channels include `chat` and the chat workspace is connected */
   chatKinds?: ReadonlySet<string>;
+  /** the chat workspace is connected (bot token and workspace set): why a kind is not posted, when it is not */
+  chatConnected?: boolean;
   /** event kinds mailed: their channels include `email` and there is a recipient */
   emailKinds?: ReadonlySet<string>;
 }
@@ -95,6 +97,7 @@ export function outboundQuery(services: Services, organizationId: string, withRo
           rules,
           outboundKinds: kindsUsing('outbound'),
           chatKinds: row?.chat_connected === true ? kindsUsing('chat') : none,
+          chatConnected: row?.chat_connected === true,
           emailKinds: row?.mails === true ? kindsUsing('email') : none,
         },
         routes: parseRoutes(jsonValue(row?.routes)),

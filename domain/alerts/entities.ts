@@ -26,6 +26,8 @@ export const AlertEntity = new EntitySchema<any>({
     summary: optionalText,
     labels: { type: 'json', columnType: 'jsonb' },
     url: optionalText,
+    /** what the sender linked beside the alert (runbook, dashboard, panel, silence, source): `{ kind: url }` */
+    links: { type: 'json', columnType: 'jsonb', nullable: true },
     external_id: optionalText,
     /** firing, acknowledged, resolved or muted */
     status: text,

@@ -46,6 +46,8 @@ export const AlertEventSchema = Type.Object(
     summary: Type.Optional(Type.String()),
     labels: Type.Record(Type.String(), Type.String()),
     url: Type.Optional(Type.String()),
+    /** what the sender linked beside the alert, by kind (runbook, dashboard, panel, silence, source), as it sent them */
+    links: Type.Optional(Type.Record(Type.String(), Type.String())),
     /** ISO 8601 */
     started_at: Type.Optional(Type.String()),
     /** ISO 8601, only on resolved events */

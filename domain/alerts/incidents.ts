@@ -18,12 +18,12 @@ import type { DomainOperation, Services } from '../../engine/services.ts';
 import { isUuid } from '../../engine/validation.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { incidentTimeline, TIMELINE_ENTRY } from './incident-timeline.ts';
-import { ACTOR, MEMBER, memberColumns, memberOf } from './people.ts';
+import { ACTOR, MEMBER, memberColumns, memberOf, namePeople } from './people.ts';
 import { ALERT, alertsOfIncident } from './tools.ts';
 
 export const INCIDENT_STATES = ['open', 'closed'] as const;
 
-const INCIDENT = Type.Object({
+export const INCIDENT = Type.Object({
   id: Type.String(),
   title: Type.String(),
   severity: literals(ALERT_SEVERITIES, 'critical, high, warning or info: its opening alert\'s, unless set_incident_severity changed it'),
@@ -38,17 +38,17 @@ const INCIDENT = Type.Object({
   services: Type.Array(Type.String(), { description: 'the services of its alerts' }),
 });
 
-const COLUMNS = `id, title, severity, status, opened_at, closed_at, storm_id, acknowledged_at, acknowledged_by, ${memberColumns('incidents')}, resolved_by,
+export const INCIDENT_COLUMNS = `id, title, severity, status, opened_at, closed_at, storm_id, acknowledged_at, acknowledged_by, ${memberColumns('incidents')}, resolved_by,
   (select coalesce(json_agg(distinct a.service), '[]'::json) from alerts a where a.incident_id = incidents.id and a.service is not null) as services`;
 
 /** Newest first by when it opened (insertion order): no later change moves an incident, so pages never skip or repeat one. */
 /** as every list of records (engine/operations/record-list.ts): 50 by default, at most 200 (docs/api.md) */
 export const INCIDENT_LIST_LIMITS: PageLimits = RECORD_LIST_LIMITS;
-const INCIDENT_LIST: RecordList = { name: 'incidents', select: `${COLUMNS}, seq`, from: 'incidents', keys: NEWEST_FIRST, limits: INCIDENT_LIST_LIMITS };
+const INCIDENT_LIST: RecordList = { name: 'incidents', select: `${INCIDENT_COLUMNS}, seq`, from: 'incidents', keys: NEWEST_FIRST, limits: INCIDENT_LIST_LIMITS };
 
 const actor = (v: unknown) => (jsonValue(v) as { kind: string; id: string } | null) ?? null;
 
-function toIncident(r: Record<string, unknown>) {
+export function toIncident(r: Record<string, unknown>) {
   return {
     id: String(r.id), title: String(r.title), severity: String(r.severity), status: String(r.status), opened_at: iso(r.opened_at), closed_at: iso(r.closed_at),
     storm_id: (r.storm_id as string | null) ?? null, acknowledged_at: iso(r.acknowledged_at), acknowledged_by: actor(r.acknowledged_by),
@@ -61,11 +61,12 @@ export const notFound = () => new ApiError('not_found', 'No incident with that i
 /** The incident as get_incident answers it (alerts, timeline), read through `sql`; null when the organization has none of that id. */
 export async function readIncident(services: Services, sql: SqlExecutor, organizationId: string, id: string): Promise<Record<string, unknown> | null> {
   if (!isUuid(id)) return null;
-  const [row] = await sql(`select ${COLUMNS} from incidents where organization_id = ? and id = ?`, [organizationId, id]);
+  const [row] = await sql(`select ${INCIDENT_COLUMNS} from incidents where organization_id = ? and id = ?`, [organizationId, id]);
   if (!row) return null;
   const incident = toIncident(row);
   const alerts = await alertsOfIncident(sql, organizationId, id);
   const timeline = await incidentTimeline(services, sql, organizationId, { ...incident, alerts });
+  await namePeople(sql, organizationId, [incident.acknowledged_by, incident.resolved_by, ...timeline.flatMap((e) => [e.detail.by, e.detail.actor])]);
   return { ...incident, alerts, timeline };
 }
 
@@ -105,7 +106,9 @@ export const listIncidents = {
       ? [{ field: 'service', value: input.service, sql: 'exists (select 1 from alerts a where a.incident_id = incidents.id and a.service = ?)', params: [input.service] }]
       : [];
     const filters = [...equalTo(input, { status: 'status', severity: 'severity' }), ...service, ...atOrAfter(input, 'since', 'opened_at')];
-    return { json: await recordPage(services, INCIDENT_LIST, caller.organization.id, filters, input, (rows) => rows.map(toIncident)) };
+    const page = await recordPage(services, INCIDENT_LIST, caller.organization.id, filters, input, (rows) => rows.map(toIncident));
+    await namePeople(readStore(services).execute, caller.organization.id, (page.data as ReturnType<typeof toIncident>[]).flatMap((i) => [i.acknowledged_by, i.resolved_by]));
+    return { json: page };
   },
 } satisfies DomainOperation;
 

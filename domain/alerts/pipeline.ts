@@ -250,7 +250,7 @@ class Ingestion implements PersonActions {
       // the pager un-acknowledged it (or reports it triggered again): in step, but it already paged
       alert.status = 'firing';
       alert.acknowledged_at = null;
-      if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'unacknowledged' });
+      if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', this.#announce.chatUpdate('alert.fired', { reason: 'unacknowledged' }));
       this.#announce.chatOnly('unacknowledged', alert, event);
       return 'unacknowledged';
     }
@@ -272,7 +272,7 @@ class Ingestion implements PersonActions {
     if (inRefireCooldown(alert, this.#settings, this.#now)) {
       alert.status = 'firing';
       alert.resolved_at = null;
-      if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'fired again inside the re-fire cooldown' });
+      if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', this.#announce.chatUpdate('alert.fired', { reason: 'fired again inside the re-fire cooldown' }));
       this.#announce.chatOnly('quiet_refire', alert, event);
       this.#effect(alert.id, 'page_skipped', { reason: 'refire_cooldown', cooldown_minutes: this.#settings.alert_refire_cooldown_minutes });
       this.#effect(alert.id, 'investigation_skipped', { reason: 'refire_cooldown' });
@@ -281,11 +281,16 @@ class Ingestion implements PersonActions {
     return this.#raise(alert, created ? 'created' : 'fired', event, routing, storm);
   }
 
-  /** The page the pipeline decided on, shaped by the alert's routes; announced as alert.fired. */
-  #page(alert: AlertRow, event: AlertEvent, routing: Routing | null, detail: Record<string, unknown>, storm: { id: string; alerts: number } | null): void {
-    const page = this.#announce.page(detail, routing);
+  /**
+   * The page the pipeline decided on, shaped by the alert's routes and announced as alert.fired; then its chat post.
+   * Both effects say what happened: who was reached by which channel, or why no one was (outbound/alerts.ts).
+   */
+  #page(alert: AlertRow, event: AlertEvent, routing: Routing | null, detail: Record<string, unknown>, storm: { id: string; alerts: number } | null, chat: Record<string, unknown>): void {
+    const reach = this.#announce.fired(alert, event, routing, storm);
+    const page = this.#announce.page(detail, routing, reach);
     this.#effect(alert.id, page.kind, page.detail);
-    this.#announce.fired(alert, event, routing, storm);
+    this.#effect(alert.id, 'chat_post', this.#announce.chatPost(chat, reach));
+    alert.chat_thread = true;
   }
 
   /** A loud fire: joins or forms a storm, or pages on its own; then investigation and incident. */
@@ -318,18 +323,14 @@ class Ingestion implements PersonActions {
       for (const other of grouped) this.#effect(other, 'storm_grouped', { storm_id: stormId, alerts: size });
       alert.storm_id = stormId;
       this.#effect(alert.id, 'storm_grouped', { storm_id: stormId, alerts: size });
-      this.#page(alert, event, routing, { reason: 'storm', storm_id: stormId, alerts: size }, { id: stormId, alerts: size });
-      this.#effect(alert.id, 'chat_post', { reason: 'storm', storm_id: stormId });
-      alert.chat_thread = true;
+      this.#page(alert, event, routing, { reason: 'storm', storm_id: stormId, alerts: size }, { id: stormId, alerts: size }, { reason: 'storm', storm_id: stormId });
       await this.#investigate(alert, stormId, refusal);
       // an incident one of the grouped alerts already opened became the storm's (formStorm)
       await this.#incident(alert, stormId, event);
       return outcome;
     }
     alert.storm_id = null;
-    this.#page(alert, event, routing, { reason: outcome === 'created' ? 'alert fired' : 'alert fired again' }, null);
-    this.#effect(alert.id, 'chat_post', {});
-    alert.chat_thread = true;
+    this.#page(alert, event, routing, { reason: outcome === 'created' ? 'alert fired' : 'alert fired again' }, null, {});
     await this.#investigate(alert, null, refusal);
     await this.#incident(alert, null, event);
     return outcome;
@@ -390,7 +391,7 @@ class Ingestion implements PersonActions {
     alert.acknowledged_at = this.#now;
     if (path === 'created') return 'acknowledged';
     alert.status = 'acknowledged';
-    if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'acknowledged' });
+    if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', this.#announce.chatUpdate('alert.acknowledged', { reason: 'acknowledged' }));
     this.#announce.changed('alert.acknowledged', alert, event);
     return 'acknowledged';
   }
@@ -399,7 +400,7 @@ class Ingestion implements PersonActions {
     if (alert.status === 'resolved') return 'duplicate';
     alert.status = 'resolved';
     alert.resolved_at = this.#now;
-    if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', { reason: 'resolved' });
+    if (alert.chat_thread) this.#effect(alert.id, 'chat_thread_update', this.#announce.chatUpdate('alert.resolved', { reason: 'resolved' }));
     this.#announce.changed('alert.resolved', alert, event);
     if (this.#settings.auto_close_incidents && alert.incident_id) {
       const incident = await this.#store.lockOpenIncident(alert.incident_id);

@@ -41,6 +41,9 @@ export interface StormState {
   raised: number;
 }
 
+/** The sender's links as the column holds them (null: none sent). */
+const linksJson = (e: AlertEvent) => (e.links && Object.keys(e.links).length ? JSON.stringify(e.links) : null);
+
 /**
  * Repeats of alerts already firing (products re-send an alert until it resolves) change nothing
  * but the product's details and the count: one statement refreshes them all, no policy read, no transaction.
@@ -52,29 +55,29 @@ export async function refreshRepeats(sql: Sql, organizationId: string, events: r
   const candidates = events.filter((e) => e.status === 'firing' && seen.get(e.fingerprint) === 1);
   if (candidates.length === 0) return new Map();
   const set = `title = v.title, service = v.service, severity = coalesce(a.severity_override, v.severity), summary = v.summary, labels = v.labels, url = v.url,
-               external_id = v.external_id, last_received_at = ?, occurrences = a.occurrences + 1, updated_at = ?`;
+               links = v.links, external_id = v.external_id, last_received_at = ?, occurrences = a.occurrences + 1, updated_at = ?`;
   if (candidates.length === 1) {
     // the common delivery, one alert: plain parameters are cheaper for PostgreSQL than a JSON recordset
     const e = candidates[0]!;
     const rows = await sql(
       prepared(`update alerts a set ${set}
          from (select ?::text as title, ?::text as service, ?::text as severity, ?::text as summary, ?::jsonb as labels,
-                      ?::text as url, ?::text as external_id) v
+                      ?::text as url, ?::jsonb as links, ?::text as external_id) v
         where a.organization_id = ? and a.fingerprint = ? and a.status = 'firing'
         returning a.fingerprint, a.id`),
-      [now, now, e.title, e.service ?? null, e.severity, e.summary ?? null, JSON.stringify(e.labels), e.url ?? null, e.external_id ?? null,
+      [now, now, e.title, e.service ?? null, e.severity, e.summary ?? null, JSON.stringify(e.labels), e.url ?? null, linksJson(e), e.external_id ?? null,
         organizationId, e.fingerprint],
     );
     return new Map(rows.map((r) => [String(r.fingerprint), String(r.id)]));
   }
   const values = candidates.map((e) => ({
     fingerprint: e.fingerprint, title: e.title, service: e.service ?? null, severity: e.severity, summary: e.summary ?? null,
-    labels: e.labels, url: e.url ?? null, external_id: e.external_id ?? null,
+    labels: e.labels, url: e.url ?? null, links: e.links ?? null, external_id: e.external_id ?? null,
   }));
   const rows = await sql(
     `update alerts a set ${set}
        from jsonb_to_recordset(?::jsonb) as v(fingerprint text, title text, service text, severity text, summary text,
-                                             labels jsonb, url text, external_id text)
+                                             labels jsonb, url text, links jsonb, external_id text)
       where a.organization_id = ? and a.fingerprint = v.fingerprint and a.status = 'firing'
       returning a.fingerprint, a.id`,
     [now, now, JSON.stringify(values), organizationId],
@@ -138,7 +141,7 @@ export class AlertStore {
    */
   async lockById(id: string, status: AlertEvent['status']): Promise<{ alert: AlertRow; event: AlertEvent } | null> {
     const [row] = await this.#sql(
-      prepared(`select ${ALERT_COLUMNS}, fingerprint, source, service, summary, labels, url, external_id, started_at from alerts where organization_id = ? and id = ? for update`),
+      prepared(`select ${ALERT_COLUMNS}, fingerprint, source, service, summary, labels, url, links, external_id, started_at from alerts where organization_id = ? and id = ? for update`),
       [this.#org, id],
     );
     if (!row) return null;
@@ -146,6 +149,7 @@ export class AlertStore {
       fingerprint: String(row.fingerprint), status, title: String(row.title), source: row.source as AlertEvent['source'], severity: row.severity as AlertEvent['severity'],
       labels: (typeof row.labels === 'string' ? JSON.parse(row.labels) : row.labels) ?? {},
       started_at: (parseTimestamp(row.started_at) as Date).toISOString(),
+      ...(row.links ? { links: (typeof row.links === 'string' ? JSON.parse(row.links) : row.links) as Record<string, string> } : {}),
     };
     for (const field of ['service', 'summary', 'url', 'external_id'] as const) {
       if (row[field] !== null && row[field] !== undefined) event[field] = String(row[field]);
@@ -159,12 +163,12 @@ export class AlertStore {
    */
   async create(id: string, event: AlertEvent, status: 'firing' | 'acknowledged', withStorm: boolean): Promise<{ alert: AlertRow; storm?: StormState } | null> {
     const started = event.started_at ? new Date(event.started_at) : this.#now;
-    const insert = `insert into alerts (id, organization_id, fingerprint, source, title, service, severity, summary, labels, url, external_id,
+    const insert = `insert into alerts (id, organization_id, fingerprint, source, title, service, severity, summary, labels, url, links, external_id,
                                         status, started_at, last_received_at, occurrences, chat_thread, created_at, updated_at)
-                    values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, 1, false, ?, ?)
+                    values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, ?, ?, 1, false, ?, ?)
                     on conflict (organization_id, fingerprint) do nothing returning ${ALERT_COLUMNS}`;
     const params = [id, this.#org, event.fingerprint, event.source, event.title, event.service ?? null, event.severity, event.summary ?? null,
-      JSON.stringify(event.labels), event.url ?? null, event.external_id ?? null, status,
+      JSON.stringify(event.labels), event.url ?? null, linksJson(event), event.external_id ?? null, status,
       Number.isNaN(started.getTime()) ? this.#now : started, this.#now, this.#now, this.#now];
     const [inserted] = withStorm
       ? await this.#sql(prepared(`with created as (${insert}) select created.*, ${STORM_STATE} from created`), [...params, ...this.#stormParams(id)])
@@ -274,9 +278,9 @@ export class AlertStore {
     if (event.status === 'resolved' || created) return this.saveState(alert);
     const [stateSql, state] = this.#state(alert);
     this.#batch.defer(
-      `update alerts set ${stateSql}, title = ?, service = ?, summary = ?, labels = ?::jsonb, url = ?, external_id = ?,
+      `update alerts set ${stateSql}, title = ?, service = ?, summary = ?, labels = ?::jsonb, url = ?, links = ?::jsonb, external_id = ?,
               last_received_at = ?, occurrences = occurrences + ? where id = ?`,
-      [...state, event.title, event.service ?? null, event.summary ?? null, JSON.stringify(event.labels), event.url ?? null,
+      [...state, event.title, event.service ?? null, event.summary ?? null, JSON.stringify(event.labels), event.url ?? null, linksJson(event),
         event.external_id ?? null, this.#now, event.status === 'firing' ? 1 : 0, alert.id],
     );
   }

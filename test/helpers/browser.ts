@@ -6,10 +6,11 @@
  * removed on close.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, BrowserContextOptions } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 export const CHROMIUM_FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -52,3 +53,28 @@ export async function openBrowser(options: BrowserContextOptions = {}): Promise<
     },
   };
 }
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's serious and critical violations: of `url` opened in a new tab of `context` (script-enabled), or of the
+ * page open in a tab given (a page a POST answered, which a new tab could not open again). `disabled`: rules a page
+ * meets another way, said where it is passed.
+ */
+export async function axeViolations(context: BrowserContext, url: string | Page, disabled: readonly string[] = []): Promise<string[]> {
+  const tab = typeof url === 'string' ? await context.newPage() : url;
+  try {
+    if (typeof url === 'string') await tab.goto(url);
+    await tab.evaluate(AXE);
+    const rules = Object.fromEntries(disabled.map((id) => [id, { enabled: false }]));
+    const results = await tab.evaluate(async (rules) => (globalThis as any).axe.run(document, { resultTypes: ['violations'], rules }), rules);
+    // a run that checked nothing (axe not loaded, an empty page) must not pass as clean
+    if (!Array.isArray(results.passes) || results.passes.length === 0) throw new Error(`axe checked nothing on ${url}`);
+    return (results.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  } finally {
+    if (typeof url === 'string') await tab.close();
+  }
+}
+

@@ -14,8 +14,8 @@ export interface Person {
 }
 
 /** A user with a password, a member of each organization with the role given. */
-export async function person(vigil: Vigil, memberships: Record<string, 'viewer' | 'member' | 'org_admin'>, email = `p-${randomBytes(4).toString('hex')}@example.com`): Promise<Person> {
-  const made = await vigil.operator.post('/api/admin/v1/users', { email });
+export async function person(vigil: Vigil, memberships: Record<string, 'viewer' | 'member' | 'org_admin'>, email = `p-${randomBytes(4).toString('hex')}@example.com`, name?: string): Promise<Person> {
+  const made = await vigil.operator.post('/api/admin/v1/users', { email, ...(name ? { name } : {}) });
   if (made.status !== 201) throw new Error(`user not created: ${JSON.stringify(made.body)}`);
   const id = made.body.id as string;
   for (const [org, role] of Object.entries(memberships)) {

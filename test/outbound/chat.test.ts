@@ -120,8 +120,17 @@ t.test('a re-fire inside the cooldown replies in the thread, pages nothing and r
   const all = await settled(o, 5);
   t.same(all.map((m) => [m.event_type, m.method]), [['alert.fired', 'post'], ['alert.resolved', 'post'], ['alert.resolved', 'update'], ['alert.refired', 'post'], ['alert.refired', 'update']]);
 
-  const alert = await o.alert('DiskFull');
+  let alert = await o.alert('DiskFull');
   t.equal(effects(alert, 'page').length, 1, 'paged once, for the first fire');
+  // the effects say what happened (issue 35): the page went to the outbound config and was delivered; the chat post was sent
+  await waitFor(async () => {
+    alert = await o.alert('DiskFull');
+    return alert.effects.find((e: any) => e.kind === 'page').deliveries.some((d: any) => d.status === 'delivered');
+  }, 'the page delivered');
+  const page = alert.effects.find((e: any) => e.kind === 'page');
+  t.match(page.detail, { notified: true, outbound: [config.id], email: false });
+  t.same(page.deliveries, [{ channel: 'outbound', to: 'all alerts', config_id: config.id, status: 'delivered', error: null }]);
+  t.match(alert.effects.find((e: any) => e.kind === 'chat_post'), { detail: { queued: true }, deliveries: [{ channel: 'chat', status: 'sent', to: String }] });
   t.match(effects(alert, 'page_skipped'), [{ reason: 'refire_cooldown' }]);
   t.same((await o.deliveries()).map((d: any) => d.event_type), ['alert.resolved', 'alert.fired'], 'the quiet re-fire reached no outbound rule');
 

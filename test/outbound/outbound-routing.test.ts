@@ -35,7 +35,9 @@ t.test('the first matching route wins; its team is recorded and paged', async (t
   const a = await org.alert('CardDeclines');
   t.same(routeIds(a), [routes.paymentsCritical.id], 'the first route matched; the second, which also matches, was not tried');
   t.same(effects(a, 'routed')[0], { route_id: routes.paymentsCritical.id, route: 'payments critical', team_id: teams.payments, team: 'Payments', pages: true, severity_override: null });
-  t.same(effects(a, 'page'), [{ reason: 'alert fired', team_ids: [teams.payments] }]);
+  t.same(effects(a, 'page').map((d) => d.team_ids), [[teams.payments]]);
+  // the page says who it reached and by which channel: the team, and no outbound rule or email carries it here (issue 35)
+  t.match(effects(a, 'page'), [{ reason: 'alert fired', teams: [{ id: teams.payments, name: 'Payments' }], outbound: [], email: false, notified: false, not_notified: 'no_channel' }]);
   t.same(kinds(a), ['routed', 'page', 'chat_post', 'investigation_requested']);
 
   await org.fire({ name: 'SlowRefunds', service: 'payments', severity: 'warning' });

@@ -61,6 +61,12 @@ try {
     await shot('sign-in');
     await tab.getByLabel('Password').fill(PASSWORD);
     await tab.getByRole('button', { name: 'Sign in' }).click();
+    // the landing page, and the same at a phone's width
+    await shot('now');
+    await tab.setViewportSize({ width: 390, height: 844 });
+    await shot('now-phone');
+    await tab.setViewportSize({ width: 1280, height: 800 });
+    await tab.goto(`${vigil.url}/board`);
     await shot('board');
     await tab.goto(`${vigil.url}/board/${keys[0]}`);
     await shot('card');

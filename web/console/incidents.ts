@@ -12,7 +12,7 @@ import { INCIDENT_STATES } from '../../domain/alerts/incidents.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
 import { html, type Html } from '../html.ts';
 import { ALERT_TABLE_HEAD, alertRow, statusBadge } from './alerts.ts';
-import { actionButton, actorText, assigneeInput, effectText, savedNotice, sinceInput } from './facts.ts';
+import { actionButton, actorText, assigneeInput, effectText, fieldState, personText, refusedForm, refusedNotice, savedNotice, sinceInput, type Refused } from './facts.ts';
 import { seeOther } from './http.ts';
 import { csrfField, layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
@@ -56,7 +56,7 @@ export const incidentsScreen: Screen = async (services, { ctx, session }) => {
   const page = await listPage(services, session.caller, listIncidents, input, cursor);
   const time = await organizationTime(services, session.caller.organization.id);
   const rows = page.data.map((i) => html`<tr><td><a href="/incidents/${i.id}">${i.title}</a></td><td>${statusBadge(incidentState(i))}</td><td>${i.severity}</td>
-<td>${(i.services as string[]).join(', ')}</td><td>${time(i.opened_at)}</td><td>${i.closed_at ? time(i.closed_at) : ''}</td><td>${i.assignee?.email ?? ''}</td></tr>`);
+<td>${(i.services as string[]).join(', ')}</td><td>${time(i.opened_at)}</td><td>${i.closed_at ? time(i.closed_at) : ''}</td><td>${i.assignee ? personText(i.assignee) : ''}</td></tr>`);
   const body = html`<h1>Incidents</h1>${filterForm('/incidents', FIELDS, chosen)}
 ${rows.length ? html`<table><thead><tr><th scope="col">Incident</th><th scope="col">Status</th><th scope="col">Severity</th><th scope="col">Services</th><th scope="col">Opened</th><th scope="col">Closed</th><th scope="col">Assignee</th></tr></thead><tbody>${rows}</tbody></table>`
     : html`<p>No incidents${Object.keys(chosen).length ? ' match' : ' yet'}.</p>`}${pager('/incidents', chosen, page)}`;
@@ -84,45 +84,51 @@ function timeline(entries: Json[], alerts: Map<string, string>, time: TimeFormat
   )}</tbody></table>`;
 }
 
-function actionsPanel(incident: Json, request: ScreenRequest): Html {
+function actionsPanel(incident: Json, request: ScreenRequest, refused?: Refused): Html {
   const { session } = request;
   const csrf = csrfField(session);
   const at = (a: string) => `/incidents/${incident.id}/${a}`;
+  const assignee = fieldState(refused, 'assign', 'assignee', incident.assignee?.email ?? '');
   const buttons = incident.status === 'open'
     ? [incident.acknowledged_at ? actionButton(session, at('unacknowledge'), 'Unacknowledge') : actionButton(session, at('acknowledge'), 'Acknowledge'), actionButton(session, at('resolve'), 'Resolve')]
     : [actionButton(session, at('reopen'), 'Reopen')];
   return html`<section class="panel stack" aria-labelledby="act"><h2 id="act">Act</h2><div class="buttons">${buttons}</div>
-<form method="post" action="${at('assign')}" class="inline">${csrf}<label for="assignee">Assignee email</label><input type="email" id="assignee" name="assignee" value="${incident.assignee?.email ?? ''}"><button type="submit">Assign</button></form>
+<form method="post" action="${at('assign')}" class="inline" novalidate>${csrf}<label for="assignee">Assignee email</label><input type="email" id="assignee" name="assignee" value="${assignee.value}"${assignee.invalid}><button type="submit">Assign</button>${assignee.message}</form>
 <form method="post" action="${at('severity')}" class="inline">${csrf}<label for="severity">Severity</label><select id="severity" name="severity">${ALERT_SEVERITIES.map(
     (s) => html`<option value="${s}"${s === incident.severity ? html` selected` : ''}>${s}</option>`,
   )}</select><button type="submit">Set severity</button></form></section>`;
 }
 
-function noteForm(incident: Json, request: ScreenRequest): Html {
-  return html`<form method="post" action="/incidents/${incident.id}/note" class="stack" aria-labelledby="add-note">${csrfField(request.session)}<input type="hidden" name="key" value="${randomUUID()}">
-<h3 id="add-note">Add a note</h3><label for="note-body" class="visually-hidden">Note</label><textarea id="note-body" name="body" required></textarea><button type="submit">Add note</button></form>`;
+function noteForm(incident: Json, request: ScreenRequest, refused?: Refused): Html {
+  const body = fieldState(refused, 'note', 'note-body', '');
+  return html`<form method="post" action="/incidents/${incident.id}/note" class="stack" aria-labelledby="add-note" novalidate>${csrfField(request.session)}<input type="hidden" name="key" value="${randomUUID()}">
+<h3 id="add-note">Add a note</h3><label for="note-body" class="visually-hidden">Note</label><textarea id="note-body" name="body"${body.invalid}>${refused?.action === 'note' ? refused.values.body ?? '' : ''}</textarea>${body.message}<button type="submit">Add note</button></form>`;
 }
 
-export const incidentScreen: Screen = async (services, request) => {
+export const incidentScreen: Screen = (services, request) => incidentPage(services, request);
+
+/** The incident's page; with `refused`, a form it holds is drawn again with what was typed and the message beside its field (422). */
+async function incidentPage(services: Parameters<Screen>[0], request: ScreenRequest, refused?: Refused): Promise<{ status: number; page: Html }> {
   const { session, ctx } = request;
   const incident = (await run(services, session.caller, getIncident, { id: String(ctx.params.id ?? '') })).data as Json;
   const time = await organizationTime(services, session.caller.organization.id);
   const alerts = (incident.alerts ?? []) as Json[];
   const titles = new Map(alerts.map((a) => [String(a.id), String(a.title)]));
   const canAct = roleAtLeast(session.caller.role, 'member');
-  const body = html`<p><a href="/incidents">Incidents</a></p><h1>${incident.title} ${statusBadge(incidentState(incident))}</h1>${savedNotice(ctx.query, SAVED)}
+  const body = html`<p><a href="/incidents">Incidents</a></p><h1>${incident.title} ${statusBadge(incidentState(incident))}</h1>${savedNotice(ctx.query, SAVED)}${refusedNotice(refused)}
+${canAct ? actionsPanel(incident, request, refused) : ''}
 <div class="layout"><div class="stack">
-<section class="panel" aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>${timeline((incident.timeline ?? []) as Json[], titles, time, request)}${canAct ? noteForm(incident, request) : ''}</section>
+<section class="panel" aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>${timeline((incident.timeline ?? []) as Json[], titles, time, request)}${canAct ? noteForm(incident, request, refused) : ''}</section>
 <section class="panel" aria-labelledby="alerts"><h2 id="alerts">Alerts</h2>${alerts.length ? html`<table>${ALERT_TABLE_HEAD}<tbody>${alerts.map((a) => alertRow(a, time))}</tbody></table>` : html`<p class="muted">None.</p>`}</section>
 </div><div class="stack"><section class="panel" aria-labelledby="facts"><h2 id="facts">Facts</h2><dl class="facts">
 <dt>Status</dt><dd>${incident.status}</dd><dt>Severity</dt><dd>${incident.severity}</dd><dt>Services</dt><dd>${(incident.services as string[]).join(', ') || 'None'}</dd>
 <dt>Opened</dt><dd>${time(incident.opened_at)}</dd><dt>Acknowledged</dt><dd>${incident.acknowledged_at ? html`${time(incident.acknowledged_at)} by ${actorText(session, incident.acknowledged_by)}` : 'No'}</dd>
-<dt>Assignee</dt><dd>${incident.assignee?.email ?? 'Unassigned'}</dd>
+<dt>Assignee</dt><dd>${incident.assignee ? personText(incident.assignee) : 'Unassigned'}</dd>
 <dt>Closed</dt><dd>${incident.closed_at ? html`${time(incident.closed_at)}${incident.resolved_by ? ` by ${actorText(session, incident.resolved_by)}` : ''}` : 'No'}</dd>
 <dt>Storm</dt><dd>${incident.storm_id ?? 'None'}</dd></dl></section>
-${canAct ? actionsPanel(incident, request) : ''}</div></div>`;
-  return { page: layout(session, { title: String(incident.title), section: '/incidents', body }) };
-};
+</div></div>`;
+  return { status: refused ? 422 : 200, page: layout(session, { title: String(incident.title), section: '/incidents', body }) };
+}
 
 /** A button's or form's POST: the operation as the signed-in person, then back to the incident (303). */
 export const incidentActionScreen: Screen = async (services, { ctx, session, form }) => {
@@ -130,6 +136,14 @@ export const incidentActionScreen: Screen = async (services, { ctx, session, for
   const action = Object.hasOwn(ACTIONS, name) ? ACTIONS[name]! : null;
   if (!action) throw new ApiError('not_found', 'No such action on an incident.');
   const input: Json = { id: String(ctx.params.id ?? ''), ...(action.input?.(form) ?? {}) };
-  const answer = (await run(services, session.caller, action.op, input, action.idempotent ? form.key || undefined : undefined)).data as Json;
+  let answer: Json;
+  try {
+    answer = (await run(services, session.caller, action.op, input, action.idempotent ? form.key || undefined : undefined)).data as Json;
+  } catch (error) {
+    // the form's inputs by the operation's field names: drawn again with what was typed
+    const refused = refusedForm(error, name, form, { assignee: 'assignee', 'note-body': 'body' });
+    if (refused) return incidentPage(services, { ctx, session, form }, refused);
+    throw error;
+  }
   seeOther(ctx, `/incidents/${encodeURIComponent(String(answer.id))}?saved=${name}`);
 };

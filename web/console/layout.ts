@@ -8,6 +8,7 @@ import { html, type Html } from '../html.ts';
 
 /** The console's sections, in the navigation's order. */
 export const SECTIONS = [
+  { path: '/now', label: 'Now' },
   { path: '/board', label: 'Board' },
   { path: '/alerts', label: 'Alerts' },
   { path: '/incidents', label: 'Incidents' },
@@ -19,13 +20,31 @@ export const SECTIONS = [
 /** The hidden CSRF field every console form carries. */
 export const csrfField = (session: ConsoleSession) => html`<input type="hidden" name="_csrf" value="${session.csrf}">`;
 
-/** A bare document: the head every page shares. */
-export function documentOf(title: string, body: Html): Html {
+/** A bare document: the head every page shares; `refreshSeconds` makes it reload itself (no script). */
+export function documentOf(title: string, body: Html, refreshSeconds?: number): Html {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Vigil</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
-<body>${body}</body></html>
+${refreshSeconds ? html`<meta http-equiv="refresh" content="${String(refreshSeconds)}">` : ''}<title>${title} · Vigil</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
+<body><a class="skip" href="#main">Skip to the content</a>${body}</body></html>
 `;
+}
+
+/** What needs someone now, counted for the navigation (screen() reads it once per page: list_attention). */
+export interface NavCounts {
+  incidents: number;
+  alerts: number;
+}
+const navCounts = new WeakMap<ConsoleSession, NavCounts>();
+export const setNavCounts = (session: ConsoleSession, counts: NavCounts) => navCounts.set(session, counts);
+
+function navLabel(session: ConsoleSession, path: string, label: string): Html | string {
+  const counts = navCounts.get(session);
+  if (!counts) return label;
+  const count = (n: number, what: string) => html`${label} <span class="count">${String(n)}<span class="visually-hidden"> ${what}</span></span>`;
+  if (path === '/now') return count(counts.incidents + counts.alerts, 'waiting');
+  if (path === '/alerts') return count(counts.alerts, 'unacknowledged');
+  if (path === '/incidents') return count(counts.incidents, 'open');
+  return label;
 }
 
 function switcher(session: ConsoleSession, back: string): Html {
@@ -44,13 +63,15 @@ export interface PageOptions {
   section: string;
   /** where the switcher returns to (the section, so another organization's ids are not kept) */
   body: Html;
+  /** reload the page every so many seconds (a page with no form being filled: the Now page) */
+  refreshSeconds?: number;
 }
 
 export function layout(session: ConsoleSession, page: PageOptions): Html {
-  const nav = SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === page.section ? html` aria-current="page"` : ''}>${s.label}</a></li>`);
-  return documentOf(page.title, html`<header class="top"><div class="bar"><a class="brand" href="/board">Vigil</a>
+  const nav = SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === page.section ? html` aria-current="page"` : ''}>${navLabel(session, s.path, s.label)}</a></li>`);
+  return documentOf(page.title, html`<header class="top"><div class="bar"><a class="brand" href="/now">Vigil</a>
 <nav aria-label="Console"><ul>${nav}</ul></nav>
 <div class="who">${switcher(session, page.section)}<span class="muted">${session.email} (${session.caller.role})</span>
 <form class="inline" method="post" action="/logout">${csrfField(session)}<button type="submit" class="quiet">Sign out</button></form></div></div></header>
-<main id="main">${page.body}</main>`);
+<main id="main" tabindex="-1">${page.body}</main>`, page.refreshSeconds);
 }

@@ -10,7 +10,9 @@ import { ApiError } from '../../engine/errors.ts';
 import type { Services } from '../../engine/services.ts';
 import { html, type Html } from '../html.ts';
 import { FormError, readCookie, readForm, seeOther, sendPage, SESSION_COOKIE } from './http.ts';
-import { documentOf, layout } from './layout.ts';
+import { documentOf, layout, setNavCounts, type NavCounts } from './layout.ts';
+import { run as runOperation } from './operations.ts';
+import { listAttention } from '../../domain/alerts/attention.ts';
 
 export interface ScreenRequest {
   ctx: Context;
@@ -46,6 +48,8 @@ export function screen(services: Services, section: string, run: Screen) {
           return sendPage(ctx, 403, refusalPage(session, section, 403, 'This form is out of date or did not come from this console. Reload the page and try again.'));
         }
       }
+      const counts = await runOperation(services, session.caller, listAttention, { limit: 0 });
+      setNavCounts(session, counts.counts as NavCounts);
       const answer = await run(services, { ctx, session, form });
       if (answer) sendPage(ctx, answer.status ?? 200, answer.page);
     } catch (error) {

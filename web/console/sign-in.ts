@@ -165,6 +165,6 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
     if (problem) return sendPage(ctx, 422, choosePage(formToken(ctx, services), user.email, ctx.path, problem));
     const userId = await useSignInLink(services, ctx.params.token!, fields.password!);
     if (!userId) return gone(ctx);
-    await signedIn(ctx, services, userId, '/board');
+    await signedIn(ctx, services, userId, '/now');
   });
 }

@@ -27,3 +27,15 @@ export async function organizationTime(services: Services, organizationId: strin
   const settings = await readSettings(services, sqlExecutor(services.db), organizationId);
   return timeFormat(String(settings.timezone || 'UTC'));
 }
+
+/** How long since `from`, as people say it on call: "14 min", "2 h 5 min", "3 d 4 h"; under a minute is "under a minute". */
+export function durationSince(from: unknown, now: Date): string {
+  const at = typeof from === 'string' || from instanceof Date ? new Date(from).getTime() : NaN;
+  if (Number.isNaN(at)) return '';
+  const minutes = Math.max(0, Math.floor((now.getTime() - at) / 60_000));
+  if (minutes < 1) return 'under a minute';
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+  return `${Math.floor(hours / 24)} d${hours % 24 ? ` ${hours % 24} h` : ''}`;
+}

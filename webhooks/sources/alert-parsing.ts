@@ -94,6 +94,7 @@ export function event(e: {
   started_at?: string | undefined;
   ended_at?: string | undefined;
   external_id?: string | undefined;
+  links?: Record<string, string> | undefined;
 }): AlertEvent {
   const out: AlertEvent = {
     fingerprint: e.fingerprint,
@@ -112,6 +113,12 @@ export function event(e: {
   if (e.started_at !== undefined) out.started_at = e.started_at;
   if (e.ended_at !== undefined) out.ended_at = e.ended_at;
   if (e.external_id !== undefined) out.external_id = e.external_id;
+  // an http(s) link is cleaned as `url` is (no credentials); anything else is kept as text, which the console shows unlinked
+  const links = Object.entries(e.links ?? {}).flatMap(([kind, v]) => {
+    const kept = httpUrl(v) ?? text(v, MAX_URL);
+    return kept === undefined ? [] : [[kind, kept] as const];
+  });
+  if (links.length) out.links = Object.fromEntries(links);
   return out;
 }
 

@@ -21,6 +21,9 @@
  *
  * Title: the `alertname` label (else the `summary` or `title` annotation). Summary: the `summary` annotation
  * (else `description`, `message`). Service: the `service` label (else `app`, `job`). URL: `generatorURL`.
+ * Links, kept as sent (the console links the http(s) ones): `runbook` (the `runbook_url` annotation, Alertmanager's
+ * and Grafana's convention), `dashboard`, `panel` and `silence` (Grafana's `dashboardURL`, `panelURL`,
+ * `silenceURL`), `source` (`generatorURL`: the rule in Grafana, the expression in Prometheus); empty ones left out.
  * Labels: the alert's labels. Grafana's `values` and annotations stay out of the labels (values change on every
  * evaluation; annotations are prose).
  */
@@ -57,6 +60,19 @@ function severityOf(labels: Json, annotations: Json): AlertSeverity {
   return DEFAULT_SEVERITY;
 }
 
+/** Where the sender's links are, by the kind the alert keeps them under. */
+const LINKS: readonly [kind: string, from: 'alert' | 'annotations', key: string][] = [
+  ['runbook', 'annotations', 'runbook_url'], ['dashboard', 'alert', 'dashboardURL'], ['panel', 'alert', 'panelURL'], ['silence', 'alert', 'silenceURL'], ['source', 'alert', 'generatorURL'],
+];
+
+function linksOf(raw: Json, annotations: Json): Record<string, string> | undefined {
+  const found = LINKS.flatMap(([kind, from, key]) => {
+    const value = str(from === 'alert' ? raw : annotations, key, 4096);
+    return value ? [[kind, value] as const] : [];
+  });
+  return found.length ? Object.fromEntries(found) : undefined;
+}
+
 function readAlert(raw: unknown, index: number, groupStatus: string | undefined): AlertEvent | string {
   const at = `alerts[${index}]`;
   if (!isRecord(raw)) return `${at} is not an object`;
@@ -88,6 +104,7 @@ function readAlert(raw: unknown, index: number, groupStatus: string | undefined)
     summary,
     labels,
     url: str(raw, 'generatorURL', 4096),
+    links: linksOf(raw, annotations),
     started_at: isoTime(field(raw, 'startsAt')),
     ended_at: status === 'resolved' ? isoTime(field(raw, 'endsAt')) : undefined,
     external_id: own,

@@ -79,6 +79,9 @@ t.test('a firing alert is recorded, pages once, opens a chat thread and requests
   let a = await alert(org, 'DiskFull');
   t.match(a, { status: 'firing', title: 'DiskFull', severity: 'critical', service: 'db', source: 'metric-dashboard', occurrences: 1, incident: null });
   t.same(kinds(a), ['page', 'chat_post', 'investigation_requested']);
+  // an organization with no route, no outbound rule, no email and no chat: the effects say no one was reached (issue 35)
+  t.match(a.effects[0].detail, { reason: 'alert fired', teams: [], outbound: [], email: false, notified: false, not_notified: 'no_route' });
+  t.same(a.effects[1].detail, { queued: false, not_posted: 'chat_not_configured' });
 
   t.same((await fire(org, { name: 'DiskFull', service: 'db' })).body, { status: 'ok', processed: 1, total: 1 });
   a = await alert(org, 'DiskFull');
@@ -92,7 +95,7 @@ t.test('a firing alert is recorded, pages once, opens a chat thread and requests
   a = await alert(org, 'DiskFull');
   t.equal(a.status, 'resolved');
   t.ok(a.resolved_at);
-  t.same(a.effects.at(-1), { kind: 'chat_thread_update', at: a.resolved_at, detail: { reason: 'resolved' } });
+  t.same(a.effects.at(-1), { kind: 'chat_thread_update', at: a.resolved_at, detail: { reason: 'resolved', queued: false, not_posted: 'chat_not_configured' } });
 
   const unknown = await resolve(org, { name: 'NeverFired' });
   t.same(unknown.body, { status: 'ok', processed: 0, total: 1 }, 'a resolve of an alert never seen is counted, not processed');
@@ -209,7 +212,7 @@ t.test('storms: the threshold-th alert inside the window forms one storm that pa
   t.equal(s1.storm_id, s3.storm_id);
   t.equal(s2.storm_id, s3.storm_id);
   t.same(kinds(s3), ['storm_grouped', 'page', 'chat_post', 'investigation_requested']);
-  t.same(s3.effects.find((e: any) => e.kind === 'page').detail, { reason: 'storm', storm_id: s3.storm_id, alerts: 3 });
+  t.match(s3.effects.find((e: any) => e.kind === 'page').detail, { reason: 'storm', storm_id: s3.storm_id, alerts: 3, notified: false });
   t.equal(count(s1, 'storm_grouped'), 1, 'earlier alerts are grouped too');
 
   vigil.clock.advance(50_000);
@@ -236,7 +239,7 @@ t.test('one delivery: each event sees the ones before it (three new alerts make 
   t.same([kinds(d1).slice(0, 3), kinds(d2).slice(0, 3)], [['page', 'chat_post', 'investigation_requested'], ['page', 'chat_post', 'investigation_requested']], 'the first two page alone');
   t.ok(d3.storm_id, 'the third counts the first two, written earlier in the same transaction');
   t.same([d1.storm_id, d2.storm_id], [d3.storm_id, d3.storm_id]);
-  t.same(d3.effects.find((e: any) => e.kind === 'page').detail, { reason: 'storm', storm_id: d3.storm_id, alerts: 3 });
+  t.match(d3.effects.find((e: any) => e.kind === 'page').detail, { reason: 'storm', storm_id: d3.storm_id, alerts: 3, notified: false });
 
   const both = await deliver(org, alertmanager([{ name: 'Flap' }, { name: 'Flap', status: 'resolved' }]));
   t.same(both.body, { status: 'ok', processed: 2, total: 2 });

@@ -51,13 +51,13 @@ t.test('acknowledging an alert in Chromium', { skip: browserSkip() }, async (t) 
   await tab.getByRole('button', { name: 'Acknowledge', exact: true }).click();
   t.match(await tab.getByRole('status').innerText(), 'The alert was acknowledged.');
   t.match(await tab.locator('dl.facts').last().innerText(), /Status\s+acknowledged/);
-  t.match(await tab.locator('section', { has: tab.getByRole('heading', { name: 'What Vigil did' }) }).innerText(), 'Chat thread updated: acknowledged by you');
+  t.match(await tab.locator('section', { has: tab.getByRole('heading', { name: 'What Vigil did' }) }).innerText(), `Chat thread updated: acknowledged by ${member.email} (you)`);
   t.equal(await tab.getByRole('button', { name: 'Acknowledge', exact: true }).count(), 0, 'no second Acknowledge');
   t.equal(await tab.getByRole('button', { name: 'Unacknowledge' }).count(), 1, 'Unacknowledge instead');
 
   const rest = (await o.api.get(`${CONFIG}/alerts/${alert.id}`)).body.data;
   t.equal(rest.status, 'acknowledged', 'REST reads the acknowledgement');
-  t.same(effects(rest, 'chat_thread_update'), [{ reason: 'acknowledged', by: { kind: 'session', id: member.id } }], 'its chat thread hears of it, naming the person');
+  t.same(effects(rest, 'chat_thread_update'), [{ reason: 'acknowledged', queued: true, by: { kind: 'session', id: member.id, name: null, email: member.email } }], 'its chat thread hears of it, naming the person');
   const deliveries = await o.deliveries({ event_type: 'alert.acknowledged' });
   t.same(deliveries.map((d: any) => d.subject_id), [alert.id], 'alert.acknowledged is enqueued for the subscribed outbound config');
   const log = await vigil.operator.get(`/api/admin/v1/organizations/${o.id}/audit_log`);

@@ -28,7 +28,8 @@ await other.fire({ name: 'ForeignAlert', service: 'db', severity: 'critical' });
 const disk = await ops.alert('DiskFull');
 const search = await ops.alert('SlowSearch');
 const foreign = await other.alert('ForeignAlert');
-const member = await person(vigil, { [ops.id]: 'member' });
+const member = await person(vigil, { [ops.id]: 'member' }, undefined, 'Dana Ortiz');
+const named = `Dana Ortiz (${member.email}) (you)`;
 const viewer = await person(vigil, { [ops.id]: 'viewer' });
 
 async function signedIn(who: Person) {
@@ -56,8 +57,9 @@ t.test('the navigation names every section; /alerts lists, filters and pages by 
   const all = await web.get('/alerts');
   t.equal(all.status, 200);
   for (const [path, label] of [['/board', 'Board'], ['/alerts', 'Alerts'], ['/incidents', 'Incidents'], ['/deployments', 'Deployments'], ['/deliveries', 'Deliveries']]) {
-    t.match(all.text, `<a href="${path}"${path === '/alerts' ? ' aria-current="page"' : ''}>${label}</a>`);
+    t.match(all.text, `<a href="${path}"${path === '/alerts' ? ' aria-current="page"' : ''}>${label}`);
   }
+  t.match(all.text, 'Alerts <span class="count">2<span class="visually-hidden"> unacknowledged</span></span>', 'what waits, counted in the navigation');
   t.match(all.text, `<a href="/alerts/${disk.id}">DiskFull</a>`);
   t.match(all.text, `<a href="/alerts/${search.id}">SlowSearch</a>`);
   t.notMatch(all.text, 'ForeignAlert', "no other organization's alert");
@@ -129,7 +131,7 @@ t.test('a member acts on an alert: each button runs the operation; REST, the eff
   t.equal((await web.post(`/alerts/${search.id}/reopen`, { _csrf: csrf })).status, 303);
   t.equal((await alertOver(search.id)).status, 'firing', 'reopened: it fires again');
   const reopened = await web.get(`/alerts/${search.id}`);
-  t.match(reopened.text, /· Paged<\/li>.*· Chat thread updated: resolved <span class="muted">by you<\/span>.*· Not paged: it fired again inside the re-fire cooldown <span class="muted">by you<\/span>/s,
+  t.match(reopened.text, new RegExp(`· No one to page: no route matched</li>.*· Not posted to chat: chat not configured</li>.*· Chat thread not updated: chat not configured <span class="muted">by ${named.replace(/[().]/g, '\\$&')}</span>.*· Not paged: it fired again inside the re-fire cooldown <span class="muted">by ${named.replace(/[().]/g, '\\$&')}</span>`, 's'),
     'every effect in order, a person\'s naming who (the reopen fired inside the re-fire cooldown: not paged, and why)');
   t.match(reopened.text, /<h2 id="inv">Investigation<\/h2>.*<strong>failed<\/strong>.*No AI provider can be used/s, 'the investigation and its outcome');
 
@@ -155,7 +157,8 @@ t.test('the incident: list, timeline, and a member\'s acknowledge, severity, ass
   t.equal(page.status, 200);
   t.match(page.text, '<h2 id="timeline">Timeline</h2>');
   t.match(page.text, 'DiskFull started firing');
-  t.match(page.text, /acknowledge alert <span class="muted">by you \(console\)<\/span>/, 'the earlier action on its alert, by whom');
+  t.match(page.text, `acknowledge alert <span class="muted">by ${named} (console)</span>`, 'the earlier action on its alert, by name and email');
+  t.notMatch(page.text, new RegExp(`>[^<]*${member.id}`), 'the person\'s id is in no text of the page');
   const csrf = web.field(page.text, '_csrf');
   const key = web.field(page.text, 'key');
 

@@ -243,3 +243,28 @@ for (const d of families.filter((f) => Object.keys(f.actions ?? {}).length && f.
     }
   });
 }
+
+t.test('a reference field is a picker of the named family\'s rows by name, not a free-text id (issue 35)', async (t) => {
+  const withReferences = families.filter((d) => d.references && d.kind === 'collection' && d.operations.includes('create'));
+  t.ok(withReferences.length > 0);
+  for (const d of withReferences) {
+    const org = await vigil.organization('enterprise');
+    const api = await org.key(['api:admin']);
+    t.equal((await vigil.operator.put(`/api/admin/v1/organizations/${org.id}/members/${admin.id}`, { role: 'org_admin' })).status, 200);
+    const web = await signedIn(admin);
+    await web.post('/organization', { _csrf: await web.csrf(), organization_id: org.id, next: '/config' });
+    for (const [field, ref] of Object.entries(d.references!)) {
+      const target = families.find((f) => f.name === ref.family)!;
+      const { id } = await resolveRefs(api, { id: `$ref:${ref.family}` });
+      const row = (await api.get(`${CONFIG}/${ref.family}/${id}`)).body.data;
+      const name = target.naturalKey?.length ? target.naturalKey.map((k) => String(row[k])).join(' / ') : String(row.display_name ?? row.name);
+      const page = await web.get(`/config/${d.name}/new`);
+      t.equal(page.status, 200, `${d.name}`);
+      const input = Array.isArray(row) ? `${field}[0]` : field;
+      const select = new RegExp(`<select id="f-${field}(?:-0-)?" name="${field}(?:\\[0\\])?"[^>]*>(.*?)</select>`, 's').exec(page.text);
+      t.ok(select, `${d.name}.${field} is a select (${input})`);
+      t.match(select?.[1] ?? '', `<option value="${id}">${name}</option>`, `${d.name}.${field} offers the ${ref.family} row by its name`);
+      t.notMatch(page.text, new RegExp(`<input type="text"[^>]*name="${field}(\\[0\\])?"`), `${d.name}.${field}: no free-text id`);
+    }
+  }
+});

@@ -5,17 +5,15 @@
  * sign-out ends the session; no secret in any page source; axe-core on every page finds no serious or critical
  * violation. Skipped, saying why, where no Chromium is installed. Screenshots land in test/artifacts/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { BrowserContext, Page } from 'playwright-core';
-import { browserSkip, openBrowser } from '../../helpers/browser.ts';
+import { axeViolations, browserSkip, openBrowser } from '../../helpers/browser.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
 import { board, closeBoards } from '../../helpers/board.ts';
 import { person, PASSWORD } from '../../helpers/console.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'artifacts');
 
 async function signIn(context: BrowserContext, base: string, email: string, next?: string): Promise<Page> {
@@ -25,23 +23,6 @@ async function signIn(context: BrowserContext, base: string, email: string, next
   await tab.getByLabel('Password').fill(PASSWORD);
   await tab.getByRole('button', { name: 'Sign in' }).click();
   return tab;
-}
-
-/** axe-core's serious and critical violations on the page open in `tab`, checked in a script-enabled twin of it. */
-async function axeViolations(context: BrowserContext, url: string): Promise<string[]> {
-  const tab = await context.newPage();
-  try {
-    await tab.goto(url);
-    await tab.evaluate(AXE);
-    const results = await tab.evaluate(async () => (globalThis as any).axe.run(document, { resultTypes: ['violations'] }));
-    // a run that checked nothing (axe not loaded, an empty page) must not pass as clean
-    if (!Array.isArray(results.passes) || results.passes.length === 0) throw new Error(`axe checked nothing on ${url}`);
-    return (results.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  } finally {
-    await tab.close();
-  }
 }
 
 t.test('the console in Chromium', { skip: browserSkip() }, async (t) => {

@@ -23,14 +23,30 @@ t.test('every effect kind reads as a sentence, with the reason it did not page',
   t.equal(effectText('storm_grouped', { storm_id: 's' }), 'Grouped into a storm');
 });
 
-t.test('who took an action', async (t) => {
-  t.equal(actorText(session, { kind: 'session', id: 'u-1' }), 'you');
-  t.equal(actorText(session, { kind: 'personal_token', id: 'u-1' }), 'you', 'the same person through a token');
-  t.equal(actorText(session, { kind: 'session', id: 'u-2' }), 'a person in the console (u-2)');
-  t.equal(actorText(session, { kind: 'chat_user', id: 'u-1' }), 'you', 'the same person pressing a button in chat');
-  t.equal(actorText(session, { kind: 'chat_user', id: 'u-2' }), 'a person in chat (u-2)');
-  t.equal(actorText(session, { kind: 'api_key', id: 'u-1' }), 'an API key (u-1)', 'a key whose id happens to match is not "you"');
+t.test('who took an action: people by name and email, never an id', async (t) => {
+  const dana = { name: 'Dana Ortiz', email: 'dana@example.com' };
+  t.equal(actorText(session, { kind: 'session', id: 'u-1', ...dana }), 'Dana Ortiz (dana@example.com) (you)');
+  t.equal(actorText(session, { kind: 'personal_token', id: 'u-1', ...dana }), 'Dana Ortiz (dana@example.com) (you)', 'the same person through a token');
+  t.equal(actorText(session, { kind: 'session', id: 'u-2', name: 'Lee Park', email: 'lee@example.com' }), 'Lee Park (lee@example.com)');
+  t.equal(actorText(session, { kind: 'chat_user', id: 'u-2', name: null, email: 'lee@example.com' }), 'lee@example.com', 'no name given: the email');
+  t.equal(actorText(session, { kind: 'session', id: 'u-3', name: null, email: null }), 'a former member', 'no longer a member: no id either');
+  t.equal(actorText(session, { kind: 'api_key', id: 'u-1' }), 'an API key', 'a key whose id happens to match is not "you", and its id is not shown');
   t.equal(actorText(session, null), '');
+});
+
+t.test('an effect says who was reached by which channel, and delivered or why not', async (t) => {
+  t.equal(effectText('page', { notified: false, not_notified: 'no_route', teams: [] }), 'No one to page: no route matched');
+  t.equal(effectText('page', { notified: false, not_notified: 'no_channel', teams: [{ id: 't', name: 'Payments' }] }), 'No one to page: no outbound rule or email takes alert.fired (team Payments)');
+  t.equal(effectText('page', { notified: true, teams: [{ id: 't', name: 'Payments' }], outbound: ['c'], email: true }), 'Paged team Payments by 1 outbound config(s) and email');
+  t.equal(effectText('page', { notified: true, teams: [], outbound: ['c'], email: false }, [{ channel: 'outbound', to: 'pager', config_id: 'c', status: 'delivered', error: null }]),
+    'Paged by 1 outbound config(s) — pager: delivered');
+  t.equal(effectText('page', { notified: true, outbound: ['c'] }, [{ channel: 'outbound', to: 'pager', status: 'dead', error: 'the receiver answered 500' }]),
+    'Paged by 1 outbound config(s) — pager: dead (the receiver answered 500)');
+  t.equal(effectText('chat_post', { queued: false, not_posted: 'chat_not_configured' }), 'Not posted to chat: chat not configured');
+  t.equal(effectText('chat_post', { queued: false, not_posted: 'chat_off_for_alerts' }), 'Not posted to chat: notification settings keep this event out of chat');
+  t.equal(effectText('chat_post', { queued: true }, [{ channel: 'chat', to: 'C01', status: 'sent', error: null }]), 'Posted to chat — chat C01: sent');
+  t.equal(effectText('chat_thread_update', { reason: 'acknowledged', queued: false, not_posted: 'chat_not_configured' }), 'Chat thread not updated: chat not configured');
+  t.equal(effectText('chat_thread_update', { reason: 'acknowledged', queued: true }), 'Chat thread updated: acknowledged');
 });
 
 t.test('since: ISO 8601, a date or a date and time, read as UTC; anything else passes to the operation to refuse', async (t) => {

@@ -125,7 +125,7 @@ t.test('a sign-in link: the person chooses a password once, within 24 hours', as
   t.equal(forged.status, 403, 'the form token belongs to the browser that opened the page');
   const chosen = await web.post(path, { _form: form, password: 'a long new password', confirm: 'a long new password' });
   t.equal(chosen.status, 303);
-  t.equal(chosen.location, '/board');
+  t.equal(chosen.location, '/now');
   t.equal((await web.get('/board')).status, 200, 'signed in');
   t.equal((await browserless(vigil.url).get(path)).status, 404, 'used once');
   t.equal((await browserless(vigil.url).signIn('link-user@example.com', 'a long new password')).status, 303, 'the chosen password signs in');

@@ -46,7 +46,7 @@ t.test('a good sign-in answers 303 to next with an HttpOnly, SameSite=Lax sessio
   t.equal((await web.get('/deliveries')).status, 200);
   const home = await web.get('/');
   t.equal(home.status, 303);
-  t.equal(home.location, '/board');
+  t.equal(home.location, '/now', 'the landing page is Now');
 });
 
 t.test('a bad sign-in says so without telling which field was wrong', async (t) => {

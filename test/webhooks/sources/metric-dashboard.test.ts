@@ -20,7 +20,12 @@ t.test('Grafana: the documented firing example gives one event per alert', async
     url: 'https://play.grafana.org/alerting/1afz29v7z/edit',
     started_at: '2021-10-12T07:51:03.157Z',
     external_id: 'c6eadffa33fcdf37',
-  });
+    links: {
+      runbook: 'https://myrunbook.com/runbook/1234',
+      silence: 'https://play.grafana.org/alerting/silence/new?alertmanager=grafana&matchers=alertname%3DT2%2Cteam%3Dblue%2Czone%3Dus-1',
+      source: 'https://play.grafana.org/alerting/1afz29v7z/edit',
+    },
+  }, 'what the sender linked is kept: runbook_url, silenceURL, generatorURL (empty dashboardURL and panelURL left out)');
   t.strictSame(events[1], {
     fingerprint: 'metric-dashboard:bc97ff14869b13e3',
     status: 'firing',
@@ -32,6 +37,11 @@ t.test('Grafana: the documented firing example gives one event per alert', async
     url: 'https://play.grafana.org/alerting/d1rdpdv7k/edit',
     started_at: '2021-10-12T07:56:03.157Z',
     external_id: 'bc97ff14869b13e3',
+    links: {
+      runbook: 'https://myrunbook.com/runbook/1234',
+      silence: 'https://play.grafana.org/alerting/silence/new?alertmanager=grafana&matchers=alertname%3DT1%2Cteam%3Dblue%2Czone%3Deu-1',
+      source: 'https://play.grafana.org/alerting/d1rdpdv7k/edit',
+    },
   }, 'no severity label → warning; no service label → no service; Go zero endsAt → no ended_at');
 });
 
@@ -62,6 +72,7 @@ t.test('Alertmanager version 4: three firing alerts, then one of them resolved',
     url: 'http://prometheus.example.com:9090/graph?g0.expr=up+%3D%3D+0&g0.tab=1',
     started_at: '2024-03-01T10:00:00.000Z',
     external_id: '3a5b8d7c1e2f4a60',
+    links: { source: 'http://prometheus.example.com:9090/graph?g0.expr=up+%3D%3D+0&g0.tab=1' },
   }, 'severity "page" → high; the job label is the service; a firing alert\'s future endsAt is not an end');
   t.ok(events.every((e) => e.status === 'firing' && e.ended_at === undefined));
   const [resolved] = eventsOf(t, parse(fixture(SRC, 'alertmanager-resolved')));
@@ -102,6 +113,23 @@ t.test('an alert without a fingerprint gets a digest of its labels, whatever the
   t.equal(b.status, 'resolved');
   t.not(a.fingerprint, c.fingerprint);
   t.equal(a.external_id, undefined);
+});
+
+t.test('the sender\'s links: Grafana\'s dashboard, panel and silence URLs, the runbook_url annotation, generatorURL', async (t) => {
+  const [e] = eventsOf(t, parse({
+    status: 'firing',
+    alerts: [{
+      status: 'firing', fingerprint: 'links', labels: { alertname: 'Linked' },
+      annotations: { runbook_url: 'wiki:Runbooks/Linked' },
+      dashboardURL: 'https://grafana.example.com/d/abc', panelURL: 'https://grafana.example.com/d/abc?viewPanel=2', silenceURL: 'https://grafana.example.com/alerting/silence/new?matchers=x',
+      generatorURL: 'https://u:p@grafana.example.com/alerting/grafana/abc/view?api_key=k3y-secret',
+    }],
+  }));
+  t.match(e.links, {
+    runbook: 'wiki:Runbooks/Linked', dashboard: 'https://grafana.example.com/d/abc', panel: 'https://grafana.example.com/d/abc?viewPanel=2',
+    silence: 'https://grafana.example.com/alerting/silence/new?matchers=x',
+  }, 'a runbook that is not http(s) is kept as text (the console shows it unlinked)');
+  t.notMatch(JSON.stringify(e.links), /k3y-secret|u:p@/, 'a link is cleaned of credentials as the alert\'s url is');
 });
 
 t.test('secrets stay out of titles, summaries, labels and links', async (t) => {

@@ -59,7 +59,29 @@ export function columns(d: FamilyDescriptor): string[] {
   return [...key, ...rest.slice(0, 4)];
 }
 
-/** A row's name in links and titles: its natural key's values, or its id. */
-export const rowName = (d: FamilyDescriptor, row: Row) => (d.naturalKey?.length ? d.naturalKey.map((f) => String(row[f] ?? '')).join(' / ') : String(row.id));
+/** A row's name in links, titles and pickers: its natural key's values, else its list's first column (a text), else its id. */
+export function rowName(d: FamilyDescriptor, row: Row): string {
+  if (d.naturalKey?.length) return d.naturalKey.map((f) => String(row[f] ?? '')).join(' / ');
+  const first = row[columns(d)[0] ?? 'id'];
+  return typeof first === 'string' && first ? first : String(row.id);
+}
 
 export const rowPath = (d: FamilyDescriptor, id: unknown) => `/config/${encodeURIComponent(d.name)}/${encodeURIComponent(String(id))}`;
+
+/** The rows a reference field may name, as a picker offers them: the row's id and its name. */
+export type Choices = Record<string, { value: string; label: string }[]>;
+
+/**
+ * For each reference field of the family (the descriptor's `references`), the rows of the family it names that the
+ * person may read, by name: a picker instead of a free-text id. A family the plan or role does not let them list
+ * gives no picker (the field stays a text input, and the operation judges what is typed).
+ */
+export async function referenceChoices(services: Services, caller: Caller, d: FamilyDescriptor, list: (target: FamilyDescriptor) => Promise<Row[]>): Promise<Choices> {
+  const out: Choices = {};
+  for (const [field, ref] of Object.entries(d.references ?? {})) {
+    const target = services.registry.get(ref.family);
+    if (!target || !may(caller, target, 'list')) continue;
+    out[field] = (await list(target)).map((row) => ({ value: String(row.id), label: rowName(target, row) }));
+  }
+  return out;
+}

@@ -27,6 +27,8 @@ export interface ControlOptions {
   /** presence flags of the row: `{ api_key: true }` when a secret is stored */
   stored: Record<string, boolean>;
   required?: boolean;
+  /** the rows a reference field may name (by the field's name): a select of names instead of a text input */
+  choices?: Record<string, readonly { value: string; label: string }[]>;
 }
 
 /** A control's label: its field's name in words; a list item is its list's name and its number (`member emails 2`). */
@@ -65,6 +67,15 @@ export function control(schema: TSchema, path: readonly (string | number)[], val
         const state = html`<p class="help">${stored ? 'A value is stored (never shown). Type a new one to replace it; leave it blank to keep it.' : 'No value is stored.'}</p>`;
         const clear = stored && shape.nullable ? html`<label class="check"><input type="checkbox" name="_clear[${name}]" value="1"> Remove the stored value</label>` : '';
         return html`<div class="field"><label for="${id}">${label(path)}${stored ? ' (replace)' : ''}</label><input type="password" id="${id}" name="${name}" autocomplete="new-password"${bounds}${stored ? '' : req}${attrs}>${state}${clear}${help(shape.description)}${notes}</div>`;
+      }
+      const choices = options.choices?.[String(path[0])];
+      if (choices) {
+        const current = shown(value);
+        const known = choices.some((c) => c.value === current);
+        const opts = choices.map((c) => html`<option value="${c.value}"${c.value === current ? html` selected` : ''}>${c.label}</option>`);
+        // a value that names no row the person can see is kept, as typed, so the operation names it
+        const stray = current && !known ? html`<option value="${current}" selected>${current} (not found)</option>` : '';
+        return labelled(html`<select id="${id}" name="${name}"${req}${attrs}><option value="">${shape.nullable || typeof path[path.length - 1] === 'number' ? 'none' : 'choose'}</option>${opts}${stray}</select>`);
       }
       if (shape.control.long) return labelled(html`<textarea id="${id}" name="${name}" rows="6"${bounds}${req}${attrs}>${shown(value)}</textarea>`);
       return labelled(html`<input type="text" id="${id}" name="${name}" value="${shown(value)}"${bounds}${req}${attrs}>`);

@@ -6,7 +6,7 @@ import { singularOf } from '../../../engine/mcp/tools.ts';
 import { html, type Html } from '../../html.ts';
 import { csrfField } from '../layout.ts';
 import { control, errorMap, shownValue } from './form.ts';
-import { editable, locked, rowName, rowPath, storedSecrets } from './families.ts';
+import { editable, locked, rowName, rowPath, storedSecrets, type Choices } from './families.ts';
 import { inputId } from './schema.ts';
 
 export interface FormState {
@@ -19,6 +19,8 @@ export interface FormState {
   stored?: Row;
   /** a line above the form (a conflict, a stale save) */
   notice?: Html;
+  /** the rows each reference field may name (families.ts referenceChoices): drawn as pickers */
+  choices?: Choices;
   submit?: string;
 }
 
@@ -33,7 +35,7 @@ export function writeForm(session: ConsoleSession, d: FamilyDescriptor, action: 
   const errors = errorMap(state.errors);
   const placed = new Set<string>();
   const required = new Set(edit ? [] : (d.requiredOnCreate ?? []));
-  const controls = editable(d, edit).map((f) => control(d.fields[f]!, [f], state.values[f], { errors, placed, stored: storedSecrets(d, state.stored), required: required.has(f) }));
+  const controls = editable(d, edit).map((f) => control(d.fields[f]!, [f], state.values[f], { errors, placed, stored: storedSecrets(d, state.stored), required: required.has(f), choices: state.choices }));
   const summary = state.errors?.length
     ? html`<div class="notice error" role="alert"><p>Nothing was saved: ${state.errors.length === 1 ? 'one field needs' : `${state.errors.length} fields need`} a change.</p><ul>${state.errors.map((e) => html`<li><a href="#${inputId(e.field.replace(/\.([^.[\]]+)/g, '[$1]'))}">${e.field}</a>: ${e.message}</li>`)}</ul></div>`
     : '';

@@ -18,7 +18,7 @@ import type { Screen, ScreenRequest } from '../page.ts';
 import { control, errorMap } from './form.ts';
 import { readFields } from './form-json.ts';
 import { facts } from './pages.ts';
-import { columns, editable, familyOf, featureFor, featureLabel, locked, may, rowName, rowPath } from './families.ts';
+import { columns, editable, familyOf, featureFor, featureLabel, locked, may, referenceChoices, rowName, rowPath } from './families.ts';
 import { conflictNotice, staleNotice, writeForm, type FormState } from './pages.ts';
 
 
@@ -90,8 +90,12 @@ export const familyScreen: Screen = async (services, request) => {
 export const newRowScreen: Screen = async (services, request) => {
   const d = familyOf(services, param(request, 'family'));
   if (!may(request.session.caller, d, 'create')) throw new ApiError('forbidden', `You cannot create ${d.name} rows here.`);
-  return formPage(request, d, `New ${singularOf(d).replace(/_/g, ' ')}`, writeForm(request.session, d, base(d), { values: defaults(d) }));
+  return formPage(request, d, `New ${singularOf(d).replace(/_/g, ' ')}`, writeForm(request.session, d, base(d), { values: defaults(d), choices: await choicesFor(services, request, d) }));
 };
+
+/** The pickers of the family's reference fields: the named family's rows (the first page), listed as the person. */
+const choicesFor = (services: Services, request: ScreenRequest, d: FamilyDescriptor) =>
+  referenceChoices(services, request.session.caller, d, async (target) => (await execute(services, request.session.caller, { family: target.name, op: 'list', limit: 500 })).list?.data ?? []);
 
 function defaults(d: FamilyDescriptor): Row {
   return Object.fromEntries(Object.entries(d.fields).flatMap(([f, s]) => ((s as unknown as { default?: unknown }).default !== undefined ? [[f, (s as unknown as { default: unknown }).default]] : [])));
@@ -110,7 +114,7 @@ export const createScreen: Screen = async (services, request) => {
     return seeOther(request.ctx, `${rowPath(d, made.id)}?done=created`);
   } catch (error) {
     if (!(error instanceof ApiError) || !(error.status === 422 || error.status === 409)) throw error;
-    const state: FormState = { values: body, errors: error.errors };
+    const state: FormState = { values: body, errors: error.errors, choices: await choicesFor(services, request, d) };
     if (error.status === 409 && error.data) state.notice = conflictNotice(d, error.data as Row, error.message);
     return formPage(request, d, `New ${singularOf(d).replace(/_/g, ' ')}`, writeForm(request.session, d, base(d), state), error.status);
   }
@@ -128,7 +132,7 @@ async function rowPage(services: Services, request: ScreenRequest, d: FamilyDesc
   const action = d.kind === 'singleton' ? base(d) : rowPath(d, row.id);
   const title = d.kind === 'singleton' ? d.name : rowName(d, row);
   const edit = may(caller, d, 'update') && !(d.archive && row[d.archive.field])
-    ? writeForm(request.session, d, action, { values: row, stored: row, etag, ...state })
+    ? writeForm(request.session, d, action, { values: row, stored: row, etag, choices: await choicesFor(services, request, d), ...state })
     : facts(d, row, [...editable(d, true), ...locked(d, true)].filter((f) => !d.fields[f] || (d.fields[f] as unknown as { writeOnly?: boolean }).writeOnly !== true));
   const csrf = csrfField(request.session);
   const move = d.positioned && may(caller, d, 'update')
