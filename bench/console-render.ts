@@ -16,7 +16,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { sqlExecutor } from '../engine/persistence/sql.ts';
-import { escapeHtml } from '../web/html.ts';
+import { escapeHtml } from '../engine/html.ts';
 import { startVigil } from '../test/helpers/harness.ts';
 import { board, closeBoards } from '../test/helpers/board.ts';
 import { browserless, person, PASSWORD } from '../test/helpers/console.ts';

@@ -8,7 +8,7 @@
 import { roleAtLeast } from '../../engine/plans.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { ALL_ALERT_SOURCES } from '../../domain/alerts/event.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { labelList } from './board.ts';
 import { actionButton, actorText, assigneeInput, effectText, savedNotice, sinceInput } from './facts.ts';
 import { seeOther } from './http.ts';

@@ -3,7 +3,7 @@
  * outcome, so "why didn't this page?" has an answer on screen. Payloads are not shown here: the API serves them
  * (with credentials removed) to whoever needs the detail.
  */
-import { html } from '../html.ts';
+import { html } from '../../engine/html.ts';
 import { layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
 import { filters, listPage } from './operations.ts';

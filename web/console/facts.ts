@@ -4,7 +4,7 @@
  * token), the `since` filter as people type it, and the "saved" notice after a form's 303.
  */
 import type { ConsoleSession } from '../../engine/auth/sessions.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { csrfField } from './layout.ts';
 import type { Json } from './operations.ts';
 

@@ -2,7 +2,7 @@
  * The status page as one small HTML document: no script, no external resource, status said in words (a
  * symbol and colour only repeat it), every stored text escaped.
  */
-import { escapeHtml } from '../html.ts';
+import { escapeHtml } from '../../engine/html.ts';
 import type { PublicComponent, PublicIncident, PublicMaintenance, PublicPage } from './query.ts';
 
 const COMPONENT_STATUS: Record<string, { label: string; mark: string }> = {
