@@ -4,7 +4,7 @@
  * link, the subscriber's confirmation and notices, the notification email and its digest) come out as text, and a
  * link is made only of an http(s) or relative address.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { REFUSED_URL, html, safeUrl } from '../../engine/html.ts';
 import { renderMessagePage, renderStatusPage } from '../../web/status-page/html.ts';
 import type { PublicIncident, PublicPage } from '../../web/status-page/query.ts';
@@ -18,7 +18,7 @@ const SCRIPT_URL = 'javascript:alert(3)';
 const SCHEMES = [SCRIPT_URL, ' JaVaScRiPt:alert(4)', 'java\tscript:alert(5)', 'data:text/html,<script>alert(6)</script>', 'vbscript:msgbox(7)'];
 
 /** The document carries no markup the values brought: no element, attribute or URL of theirs. */
-function inert(t: Tap.Test, document: string, where: string) {
+function inert(t: Test, document: string, where: string) {
   t.notMatch(document, /<img|<script/i, `${where}: no element from a value (its text is escaped, so a handler in it stays text)`);
   const urls = [...document.matchAll(/\s(?:href|src|action)="([^"]*)"/gi)].map((m) => m[1]!);
   for (const url of urls) {
