@@ -14,6 +14,7 @@ import type { Logger } from '../../engine/logger.ts';
 import { LogWatch } from './log-watch.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { serve, type RunningService } from '../../engine/server.ts';
+import { MIGRATIONS } from '../../migrations/index.ts';
 import { families as allFamilies } from '../../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../../webhooks/sources/index.ts';
 import type { WebhookOptions } from '../../webhooks/index.ts';
@@ -197,6 +198,7 @@ export async function startVigil(
     secretKey: options.secretKey ?? options.storage?.secretKey ?? randomBytes(32).toString('base64'),
     bootstrap: false,
     schema: options.storage ? 'migrations' : 'entities',
+    migrations: MIGRATIONS,
     runWorkers: options.runWorkers,
     trustedProxies: options.trustedProxies,
     // the shortest poll pg-boss allows, so a job sent is picked up within a second
