@@ -2,7 +2,7 @@
  * Which way imports run (DESIGN.md, "Layout"), checked in CI by `npm run lint:imports`.
  * Paths are relative to the repository root; every rule names the edge it forbids and says why.
  */
-const OURS = '^(bin|engine|resources|webhooks|domain|outbound|web|export)/';
+const OURS = '^(bin|engine|resources|webhooks|domain|outbound|web|export|migrations)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -34,7 +34,14 @@ module.exports = {
       severity: 'error',
       comment: 'The engine is generic: it receives registry, modules and settings as arguments and knows no family, domain or channel.',
       from: { path: '^engine/' },
-      to: { path: '^(bin|resources|webhooks|domain|outbound|web|export)/' },
+      to: { path: '^(bin|resources|webhooks|domain|outbound|web|export|migrations)/' },
+    },
+    {
+      name: 'migrations-import-none-of-ours',
+      severity: 'error',
+      comment: 'A committed migration is history: it must build the same tables whatever the code becomes, so it imports only MikroORM, and bin/ hands the list to the engine.',
+      from: { path: '^migrations/' },
+      to: { path: OURS, pathNot: '^migrations/' },
     },
     {
       name: 'resources-import-only-engine',
@@ -111,8 +118,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // test/, bench/, migrations/ and .ci/ are not held to the layout (they reach into every folder by design)
-    exclude: { path: ['^(node_modules|test|bench|migrations|\\.ci)/'] },
+    // test/, bench/ and .ci/ are not held to the layout (they reach into every folder by design)
+    exclude: { path: ['^(node_modules|test|bench|\\.ci)/'] },
     // `import type` lines count too: Node erases them, but a type the wrong way still ties the two sides together for
     // a reader and for tsc. Types that two sides share live where both may import them (engine/services.ts,
     // domain/webhook-contract.ts).

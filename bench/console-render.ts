@@ -16,7 +16,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { sqlExecutor } from '../engine/persistence/sql.ts';
-import { escapeHtml } from '../web/html.ts';
+import { htmlText } from '../engine/html.ts';
 import { startVigil } from '../test/helpers/harness.ts';
 import { board, closeBoards } from '../test/helpers/board.ts';
 import { browserless, person, PASSWORD } from '../test/helpers/console.ts';
@@ -77,10 +77,10 @@ try {
           `select key, title, status, priority, service, labels from (
              select key, title, status, priority, service, labels, seq, row_number() over (partition by status order by seq desc) as n from cards where organization_id = ?
            ) c where n <= 50 order by status, seq desc`, [ops.id]);
-        body = rows.map((c) => `<li><a href="/board/${escapeHtml(String(c.key))}">${escapeHtml(String(c.key))}</a> ${escapeHtml(String(c.title))} ${escapeHtml(String(c.service ?? ''))} ${escapeHtml(JSON.stringify(c.labels))}</li>`).join('');
+        body = rows.map((c) => `<li><a href="/board/${htmlText(String(c.key))}">${htmlText(String(c.key))}</a> ${htmlText(String(c.title))} ${htmlText(String(c.service ?? ''))} ${htmlText(JSON.stringify(c.labels))}</li>`).join('');
       } else {
         const rows = await sql('select id, title, status, severity, service, source, started_at, updated_at from alerts where organization_id = ? order by seq desc limit 50', [ops.id]);
-        body = rows.map((a) => `<tr><td><a href="/alerts/${a.id}">${escapeHtml(String(a.title))}</a></td><td>${a.status}</td><td>${a.severity}</td><td>${escapeHtml(String(a.service ?? ''))}</td><td>${a.source}</td><td>${new Date(a.started_at as string).toISOString()}</td></tr>`).join('');
+        body = rows.map((a) => `<tr><td><a href="/alerts/${a.id}">${htmlText(String(a.title))}</a></td><td>${a.status}</td><td>${a.severity}</td><td>${htmlText(String(a.service ?? ''))}</td><td>${a.source}</td><td>${new Date(a.started_at as string).toISOString()}</td></tr>`).join('');
       }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><body><ol>${body}</ol></body></html>`);
     } catch (error) {

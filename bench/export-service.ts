@@ -10,10 +10,12 @@ import { targetRefusal } from '../outbound/net/url-rules.ts';
 import { families } from '../resources/index.ts';
 import { WEBHOOK_SOURCES } from '../webhooks/sources/index.ts';
 import type { Scratch } from './lib.ts';
+import { MIGRATIONS } from '../migrations/index.ts';
 
 export function exportService(scratch: Scratch, operatorToken: string) {
   return serve({
     registry: createRegistry(families),
+    migrations: MIGRATIONS,
     config: { trustPrincipalId: 'bench-principal', webhookSources: WEBHOOK_SOURCES },
     targets: targetRefusal({ outbound: addressPolicy(), check: { internal: true } }),
     clock: systemClock,

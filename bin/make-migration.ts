@@ -4,9 +4,9 @@
  */
 import { migrate, openDatabase } from '../engine/persistence/database.ts';
 import { appEntities } from './tables.ts';
-import { writeMigrationsIndex } from './migrations-index.ts';
+import { MIGRATIONS_FOLDER, writeMigrationsIndex } from './migrations-index.ts';
 
-const db = await openDatabase({ dataDir: 'memory://', entities: appEntities(), migrationsFromFolder: true });
+const db = await openDatabase({ dataDir: 'memory://', entities: appEntities(), migrations: { folder: MIGRATIONS_FOLDER } });
 await migrate(db);
 const initial = (await db.migrator.getExecuted()).length === 0;
 const result = await db.migrator.create(undefined, false, initial, process.argv[2]);

@@ -7,7 +7,9 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const FOLDER = fileURLToPath(new URL('../migrations/', import.meta.url));
+/** The committed migrations' folder. */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../migrations/', import.meta.url));
+const FOLDER = MIGRATIONS_FOLDER;
 
 /** The migration files in the folder, oldest first (their names start with their time). */
 export function migrationFiles(folder = FOLDER): string[] {

@@ -15,6 +15,7 @@ import { addressPolicy } from '../outbound/net/addresses.ts';
 import { targetRefusal } from '../outbound/net/url-rules.ts';
 import { readSettings, SettingError, type Settings } from './env.ts';
 import { modules } from './modules.ts';
+import { MIGRATIONS } from '../migrations/index.ts';
 import { recordFirstStart } from './first-start.ts';
 import { VERSION } from './version.ts';
 
@@ -28,6 +29,7 @@ export function serviceOptions(settings: Settings = readSettings(), sources: Sou
   const { outbound } = settings;
   return {
     registry: createRegistry(families),
+    migrations: MIGRATIONS,
     modules: modules(),
     config: {
       publicUrl: settings.publicUrl,

@@ -1,5 +1,6 @@
 /** Builds the Koa app from a registry and serves it. The engine knows no family: it receives them. */
 import http from 'node:http';
+import type { MigrationObject } from '@mikro-orm/core';
 import Koa from 'koa';
 import type { Clock } from './clock.ts';
 import type { ServiceConfig } from './config.ts';
@@ -47,6 +48,8 @@ export interface ServeOptions {
   bootstrap?: boolean;
   /** the parts of the service (bin/modules.ts): their tables, operations, jobs, routes, audit listeners and start/close hooks */
   modules?: readonly Module[];
+  /** the committed migrations, run on start (bin/ hands in migrations/index.ts, as it hands in the registry) */
+  migrations?: readonly MigrationObject[];
   /** `entities` creates tables straight from the descriptors (tests of families not yet in a migration) */
   schema?: 'migrations' | 'entities';
   /** how long an API-key lookup is reused in this process (ms; 0 turns it off) */
@@ -90,13 +93,14 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const modules = options.modules ?? [];
   checkModules(modules);
   checkModuleFamilies(modules, options.registry);
+  if (options.schema !== 'entities' && !options.migrations?.length) throw new Error('serve runs the migrations it is handed: give `migrations` (bin/ hands in migrations/index.ts), or schema: \'entities\'.');
   // the embedded database serves one process: refuse a second one before it opens the files (data-dir-lock.ts)
   const dirLock = lockDataDir(options.databaseUrl ? 'memory://' : (options.dataDir ?? DEFAULT_DATA_DIR));
   try {
     const outage = new DatabaseOutage(options.log, options.clock);
     const db = await openDatabase({
       databaseUrl: options.databaseUrl, dataDir: options.dataDir, preparedStatements: options.preparedStatements, entities: allEntities(options.registry.families, modules.flatMap((m) => m.entities ?? [])),
-      onConnect: () => outage.reachable(),
+      onConnect: () => outage.reachable(), migrations: options.migrations ?? [],
     });
     // instances starting at once take turns at the start-up writes (migrations, minted keys, the first organization)
     const startup = await startupLock(options.databaseUrl);

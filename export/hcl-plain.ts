@@ -263,9 +263,9 @@ class Reader {
           out += String.fromCodePoint(code);
           this.i += 2 + length;
         } else {
-          const escaped = kind === undefined ? undefined : ESCAPES[kind];
-          if (escaped === undefined) this.fail(`"\\${kind ?? ''}" is not an escape sequence HCL knows (\\n, \\r, \\t, \\", \\\\, \\uNNNN, \\UNNNNNNNN)`);
-          out += escaped;
+          const decoded = kind === undefined ? undefined : ESCAPES[kind];
+          if (decoded === undefined) this.fail(`"\\${kind ?? ''}" is not an escape sequence HCL knows (\\n, \\r, \\t, \\", \\\\, \\uNNNN, \\UNNNNNNNN)`);
+          out += decoded;
           this.i += 2;
         }
         from = this.i;

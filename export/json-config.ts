@@ -13,15 +13,15 @@ import { byCodeUnit, Commented, Expression, type HclEntry, type HclValue } from 
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
-const escape = (text: string) => text.replace(/([$%])\{/g, '$1$1{');
+const literalTemplates = (text: string) => text.replace(/([$%])\{/g, '$1$1{');
 
 function jsonValue(value: HclValue): Json {
   if (value instanceof Expression) return `\${${value.text}}`;
   if (value instanceof Commented) return jsonValue(value.value);
-  if (typeof value === 'string') return escape(value);
+  if (typeof value === 'string') return literalTemplates(value);
   if (Array.isArray(value)) return value.map(jsonValue);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, HclValue>).map(([k, v]) => [escape(k), jsonValue(v)]));
+    return Object.fromEntries(Object.entries(value as Record<string, HclValue>).map(([k, v]) => [literalTemplates(k), jsonValue(v)]));
   }
   return value as Json;
 }

@@ -3,19 +3,18 @@
  * maintenance window (scheduled, changed, removed). Text and a simple HTML part, every value escaped; every notice
  * carries its one-click unsubscribe link in the body and in `List-Unsubscribe` / `List-Unsubscribe-Post` (RFC 8058).
  */
+import { html } from '../../engine/html.ts';
 import type { DirectMail } from '../../outbound/mail.ts';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const oneLine = (s: string, max = 200) => {
   const line = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
-function html(title: string, paragraphs: string[], link: { href: string; label: string } | null, footer: string): string {
-  const body = paragraphs.map((p) => `<p style="white-space: pre-line">${escapeHtml(p)}</p>`).join('');
-  const button = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>` : '';
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family: sans-serif; line-height: 1.4">`
-    + `<h2>${escapeHtml(title)}</h2>${body}${button}<p style="color: #666; font-size: 12px">${escapeHtml(footer)}</p></body></html>`;
+function body(title: string, paragraphs: string[], link: { href: string; label: string }, footer: string): string {
+  const text = paragraphs.map((p) => html`<p style="white-space: pre-line">${p}</p>`);
+  return html`<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body style="font-family: sans-serif; line-height: 1.4">
+<h2>${title}</h2>${text}<p><a href="${link.href}">${link.label}</a></p><p style="color: #666; font-size: 12px">${footer}</p></body></html>`.text;
 }
 
 export function confirmationMail(to: string, pageTitle: string, confirmUrl: string, hours: number): DirectMail {
@@ -27,7 +26,7 @@ export function confirmationMail(to: string, pageTitle: string, confirmUrl: stri
   ];
   return {
     to, subject, text: lines.join('\n\n'),
-    html: html(subject, [lines[0]!, `The link works for ${hours} hours.`, lines[2]!], { href: confirmUrl, label: 'Confirm the subscription' }, pageTitle),
+    html: body(subject, [lines[0]!, `The link works for ${hours} hours.`, lines[2]!], { href: confirmUrl, label: 'Confirm the subscription' }, pageTitle),
   };
 }
 
@@ -44,7 +43,7 @@ export function noticeMail(to: string, pageTitle: string, pageUrl: string, unsub
   return {
     to, subject,
     text: [`${notice.what}: ${notice.title}`, ...notice.lines, `Status page: ${pageUrl}`, '-- ', footer].join('\n\n'),
-    html: html(`${notice.what}: ${notice.title}`, [...notice.lines, `Status page: ${pageUrl}`], { href: unsubscribeUrl, label: 'Unsubscribe' }, footer),
+    html: body(`${notice.what}: ${notice.title}`, [...notice.lines, `Status page: ${pageUrl}`], { href: unsubscribeUrl, label: 'Unsubscribe' }, footer),
     headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
   };
 }

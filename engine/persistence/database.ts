@@ -2,14 +2,12 @@
  * Opens the database: PostgreSQL when a URL is given, embedded PGlite otherwise (a data directory, or
  * `memory://` for nothing kept). Committed migrations run on open.
  */
-import { fileURLToPath } from 'node:url';
-import type { EntitySchema } from '@mikro-orm/core';
+import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MikroORM as SqlORM } from '@mikro-orm/sql';
 import pg from 'pg';
 import { releasingClient } from './pool-client.ts';
 import { preparingClient } from './prepared.ts';
-import { MIGRATIONS } from '../../migrations/index.ts';
 
 export type Database = SqlORM;
 
@@ -25,26 +23,25 @@ export interface DatabaseOptions {
   /** PostgreSQL: told of every connection the pool opens (one after an outage says the database is back) */
   onConnect?: () => void;
   /**
-   * `npm run db:migration` only: search the migrations folder (to write a new file there) instead of running the
-   * static list (migrations/index.ts), which is what works in the bundle, where no folder is to be searched
+   * The migrations `migrate` runs, handed in by bin/ as it hands in the registry: the static list
+   * (migrations/index.ts), which is what works in the bundle, where no folder is to be searched; or, for
+   * `npm run db:migration` only, the folder to search (to write a new file there)
    */
-  migrationsFromFolder?: boolean;
+  migrations: readonly MigrationObject[] | { folder: string };
 }
 
 export const DEFAULT_DATA_DIR = './data';
 
-export const MIGRATIONS_PATH = fileURLToPath(new URL('../../migrations', import.meta.url));
-
-/** The migrations folder, searched by the MikroORM CLI and `npm run db:migration` (the service runs `MIGRATIONS`). */
-export function migrationOptions() {
-  return { path: MIGRATIONS_PATH, pathTs: MIGRATIONS_PATH, glob: 'Migration*.ts', emit: 'ts' as const, snapshot: false, silent: true };
+/** A migrations folder, searched by the MikroORM CLI and `npm run db:migration` (the service runs the static list). */
+export function migrationOptions(folder: string) {
+  return { path: folder, pathTs: folder, glob: 'Migration*.ts', emit: 'ts' as const, snapshot: false, silent: true };
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const common = {
     entities: options.entities,
     extensions: [Migrator],
-    migrations: options.migrationsFromFolder ? migrationOptions() : { migrationsList: MIGRATIONS, snapshot: false, silent: true },
+    migrations: 'folder' in options.migrations ? migrationOptions(options.migrations.folder) : { migrationsList: [...options.migrations], snapshot: false, silent: true },
     debug: options.debug ?? false,
     discovery: { warnWhenNoEntities: false },
     forceUtcTimezone: true,

@@ -5,6 +5,7 @@
  * has a text part and a simple HTML part; every value in the HTML is escaped, and only http(s) addresses
  * become links.
  */
+import { html, type Html } from '../../engine/html.ts';
 import { headline } from '../render/headline.ts';
 
 type Json = Record<string, any>;
@@ -24,7 +25,6 @@ const oneLine = (s: string, max: number) => {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const isLink = (v: string) => /^https?:\/\/[^\s]+$/i.test(v);
 const str = (v: unknown) => (v === null || v === undefined || v === '' ? null : typeof v === 'string' ? v : JSON.stringify(v));
 
@@ -78,11 +78,11 @@ function details(envelope: Json): [string, string][] {
   return rows.map(([label, v]) => [label, str(v)] as const).filter((r): r is [string, string] => r[1] !== null).map(([l, v]) => [l, oneLine(v, VALUE_MAX)]);
 }
 
-const htmlValue = (v: string) => (isLink(v) ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v));
+const htmlValue = (v: string) => (isLink(v) ? html`<a href="${v}">${v}</a>` : v);
 
-function page(title: string, body: string, footer: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>`
-    + `<body style="font-family: sans-serif; line-height: 1.4">${body}<p style="color: #666; font-size: 12px">${escapeHtml(footer)}</p></body></html>`;
+function page(title: string, body: Html, footer: string): string {
+  return html`<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head>
+<body style="font-family: sans-serif; line-height: 1.4">${body}<p style="color: #666; font-size: 12px">${footer}</p></body></html>`.text;
 }
 
 /** The email of one event. */
@@ -90,8 +90,8 @@ function single(envelope: Json, footer: string): EmailContent {
   const subject = oneLine(`[Vigil] ${summary(envelope)}`, SUBJECT_MAX);
   const rows = details(envelope);
   const text = [summary(envelope), '', ...rows.map(([l, v]) => `${l}: ${v}`), '', '-- ', footer].join('\n');
-  const table = rows.map(([l, v]) => `<tr><th align="left" style="padding-right: 12px">${escapeHtml(l)}</th><td>${htmlValue(v)}</td></tr>`).join('');
-  return { subject, text, html: page(subject, `<h2>${escapeHtml(oneLine(summary(envelope), VALUE_MAX))}</h2><table>${table}</table>`, footer) };
+  const table = rows.map(([l, v]) => html`<tr><th align="left" style="padding-right: 12px">${l}</th><td>${htmlValue(v)}</td></tr>`);
+  return { subject, text, html: page(subject, html`<h2>${oneLine(summary(envelope), VALUE_MAX)}</h2><table>${table}</table>`, footer) };
 }
 
 /** The email of several events: counted by kind in the subject, one line each, oldest first. */
@@ -103,8 +103,8 @@ function digest(envelopes: Json[], footer: string): EmailContent {
   const lines = envelopes.map((e) => ({ at: String(e.occurred_at ?? ''), line: oneLine(headline(e), VALUE_MAX) }));
   const intro = `${envelopes.length} notifications (${byKind}):`;
   const text = [intro, '', ...lines.map((l) => `• ${l.at}  ${l.line}`), '', '-- ', footer].join('\n');
-  const items = lines.map((l) => `<li><code>${escapeHtml(l.at)}</code> ${escapeHtml(l.line)}</li>`).join('');
-  return { subject, text, html: page(subject, `<p>${escapeHtml(intro)}</p><ul>${items}</ul>`, footer) };
+  const items = lines.map((l) => html`<li><code>${l.at}</code> ${l.line}</li>`);
+  return { subject, text, html: page(subject, html`<p>${intro}</p><ul>${items}</ul>`, footer) };
 }
 
 /** The email of these events (their envelopes, oldest first). */

@@ -11,7 +11,7 @@ import { freshDataDir } from '../helpers/pglite-template.ts';
 t.test('migrations match the registry (run `npm run db:migration` after changing a descriptor)', async (t) => {
   // a template copy: a memory:// cluster would be created from nothing first (pglite-template.ts)
   const { dataDir, drop } = await freshDataDir();
-  const db = await openDatabase({ dataDir, entities: appEntities() });
+  const db = await openDatabase({ dataDir, entities: appEntities(), migrations: MIGRATIONS });
   t.teardown(async () => {
     await db.close();
     drop();

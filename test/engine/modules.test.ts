@@ -19,9 +19,11 @@ import { modules } from '../../bin/modules.ts';
 import { families } from '../../resources/index.ts';
 import heartbeats from '../../resources/heartbeats.ts';
 import { scratchDatabase } from '../helpers/harness.ts';
+import { MIGRATIONS } from '../../migrations/index.ts';
 
 const options = (list: Module[], registry = createRegistry([])) => ({
   registry,
+  migrations: MIGRATIONS,
   modules: list,
   config: { trustPrincipalId: 'test', webhookSources: [] },
   targets: targetRefusal({ outbound: addressPolicy(), check: { internal: true } }),
@@ -44,6 +46,7 @@ t.test('a name, an operation or a job queue registered twice stops the start, na
   await t.rejects(serve(options([{ name: 'a' }, { name: 'a' }])), /Two modules are named a/);
   await t.rejects(serve(options([{ name: 'a', operations: [operation('x')] }, { name: 'b', operations: [operation('x')] }])), /operation x is registered twice, by modules a and b/);
   await t.rejects(serve(options([{ name: 'a', jobs: [job('q'), job('q')] }])), /job queue q is registered twice, by module a/);
+  await t.rejects(serve({ ...options([]), schema: 'migrations', migrations: undefined }), /serve runs the migrations it is handed/, 'the engine runs only the migrations bin/ hands in: none given stops the start');
 });
 
 t.test('a family a module reads and the registry does not serve stops the start with one sentence naming both', async (t) => {

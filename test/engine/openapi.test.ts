@@ -251,8 +251,8 @@ t.test('a throwaway family appears with its tag and operations', async (t) => {
   t.match(schemas[`${name}.create`].properties.size.description, /create/i, 'create-only is said');
   const page = (await anonymous.get(`${CONFIG}/docs`)).body as string;
   t.match(page, `id="tag-${name}"`, 'the page has its section');
-  t.match(page, 'A throwaway family &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co', 'its description is escaped');
-  t.match(page, 'unique &lt;b&gt;name&lt;/b&gt;');
+  t.match(page, 'A throwaway family &#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; co', 'its description is escaped');
+  t.match(page, 'unique &#60;b&#62;name&#60;/b&#62;');
   t.notMatch(page, '<script>');
 });
 
@@ -380,7 +380,7 @@ t.test('every operation with a body, and every family answer with one, carries e
   t.notOk('token' in made, 'no write-only value in an answer example');
   t.same(doc.paths['/widget_openapi_probe/{id}'].put.requestBody.content['application/json'].examples.change.value, widget.examples.update);
   const page = (await anonymous.get(`${CONFIG}/docs`)).body as string;
-  t.match(page, '&quot;payments and billing on-call&quot;', 'the page shows the teams update example');
+  t.match(page, '&#34;payments and billing on-call&#34;', 'the page shows the teams update example');
   t.match(page, 'Example: Only the fields to change');
 });
 

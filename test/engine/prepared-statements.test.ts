@@ -15,7 +15,7 @@ t.test('prepared statements on PostgreSQL', { skip }, async (t) => {
   t.teardown(() => scratch.drop());
 
   const open = async (t: Test, preparedStatements?: boolean) => {
-    const db = await openDatabase({ databaseUrl: scratch.url, entities: [], preparedStatements });
+    const db = await openDatabase({ databaseUrl: scratch.url, entities: [], preparedStatements, migrations: [] });
     t.teardown(() => db.close());
     return db;
   };

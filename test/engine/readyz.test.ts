@@ -13,6 +13,7 @@ import { serve } from '../../engine/server.ts';
 import { addressPolicy } from '../../outbound/net/addresses.ts';
 import { targetRefusal } from '../../outbound/net/url-rules.ts';
 import { scratchDatabase } from '../helpers/harness.ts';
+import { MIGRATIONS } from '../../migrations/index.ts';
 
 /**
  * A port free now, so the test knows where the server listens before serve() returns: below Linux's ephemeral range
@@ -60,7 +61,7 @@ t.test('/readyz: 503 starting while a module starts, 200 ready after', async (t)
     },
   };
   const running = serve({
-    registry: createRegistry([]), modules: [slow], config: { trustPrincipalId: 'test', webhookSources: [] },
+    registry: createRegistry([]), migrations: MIGRATIONS, modules: [slow], config: { trustPrincipalId: 'test', webhookSources: [] },
     targets: targetRefusal({ outbound: addressPolicy(), check: { internal: true } }), clock: new ManualClock('2026-03-01T12:00:00.000Z'),
     log: createLogger('silent'), databaseUrl: scratch?.url, dataDir: 'memory://', host: '127.0.0.1', port, operatorToken: 'test-operator-token',
     secretKey: randomBytes(32).toString('base64'), bootstrap: false, version: '9.8.7',

@@ -63,7 +63,7 @@ t.test('digest off: one email per event, to every recipient, escaped, from the c
   t.match(disk.html, /<th[^>]*>Service<\/th><td>db<\/td>/);
   const cpu = mails.find((m) => m.subject.includes('Cpu'))!;
   t.equal(cpu.subject, '[Vigil] warning: Cpu<High>&Co', 'the subject is plain text');
-  t.match(cpu.html, /Cpu&lt;High&gt;&amp;Co/, 'the HTML escapes the title');
+  t.match(cpu.html, /Cpu&#60;High&#62;&#38;Co/, 'the HTML escapes the title');
   t.notMatch(cpu.html, /Cpu<High>/);
   const rows = await notices(o.id);
   t.same(rows.map((r) => [r.event_type, r.status, r.attempts, r.batched]), [['alert.fired', 'sent', 1, false], ['alert.fired', 'sent', 1, false]]);

@@ -12,7 +12,7 @@ import { ALERT_STATES } from '../../domain/alerts/rules.ts';
 import { acknowledgeAlert, assignAlert, reopenAlert, resolveAlert, unacknowledgeAlert } from '../../domain/alerts/alert-actions.ts';
 import { getAlert, listAlerts } from '../../domain/alerts/tools.ts';
 import { getInvestigation } from '../../domain/ai/tools.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { labelList } from './board.ts';
 import { actionButton, actorText, assigneeInput, effectText, fieldState, personText, refusedForm, refusedNotice, savedNotice, sinceInput, type Refused } from './facts.ts';
 import { seeOther } from './http.ts';

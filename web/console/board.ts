@@ -3,8 +3,8 @@
  * filtered by service, label and assignee (a GET form, so a filtered board is a link). Each column shows its newest
  * cards; "More" opens that status alone, paged as the API pages (`list_cards`).
  */
-import type { Html } from '../html.ts';
-import { html } from '../html.ts';
+import type { Html } from '../../engine/html.ts';
+import { html } from '../../engine/html.ts';
 import { layout } from './layout.ts';
 import { listCardsOperation } from '../../domain/board/tools.ts';
 import { filters, listPage, type Json } from './operations.ts';

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { roleAtLeast } from '../../engine/plans.ts';
 import { ApiError } from '../../engine/errors.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { BOARD_COLUMNS, labelList, statusLabel } from './board.ts';
 import { seeOther } from './http.ts';
 import { csrfField, layout } from './layout.ts';

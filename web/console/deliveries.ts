@@ -4,7 +4,7 @@
  * (with credentials removed) to whoever needs the detail.
  */
 import type { DomainOperation } from '../../engine/services.ts';
-import { html } from '../html.ts';
+import { html } from '../../engine/html.ts';
 import { layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
 import { filters, listPage } from './operations.ts';

@@ -3,7 +3,7 @@
  * environment, filtered by service, environment and kind; paged as the API pages.
  */
 import { EVENT_TYPES } from '../../domain/timeline/vocabulary.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { layout } from './layout.ts';
 import { filterForm, pager, type FilterField } from './lists.ts';
 import { listDeployments } from '../../domain/timeline/tools.ts';

@@ -5,7 +5,7 @@
  */
 import type { ConsoleSession } from '../../engine/auth/sessions.ts';
 import { ApiError } from '../../engine/errors.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { csrfField } from './layout.ts';
 import type { Json } from './operations.ts';
 

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import type { Services } from '../../engine/services.ts';
-import type { Html } from '../html.ts';
+import type { Html } from '../../engine/html.ts';
 
 /**
  * No script at all, styles only from the stylesheet's path, forms only to this service, never framed. The console

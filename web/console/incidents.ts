@@ -10,7 +10,7 @@ import { roleAtLeast } from '../../engine/plans.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { INCIDENT_STATES } from '../../domain/alerts/incidents.ts';
 import { ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { ALERT_TABLE_HEAD, alertRow, statusBadge } from './alerts.ts';
 import { actionButton, actorText, assigneeInput, effectText, fieldState, personText, refusedForm, refusedNotice, savedNotice, sinceInput, type Refused } from './facts.ts';
 import { seeOther } from './http.ts';

@@ -4,7 +4,7 @@
  */
 import type { ConsoleSession } from '../../engine/auth/sessions.ts';
 import { STYLESHEET_PATH } from '../assets/stylesheet.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 
 /** The console's sections, in the navigation's order. */
 export const SECTIONS = [

@@ -1,5 +1,5 @@
 /** Pieces the list screens share: the filter form and the pager (the API's cursor, or a note when it answers `truncated`). */
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import type { Json, ListPage } from './operations.ts';
 
 export type FilterField = { name: string; label: string } & ({ kind: 'text' } | { kind: 'select'; options: readonly string[] });

@@ -12,7 +12,7 @@
  */
 import { ApiError } from '../../engine/errors.ts';
 import { roleAtLeast } from '../../engine/plans.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { statusBadge } from './alerts.ts';
 import { personText } from './facts.ts';
 import { seeOther } from './http.ts';

@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import { csrfMatches, resolveSession, type ConsoleSession } from '../../engine/auth/sessions.ts';
 import { ApiError } from '../../engine/errors.ts';
 import type { Services } from '../../engine/services.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { FormError, readCookie, readForm, seeOther, sendPage, SESSION_COOKIE } from './http.ts';
 import { documentOf, layout, setNavCounts, type NavCounts } from './layout.ts';
 import { run as runOperation } from './operations.ts';

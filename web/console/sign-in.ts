@@ -22,7 +22,7 @@ import {
   checkPassword, chooseOrganization, endSession, openSession, preSessionToken, resolveSession, signInLinkUser, useSignInLink,
 } from '../../engine/auth/sessions.ts';
 import type { Services } from '../../engine/services.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 import { clearCookie, FORM_COOKIE, FormError, readCookie, readForm, safeNext, seeOther, sendPage, SESSION_COOKIE, setCookie } from './http.ts';
 import { documentOf } from './layout.ts';
 import { refusalPage, screen } from './page.ts';

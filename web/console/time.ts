@@ -2,7 +2,7 @@
 import { sqlExecutor } from '../../engine/persistence/sql.ts';
 import type { Services } from '../../engine/services.ts';
 import { readSettings } from '../../domain/organization/settings.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../engine/html.ts';
 
 export type TimeFormat = (at: unknown) => Html;
 

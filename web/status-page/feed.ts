@@ -5,7 +5,7 @@
  * service's public URL. An RSS item's description is HTML by the readers' convention, so it is written as HTML (each
  * paragraph escaped for HTML) inside CDATA: escaped once for XML, a reader would render `<img onerror…>` as markup. Entry ids are the notices' opaque keys (query.ts): stable across edits, and no row id leaks.
  */
-import { escapeHtml } from '../html.ts';
+import { htmlText } from '../../engine/html.ts';
 import { INCIDENT_STATUS, MAINTENANCE_STATE } from './html.ts';
 import type { PublicIncident, PublicMaintenance, PublicPage } from './query.ts';
 
@@ -23,7 +23,7 @@ const xmlChars = (value: string) => value.replace(/[\u0000-\u0008\u000b\u000c\u0
  */
 function rssDescription(text: string): string {
   const paragraphs = xmlChars(text).split(/\n{2,}/).filter(Boolean);
-  const html = paragraphs.map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('');
+  const html = paragraphs.map((p) => `<p>${htmlText(p).replace(/\n/g, '<br>')}</p>`).join('');
   return `<![CDATA[${html}]]>`;
 }
 

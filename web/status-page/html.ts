@@ -2,7 +2,7 @@
  * The status page as one small HTML document: no script, no external resource, status said in words (a
  * symbol and colour only repeat it), every stored text escaped.
  */
-import { escapeHtml } from '../html.ts';
+import { html, raw, safeUrl, type Html } from '../../engine/html.ts';
 import type { PublicComponent, PublicIncident, PublicMaintenance, PublicPage } from './query.ts';
 
 const COMPONENT_STATUS: Record<string, { label: string; mark: string }> = {
@@ -18,11 +18,11 @@ const IMPACT: Record<string, string> = { none: 'No impact', minor: 'Minor impact
 const SEVERITY = ['ok', 'no_data', 'maintenance', 'at_risk', 'breaching'];
 
 /** Dates as readable UTC text inside `<time>` (the page knows no visitor time zone without a script). */
-function time(at: string | null): string {
+function time(at: string | null): Html | string {
   if (!at) return '';
   const d = new Date(at);
-  if (Number.isNaN(d.getTime())) return escapeHtml(at);
-  return `<time datetime="${escapeHtml(d.toISOString())}">${d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
+  if (Number.isNaN(d.getTime())) return at;
+  return html`<time datetime="${d.toISOString()}">${d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
 function summary(page: PublicPage): string {
@@ -37,41 +37,43 @@ function summary(page: PublicPage): string {
   return 'Some components are degraded.';
 }
 
-function component(c: PublicComponent): string {
+/** Facts joined by a middle dot, the empty ones left out. */
+const facts = (parts: (Html | string)[]) => parts.filter((p) => String(p) !== '').flatMap((p, i) => (i ? [' · ', p] : [p]));
+
+function component(c: PublicComponent): Html {
   const status = c.status === null ? null : (COMPONENT_STATUS[c.status] ?? { label: c.status, mark: '' });
-  const badge = status ? `<span class="status s-${escapeHtml(c.status!)}"><span aria-hidden="true">${status.mark}</span> ${escapeHtml(status.label)}</span>` : '';
-  const description = c.description ? `<p class="desc">${escapeHtml(c.description)}</p>` : '';
-  const note = c.note ? `<p class="note">${escapeHtml(c.note)}</p>` : '';
-  return `<li><div class="row"><span class="name">${escapeHtml(c.name)}</span>${badge}</div>${description}${note}</li>`;
+  const badge = status && html`<span class="status s-${c.status}"><span aria-hidden="true">${status.mark}</span> ${status.label}</span>`;
+  const description = c.description && html`<p class="desc">${c.description}</p>`;
+  const note = c.note && html`<p class="note">${c.note}</p>`;
+  return html`<li><div class="row"><span class="name">${c.name}</span>${badge}</div>${description}${note}</li>`;
 }
 
-function maintenance(m: PublicMaintenance): string {
-  const facts = [
-    `<span class="istatus">${escapeHtml(MAINTENANCE_STATE[m.state] ?? m.state)}</span>`,
-    `${time(m.starts_at)} to ${time(m.ends_at)}`,
-    m.components.length ? `Affects ${m.components.map(escapeHtml).join(', ')}` : '',
-  ].filter(Boolean);
-  const message = m.message ? `<p class="msg">${escapeHtml(m.message)}</p>` : '';
-  return `<article class="incident maintenance" id="maintenance-${escapeHtml(m.key)}"><h3>${escapeHtml(m.title)}</h3><p class="facts">${facts.join(' · ')}</p>${message}</article>`;
+function maintenance(m: PublicMaintenance): Html {
+  const line = facts([
+    html`<span class="istatus">${MAINTENANCE_STATE[m.state] ?? m.state}</span>`,
+    html`${time(m.starts_at)} to ${time(m.ends_at)}`,
+    m.components.length ? `Affects ${m.components.join(', ')}` : '',
+  ]);
+  const message = m.message && html`<p class="msg">${m.message}</p>`;
+  return html`<article class="incident maintenance" id="maintenance-${m.key}"><h3>${m.title}</h3><p class="facts">${line}</p>${message}</article>`;
 }
 
-function incident(i: PublicIncident): string {
-  const facts = [
-    `<span class="istatus">${escapeHtml(INCIDENT_STATUS[i.status] ?? i.status)}</span>`,
-    escapeHtml(IMPACT[i.impact] ?? i.impact),
-    i.components.length ? `Affects ${i.components.map(escapeHtml).join(', ')}` : '',
-    `Started ${time(i.started_at)}`,
-    i.resolved_at ? `Resolved ${time(i.resolved_at)}` : '',
-  ].filter(Boolean);
+function incident(i: PublicIncident): Html {
+  const line = facts([
+    html`<span class="istatus">${INCIDENT_STATUS[i.status] ?? i.status}</span>`,
+    IMPACT[i.impact] ?? i.impact,
+    i.components.length ? `Affects ${i.components.join(', ')}` : '',
+    html`Started ${time(i.started_at)}`,
+    i.resolved_at ? html`Resolved ${time(i.resolved_at)}` : '',
+  ]);
   // newest update first, as status pages read
   const updates = [...i.updates]
     .reverse()
-    .map((u) => `<li><p class="when">${time(u.at)} · <strong>${escapeHtml(INCIDENT_STATUS[u.status] ?? u.status)}</strong></p><p class="msg">${escapeHtml(u.message)}</p></li>`)
-    .join('');
-  return `<article class="incident" id="incident-${escapeHtml(i.key)}"><h3>${escapeHtml(i.title)}</h3><p class="facts">${facts.join(' · ')}</p>${updates ? `<ol class="updates" aria-label="Updates, newest first">${updates}</ol>` : ''}</article>`;
+    .map((u) => html`<li><p class="when">${time(u.at)} · <strong>${INCIDENT_STATUS[u.status] ?? u.status}</strong></p><p class="msg">${u.message}</p></li>`);
+  return html`<article class="incident" id="incident-${i.key}"><h3>${i.title}</h3><p class="facts">${line}</p>${updates.length ? html`<ol class="updates" aria-label="Updates, newest first">${updates}</ol>` : ''}</article>`;
 }
 
-const STYLE = `
+const STYLE = raw(`
 body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
 header,main,footer{max-width:46rem;margin:0 auto;padding:0 1rem}
 h1{margin:1.5rem 0 .25rem}h2{margin-top:2rem;font-size:1.25rem}h3{margin:0 0 .25rem;font-size:1.1rem}
@@ -88,7 +90,7 @@ ul.components li{padding:.6rem .9rem;border-top:1px solid #ddd}ul.components li:
 .when{margin:0;font-size:.9rem;color:#444}.msg{margin:.1rem 0 0;white-space:pre-line;overflow-wrap:anywhere}
 footer{margin:2rem auto;color:#444;font-size:.9rem}a{color:#0b57d0}
 input,button{font:inherit;padding:.3rem .5rem}button{cursor:pointer}
-`;
+`);
 
 export interface RenderOptions {
   /** seconds between automatic reloads (a `<meta http-equiv="refresh">`); none when absent */
@@ -98,46 +100,45 @@ export interface RenderOptions {
 }
 
 export function renderStatusPage(page: PublicPage, options: RenderOptions = {}): string {
-  const open = page.open_incidents.length ? page.open_incidents.map(incident).join('') : '<p>No open incidents.</p>';
-  const past = page.resolved_incidents.length ? page.resolved_incidents.map(incident).join('') : `<p>No incidents resolved in the last ${page.history_days} days.</p>`;
-  const components = page.components.length ? `<ul class="components">${page.components.map(component).join('')}</ul>` : '<p>No components are listed.</p>';
+  const open = page.open_incidents.length ? page.open_incidents.map(incident) : html`<p>No open incidents.</p>`;
+  const past = page.resolved_incidents.length ? page.resolved_incidents.map(incident) : html`<p>No incidents resolved in the last ${page.history_days} days.</p>`;
+  const components = page.components.length ? html`<ul class="components">${page.components.map(component)}</ul>` : html`<p>No components are listed.</p>`;
   const upcoming = page.maintenances.filter((m) => m.state !== 'completed');
   const done = page.maintenances.filter((m) => m.state === 'completed');
-  const windows = upcoming.length ? upcoming.map(maintenance).join('') : '<p>No maintenance is scheduled.</p>';
-  const pastWindows = done.length ? `<section aria-labelledby="past-maintenance"><h2 id="past-maintenance">Past maintenance</h2>${done.map(maintenance).join('')}</section>` : '';
-  const refresh = options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
-  const support = page.support_url ? ` <a href="${escapeHtml(page.support_url)}" rel="noopener noreferrer">Contact support</a>.` : '';
-  return `<!doctype html>
+  const windows = upcoming.length ? upcoming.map(maintenance) : html`<p>No maintenance is scheduled.</p>`;
+  const pastWindows = done.length > 0 && html`<section aria-labelledby="past-maintenance"><h2 id="past-maintenance">Past maintenance</h2>${done.map(maintenance)}</section>`;
+  const refresh = options.refreshSeconds ? html`<meta http-equiv="refresh" content="${options.refreshSeconds}">` : null;
+  const support = page.support_url && safeUrl(page.support_url) && html` <a href="${page.support_url}" rel="noopener noreferrer">Contact support</a>.`;
+  return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
-<title>${escapeHtml(page.title)}</title>
-<link rel="alternate" type="application/atom+xml" title="${escapeHtml(page.title)} (Atom)" href="${escapeHtml(page.slug)}/feed.atom">
-<link rel="alternate" type="application/rss+xml" title="${escapeHtml(page.title)} (RSS)" href="${escapeHtml(page.slug)}/feed.rss"><style>${STYLE}</style></head>
-<body><header><h1>${escapeHtml(page.title)}</h1><p class="summary">${summary(page)}</p></header>
+<title>${page.title}</title>
+<link rel="alternate" type="application/atom+xml" title="${page.title} (Atom)" href="${page.slug}/feed.atom">
+<link rel="alternate" type="application/rss+xml" title="${page.title} (RSS)" href="${page.slug}/feed.rss"><style>${STYLE}</style></head>
+<body><header><h1>${page.title}</h1><p class="summary">${summary(page)}</p></header>
 <main>
 <section aria-labelledby="components"><h2 id="components">Components</h2>${components}</section>
 <section aria-labelledby="open"><h2 id="open">Current incidents</h2>${open}</section>
 <section aria-labelledby="maintenance"><h2 id="maintenance">Scheduled maintenance</h2>${windows}</section>
 <section aria-labelledby="past"><h2 id="past">Past incidents</h2>${past}</section>
 ${pastWindows}
-${options.subscribe ? `<section aria-labelledby="subscribe"><h2 id="subscribe">Get updates by email</h2><form method="post" action="${escapeHtml(page.slug)}/subscribe" class="subscribe"><label for="email">Email address</label> <input id="email" type="email" name="email" required maxlength="254" autocomplete="email"> <button type="submit">Subscribe</button></form><p class="desc">We send one message to confirm; nothing else until you do. Every message has a link to unsubscribe.</p></section>` : ''}
+${options.subscribe && html`<section aria-labelledby="subscribe"><h2 id="subscribe">Get updates by email</h2><form method="post" action="${page.slug}/subscribe" class="subscribe"><label for="email">Email address</label> <input id="email" type="email" name="email" required maxlength="254" autocomplete="email"> <button type="submit">Subscribe</button></form><p class="desc">We send one message to confirm; nothing else until you do. Every message has a link to unsubscribe.</p></section>`}
 </main>
-<footer><p>Times are in UTC.${support} <a href="${escapeHtml(page.slug)}.json">This page as JSON</a>. Follow it: <a href="${escapeHtml(page.slug)}/feed.atom">Atom</a>, <a href="${escapeHtml(page.slug)}/feed.rss">RSS</a>.</p></footer>
+<footer><p>Times are in UTC.${support} <a href="${page.slug}.json">This page as JSON</a>. Follow it: <a href="${page.slug}/feed.atom">Atom</a>, <a href="${page.slug}/feed.rss">RSS</a>.</p></footer>
 </body></html>
-`;
+`.text;
 }
 
 /** A short page in the status page's look: the subscription steps' answers and the not-found page. */
 export function renderMessagePage(title: string, paragraphs: string[], form?: { action: string; button: string; fields: Record<string, string> }): string {
-  const hidden = form ? Object.entries(form.fields).map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('') : '';
-  const button = form ? `<form method="post" action="${escapeHtml(form.action)}">${hidden}<button type="submit">${escapeHtml(form.button)}</button></form>` : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+  const hidden = form && Object.entries(form.fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
+  const button = form && html`<form method="post" action="${form.action}">${hidden}<button type="submit">${form.button}</button></form>`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title>
 <style>${STYLE}</style></head>
-<body><header><h1>${escapeHtml(title)}</h1></header>
-<main>${paragraphs.map((p, i) => `<p${i === 0 ? ' class="summary"' : ''}>${escapeHtml(p)}</p>`).join('')}${button}</main></body></html>
-`;
+<body><header><h1>${title}</h1></header>
+<main>${paragraphs.map((p, i) => html`<p${i === 0 ? raw(' class="summary"') : ''}>${p}</p>`)}${button}</main></body></html>
+`.text;
 }
-
 /**
  * The one answer for an unknown, private or unavailable page: it tells nothing about which. It wears the status
  * page's own look (the same inline styles and layout), not the console's, since a visitor of a page meets it.

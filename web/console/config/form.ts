@@ -6,7 +6,7 @@
  * the input it names. A secret is never drawn with its value: the form says whether one is stored.
  */
 import type { TSchema } from 'typebox';
-import { html, type Html } from '../../html.ts';
+import { html, type Html } from '../../../engine/html.ts';
 import { errorInputName, inputId, inputName, shapeOf } from './schema.ts';
 
 export type FieldErrors = Map<string, string[]>;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { FamilyDescriptor, Row } from '../../../engine/descriptor.ts';
 import type { ConsoleSession } from '../../../engine/auth/sessions.ts';
 import { singularOf } from '../../../engine/mcp/tools.ts';
-import { html, type Html } from '../../html.ts';
+import { html, type Html } from '../../../engine/html.ts';
 import { csrfField } from '../layout.ts';
 import { control, errorMap, shownValue } from './form.ts';
 import { editable, locked, rowName, rowPath, storedSecrets, type Choices } from './families.ts';

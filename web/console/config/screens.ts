@@ -11,7 +11,7 @@ import { executeAction } from '../../../engine/operations/action.ts';
 import { hasFeature, roleAtLeast } from '../../../engine/plans.ts';
 import type { Services } from '../../../engine/services.ts';
 import { singularOf } from '../../../engine/mcp/tools.ts';
-import { html, type Html } from '../../html.ts';
+import { html, type Html } from '../../../engine/html.ts';
 import { seeOther } from '../http.ts';
 import { csrfField, layout } from '../layout.ts';
 import type { Screen, ScreenRequest } from '../page.ts';

@@ -1,6 +1,6 @@
-/** The one template tag of the pages for people (web/html.ts): every value is text unless it is markup the tag made. */
+/** The one template tag of the pages for people (engine/html.ts): every value is text unless it is markup the tag made. */
 import t from 'tap';
-import { html, raw } from '../../web/html.ts';
+import { html, raw } from '../../engine/html.ts';
 
 t.test('values are escaped; fragments made by the tag are kept; arrays join; nothing renders for null and false', async (t) => {
   const hostile = `<script>alert("x")</script>' onmouseover='y`;
