@@ -262,9 +262,9 @@ function outbound(env: NodeJS.ProcessEnv): Settings['outbound'] {
 /** `VIGIL_CHAT_API_URL`: the chat Web API's base URL (default https://slack.com/api); `VIGIL_CHAT_RESPONSE_URL`: where its response_urls live (default https://hooks.slack.com). */
 function chat(env: NodeJS.ProcessEnv): ChatApiSettings {
   const apiUrl = httpUrl(text(env, 'VIGIL_CHAT_API_URL') ?? 'https://slack.com/api', 'VIGIL_CHAT_API_URL', 'https://slack.com/api');
-  const responseUrl = text(env, 'VIGIL_CHAT_RESPONSE_URL');
-  const responseOrigin = responseUrl === undefined ? undefined : new URL(httpUrl(responseUrl, 'VIGIL_CHAT_RESPONSE_URL', 'https://hooks.slack.com')).origin;
-  return { apiUrl: apiUrl.replace(/\/+$/, ''), ...(responseOrigin ? { responseOrigin } : {}) };
+  const responseUrl = text(env, 'VIGIL_CHAT_RESPONSE_URL') ?? 'https://hooks.slack.com';
+  const responseOrigin = new URL(httpUrl(responseUrl, 'VIGIL_CHAT_RESPONSE_URL', 'https://hooks.slack.com')).origin;
+  return { apiUrl: apiUrl.replace(/\/+$/, ''), responseOrigin };
 }
 
 /** `VIGIL_SMTP_URL` and `VIGIL_EMAIL_FROM`: outgoing mail; unset, email notifications are not sent. The URL may hold a password. */

@@ -105,12 +105,13 @@ t.test('the other deployment settings: accepted values, and a refusal naming the
 
 t.test('chat, email and the periodic pass: VIGIL_CHAT_API_URL, VIGIL_SMTP_URL, VIGIL_EMAIL_FROM, VIGIL_NOTIFY_TICK_SECONDS', async (t) => {
   const defaults = serviceOptions({});
-  t.same(defaults.config.chat, { apiUrl: 'https://slack.com/api' }, 'Slack\'s Web API unless set');
+  t.same(defaults.config.chat, { apiUrl: 'https://slack.com/api', responseOrigin: 'https://hooks.slack.com' }, 'Slack\'s Web API and response host unless set');
   t.equal(defaults.config.email, undefined, 'no SMTP: the email channel sends nothing');
   const set = serviceOptions({
     VIGIL_CHAT_API_URL: 'https://chat.example.com/api/', VIGIL_SMTP_URL: 'smtp://vigil:pw@mail.example.com:587', VIGIL_EMAIL_FROM: 'Ops <ops@example.com>', VIGIL_NOTIFY_TICK_SECONDS: '10',
   });
-  t.same(set.config.chat, { apiUrl: 'https://chat.example.com/api' }, 'a trailing / dropped');
+  t.same(set.config.chat, { apiUrl: 'https://chat.example.com/api', responseOrigin: 'https://hooks.slack.com' }, 'a trailing / dropped');
+  t.same(serviceOptions({ VIGIL_CHAT_RESPONSE_URL: 'https://chat.example.com/hooks/x' }).config.chat?.responseOrigin, 'https://chat.example.com', 'a self-hosted chat\'s response host: its origin');
   t.same(set.config.email, { smtpUrl: 'smtp://vigil:pw@mail.example.com:587', from: 'Ops <ops@example.com>' });
   t.same(serviceOptions({ VIGIL_SMTP_URL: 'smtps://mail.example.com:465' }).config.email, { smtpUrl: 'smtps://mail.example.com:465', from: 'Vigil <vigil@localhost>' });
   const secret = 'smtp-pass-9f8e';
