@@ -45,6 +45,8 @@ import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import { FEATURES, hasFeature } from '../../engine/plans.ts';
 import { iso } from '../../engine/persistence/store.ts';
+import { MembershipEntity, UserEntity } from '../../engine/persistence/entities.ts';
+import type { SqlExecutor } from '../../engine/persistence/sql.ts';
 import { recordPage } from '../../engine/operations/record-list.ts';
 import { auditComment, auditCardUpdate } from './audit.ts';
 import { cardWriter, type NewCard } from './card-writer.ts';
@@ -264,5 +266,17 @@ export async function getCard(services: Services, organization: Organization, re
   const row = await selectCard(store.execute, organization.id, where);
   if (!row) throw notFound();
   const card = cardView(services, row);
-  return { ...card, ...(await cardHistory(store.execute, String(card.id))) };
+  const history = await cardHistory(store.execute, String(card.id));
+  const emails = [card.assignee_email, ...(history.comments as { author?: unknown }[]).map((c) => c.author)];
+  return { ...card, ...history, people: await memberNames(store.execute, organization.id, emails) };
+}
+
+/** The names of the members among these emails (any case), by the email as given: the console shows "Dana Ortiz (dana@…)", not an email alone. */
+async function memberNames(sql: SqlExecutor, organizationId: string, emails: unknown[]): Promise<Record<string, string | null>> {
+  const given = [...new Set(emails.filter((e): e is string => typeof e === 'string' && e.includes('@')))];
+  if (given.length === 0) return {};
+  const rows = await sql(`select lower(m.email) as email, u.name from ${MembershipEntity.meta.tableName} m join ${UserEntity.meta.tableName} u on u.id = m.user_id
+    where m.organization_id = ? and lower(m.email) in (${given.map(() => '?').join(', ')})`, [organizationId, ...given.map((e) => e.toLowerCase())]);
+  const named = new Map(rows.map((r) => [String(r.email), (r.name as string | null) ?? null]));
+  return Object.fromEntries(given.filter((e) => named.has(e.toLowerCase())).map((e) => [e, named.get(e.toLowerCase()) ?? null]));
 }

@@ -76,6 +76,9 @@ export const getCardOperation = {
         Type.Object({
           comments: Type.Array(Type.Object({ id: Type.String(), body: Type.String(), author: Type.Union([Type.String(), Type.Null()]), comment_id: Type.Union([Type.String(), Type.Null()]), created_at: Type.String() })),
           effects: Type.Array(Type.Object({ kind: Type.String(), at: Type.String(), detail: Type.Record(Type.String(), JSON_VALUE()) })),
+          people: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]), {
+            description: 'the members the card names (its assignee, comment authors), by email: their name (null: none given)',
+          }),
         }),
       ]),
     }),

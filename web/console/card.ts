@@ -10,6 +10,7 @@ import { roleAtLeast } from '../../engine/plans.ts';
 import { ApiError } from '../../engine/errors.ts';
 import { html, type Html } from '../../engine/html.ts';
 import { BOARD_COLUMNS, labelList, statusLabel } from './board.ts';
+import { personText } from './facts.ts';
 import { seeOther } from './http.ts';
 import { csrfField, layout } from './layout.ts';
 import type { DomainOperation } from '../../engine/services.ts';
@@ -73,13 +74,19 @@ function facts(card: Json, time: TimeFormat, tracker: Json | undefined, fix: Htm
 <dt>Status</dt><dd>${statusLabel(String(card.status))}</dd>
 <dt>Priority</dt><dd>${card.priority}</dd>
 <dt>Service</dt><dd>${card.service ?? 'None'}</dd>
-<dt>Assignee</dt><dd>${card.assignee_email ?? 'Unassigned'}</dd>
+<dt>Assignee</dt><dd>${card.assignee_email ? named(card, card.assignee_email) : 'Unassigned'}</dd>
 <dt>Labels</dt><dd>${labelList(card.labels) || 'None'}</dd>
 <dt>Source</dt><dd>${source}</dd>
 <dt>Tracker item</dt><dd>${trackerText}</dd>
 <dt>Fix request</dt><dd>${fix}</dd>
 <dt>Opened</dt><dd>${time(card.created_at)}</dd>
 <dt>Updated</dt><dd>${time(card.updated_at)}</dd></dl>`;
+}
+
+/** A person the card names, by name and email when they are a member ("Dana Ortiz (dana@…)"), else as written. */
+function named(card: Json, email: unknown): string {
+  const people = (card.people ?? {}) as Record<string, string | null>;
+  return typeof email === 'string' && Object.hasOwn(people, email) ? personText({ name: people[email], email }) : String(email);
 }
 
 export const cardScreen: Screen = async (services, request) => {
@@ -95,7 +102,7 @@ export const cardScreen: Screen = async (services, request) => {
 <div class="layout"><div class="stack">
 <section class="panel" aria-labelledby="desc"><h2 id="desc">Description</h2>${card.description ? html`<p class="pre">${card.description}</p>` : html`<p class="muted">No description.</p>`}</section>
 <section class="panel" aria-labelledby="comments"><h2 id="comments">Comments</h2>${comments.length
-    ? html`<ol class="comments">${comments.map((c) => html`<li class="panel"><p class="muted">${c.author ?? 'Someone'} · ${time(c.created_at)}</p><p class="pre">${c.body}</p></li>`)}</ol>`
+    ? html`<ol class="comments">${comments.map((c) => html`<li class="panel"><p class="muted">${c.author ? named(card, c.author) : 'Someone'} · ${time(c.created_at)}</p><p class="pre">${c.body}</p></li>`)}</ol>`
     : html`<p class="muted">No comments yet.</p>`}${canAct ? commentForm(card, csrfField(session)) : ''}</section>
 <section class="panel" aria-labelledby="history"><h2 id="history">History</h2><ol>${effects.map((e) => html`<li>${time(e.at)} · ${EFFECTS[String(e.kind)] ?? String(e.kind)}</li>`)}</ol></section>
 </div><div class="stack"><section class="panel" aria-labelledby="facts"><h2 id="facts">Facts</h2>${facts(card, time, latest(effects, ['tracker_linked']), fix)}</section>

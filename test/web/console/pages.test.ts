@@ -20,7 +20,7 @@ const beta = await board(vigil, { name: 'Beta Squad' });
 const first = (await alpha.open({ title: 'Checkout <script>alert(1)</script> slow', description: 'p99 over 2s', labels: ['db', 'latency'], service: 'checkout' })).body;
 const second = (await alpha.open({ title: 'Search flaky', labels: ['search'], service: 'search' })).body;
 const foreign = (await beta.open({ title: 'Beta only card' })).body;
-const member = await person(vigil, { [alpha.id]: 'member', [beta.id]: 'viewer' });
+const member = await person(vigil, { [alpha.id]: 'member', [beta.id]: 'viewer' }, undefined, 'Dana Ortiz');
 const viewer = await person(vigil, { [alpha.id]: 'viewer' });
 const path = (url: string) => new URL(url).pathname;
 
@@ -101,7 +101,10 @@ t.test('a member moves a card: REST reads the new status, the audit log says con
   t.match(stranger.text, /assignee_email/);
   const assigned = await web.post(`/board/${first.key}/assign`, { _csrf: csrf, assignee_email: member.email });
   t.equal(assigned.status, 303);
-  t.equal((await alpha.api.get(`${CONFIG}/cards/${first.key}`)).body.data.assignee_email, member.email);
+  const read = (await alpha.api.get(`${CONFIG}/cards/${first.key}`)).body.data;
+  t.equal(read.assignee_email, member.email);
+  t.same(read.people, { [member.email]: 'Dana Ortiz' }, 'get_card names the members it names');
+  t.match((await web.get(`/board/${first.key}`)).text, `<dt>Assignee</dt><dd>Dana Ortiz (${member.email})</dd>`, 'the card page shows the assignee by name and email');
   t.equal((await web.post(`/board/${foreign.key}/move`, { _csrf: csrf, status: 'done' })).status, 404, "another organization's card cannot be moved");
 });
 
@@ -114,7 +117,9 @@ t.test('a comment form sent twice adds one comment', async (t) => {
   const card = await alpha.card(second.key);
   t.equal(card.comments.length, 1);
   t.match(card.comments[0], { body: 'Looking into it <b>now</b>', author: member.email });
-  t.match((await web.get(path(second.url))).text, 'Looking into it &#60;b&#62;now&#60;/b&#62;');
+  const shown = (await web.get(path(second.url))).text;
+  t.match(shown, 'Looking into it &#60;b&#62;now&#60;/b&#62;');
+  t.match(shown, `Dana Ortiz (${member.email}) · `, 'the comment\'s author by name and email');
 });
 
 t.test('a viewer sees no action buttons, and a forged POST with a good token is refused', async (t) => {
