@@ -7,16 +7,13 @@ import t from 'tap';
 import { axe } from '../../helpers/axe.ts';
 import { browserSkip, openBrowser } from '../../helpers/browser.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
-import { person, PASSWORD } from '../../helpers/console.ts';
+import { PASSWORD } from '../../helpers/console.ts';
+import { onCallOrganization } from '../../helpers/oncall.ts';
 
 t.test('the on-call pages in Chromium', { skip: browserSkip() }, async (t) => {
   const vigil = await startVigil();
   t.teardown(() => vigil.close());
-  const org = await vigil.organization('business');
-  const api = await org.key(['api:admin']);
-  const me = await person(vigil, { [org.id]: 'member' });
-  const ben = await person(vigil, { [org.id]: 'member' });
-  await api.post(`${CONFIG}/teams`, { name: 'Payments', member_emails: [me.email, ben.email] });
+  const { api, me, ben } = await onCallOrganization(vigil);
   const schedule = (await api.post(`${CONFIG}/schedules`, {
     name: 'Payments primary', time_zone: 'Europe/Berlin',
     layers: [

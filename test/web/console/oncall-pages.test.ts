@@ -7,15 +7,12 @@
  */
 import t from 'tap';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
-import { browserless, person, PASSWORD } from '../../helpers/console.ts';
+import { browserless, PASSWORD } from '../../helpers/console.ts';
+import { onCallOrganization } from '../../helpers/oncall.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
-const org = await vigil.organization('business');
-const api = await org.key(['api:admin']);
-const me = await person(vigil, { [org.id]: 'member' });
-const ben = await person(vigil, { [org.id]: 'member' });
-await api.post(`${CONFIG}/teams`, { name: 'Payments', member_emails: [me.email, ben.email] });
+const { api, me, ben } = await onCallOrganization(vigil);
 // the harness's clock stands at 2026-03-01T12:00Z: I am on call from 09:00 that day to 09:00 the next, then ben
 const schedule = (await api.post(`${CONFIG}/schedules`, {
   name: 'Payments primary', time_zone: 'UTC',
