@@ -2,17 +2,17 @@
  * The console's on-call pages over HTTP, as a browser without JavaScript sees them: the On call page (now, until,
  * next for a seeded schedule; my next shifts), the schedule page (the SVG timeline with a row per layer, overrides and
  * final, each shift titled; the table of final shifts), the override form (a success shown on the schedule, a refusal
- * shown inline with what was typed and nothing saved, a forged form refused), and the feed rotation showing its
+ * shown inline with what was typed and nothing saved, a forged form refused), a viewer's pages without forms, and the feed rotation showing its
  * address once, the address working and the older one refused.
  */
 import t from 'tap';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
-import { browserless, PASSWORD } from '../../helpers/console.ts';
+import { browserless, person, PASSWORD } from '../../helpers/console.ts';
 import { onCallOrganization } from '../../helpers/oncall.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
-const { api, me, ben } = await onCallOrganization(vigil);
+const { org, api, me, ben } = await onCallOrganization(vigil);
 // the harness's clock stands at 2026-03-01T12:00Z: I am on call from 09:00 that day to 09:00 the next, then ben
 const schedule = (await api.post(`${CONFIG}/schedules`, {
   name: 'Payments primary', time_zone: 'UTC',
@@ -90,4 +90,15 @@ t.test('rotating a feed shows the new address once; the older one stops working'
   t.notMatch((await web.get(`/oncall/schedules/${schedule.id}`)).text, fresh.pathname, 'not shown again');
   const personal = await web.post('/oncall/feeds', { _csrf: csrf });
   t.match(personal.text, /\/calendar\/vcal_[^"]+\.ics/, 'my own feed');
+});
+
+t.test('a viewer sees the pages without the forms', async (t) => {
+  const viewer = await person(vigil, { [org.id]: 'viewer' });
+  const theirs = browserless(vigil.url);
+  t.equal((await theirs.signIn(viewer.email, PASSWORD)).status, 303);
+  const page = await theirs.get(`/oncall/schedules/${schedule.id}`);
+  t.equal(page.status, 200);
+  t.match(page.text, '<svg');
+  t.notMatch(page.text, /Add override|Take this shift|New address/, 'no override form, no take buttons, no feed rotation');
+  t.notMatch((await theirs.get('/oncall')).text, 'New address', 'no feed rotation on the On call page');
 });
