@@ -2,8 +2,8 @@
  * The console's on-call pages over HTTP, as a browser without JavaScript sees them: the On call page (now, until,
  * next for a seeded schedule; my next shifts), the schedule page (the SVG timeline with a row per layer, overrides and
  * final, each shift titled; the table of final shifts), the override form (a success shown on the schedule, a refusal
- * shown inline with what was typed and nothing saved, a forged form refused), a viewer's pages without forms, and the feed rotation showing its
- * address once, the address working and the older one refused.
+ * shown inline with what was typed and nothing saved, a forged form refused), a viewer's pages without forms, and the
+ * feed rotation showing its address once, the address working and the older one refused.
  */
 import t from 'tap';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
