@@ -78,3 +78,6 @@ export async function axeViolations(context: BrowserContext, url: string | Page,
   }
 }
 
+
+/** axe-core's serious and critical violations in an open tab, every rule on. */
+export const axe = (tab: Page): Promise<string[]> => axeViolations(tab.context(), tab);

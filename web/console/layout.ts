@@ -12,6 +12,7 @@ export const SECTIONS = [
   { path: '/board', label: 'Board' },
   { path: '/alerts', label: 'Alerts' },
   { path: '/incidents', label: 'Incidents' },
+  { path: '/oncall', label: 'On call' },
   { path: '/deployments', label: 'Deployments' },
   { path: '/deliveries', label: 'Deliveries' },
   { path: '/config', label: 'Configuration' },

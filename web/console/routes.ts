@@ -13,6 +13,7 @@ import { assignScreen, cardScreen, commentScreen, moveScreen } from './card.ts';
 import { deliveriesScreen } from './deliveries.ts';
 import { deploymentsScreen } from './deployments.ts';
 import { seeOther } from './http.ts';
+import { onCallScreen, overrideScreen, rotateFeedScreen, scheduleScreen } from './oncall/screens.ts';
 import { incidentActionScreen, incidentScreen, incidentsScreen } from './incidents.ts';
 import { nowAcknowledgeScreen, nowScreen, nowSelectScreen } from './now.ts';
 import { screen } from './page.ts';
@@ -38,6 +39,10 @@ export function consoleRoutes(services: Services, throttle?: SignInThrottle, del
   router.get('/incidents', screen(services, '/incidents', incidentsScreen));
   router.get('/incidents/:id', screen(services, '/incidents', incidentScreen));
   router.post('/incidents/:id/:action', screen(services, '/incidents', incidentActionScreen));
+  router.get('/oncall', screen(services, '/oncall', onCallScreen));
+  router.get('/oncall/schedules/:id', screen(services, '/oncall', scheduleScreen));
+  router.post('/oncall/schedules/:id/overrides', screen(services, '/oncall', overrideScreen));
+  router.post('/oncall/feeds', screen(services, '/oncall', rotateFeedScreen));
   router.get('/deployments', screen(services, '/deployments', deploymentsScreen));
   if (deliveryLog) router.get('/deliveries', screen(services, '/deliveries', deliveriesScreen(deliveryLog)));
   configRoutes(router, services);

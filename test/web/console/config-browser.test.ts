@@ -5,28 +5,15 @@
  * field, a conflict linking the existing row, a stale save showing both versions; axe-core on every generated page
  * finds no serious or critical violation. Skipped, saying why, where no Chromium is installed.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import t from 'tap';
-import type { Page } from 'playwright-core';
 import type { FamilyDescriptor, Row } from '../../../engine/descriptor.ts';
 import { isWriteOnly } from '../../../engine/fields.ts';
 import { families } from '../../../resources/index.ts';
+import { axe } from '../../helpers/browser.ts';
 import { browserSkip, openBrowser } from '../../helpers/browser.ts';
 import { expressible, formIn, typeInto } from '../../helpers/config-forms.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
 import { person, PASSWORD } from '../../helpers/console.ts';
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-async function axe(tab: Page): Promise<string[]> {
-  await tab.evaluate(AXE);
-  const results = await tab.evaluate(async () => (globalThis as any).axe.run(document, { resultTypes: ['violations'] }));
-  if (!Array.isArray(results.passes) || results.passes.length === 0) throw new Error('axe checked nothing');
-  return (results.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 const plain = (d: FamilyDescriptor) => !d.examples.requires?.length && !d.examples.users?.length && !JSON.stringify(d.examples.valid).includes('$ref:');
 const arraysShort = (body: Row) => Object.values(body).every((v) => !Array.isArray(v) || v.length <= 1);
