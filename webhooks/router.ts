@@ -131,9 +131,12 @@ function routeOf(ctx: Context, fixed?: WebhookSource): Route {
   if (fixed) return { source: fixed, comments: false };
   const comments = ctx.path.endsWith('/comments') && card !== undefined;
   if (!source || (card !== undefined && !source.cardPaths && !(source.namePath && !comments))) return { answer: notFound() };
-  // a card id or heartbeat name PostgreSQL cannot hold (NUL, a lone surrogate) names nothing: the one 404, no query
-  if (card !== undefined && unstorableText(card)) return { answer: notFound() };
-  if (source.namePath) return { source, token, name: card, comments: false };
+  if (source.namePath) {
+    // a heartbeat name PostgreSQL cannot hold (NUL, a lone surrogate) names nothing: the one 404, no query (a card
+    // reference is a key or a uuid, or the board's own 404, so it never reaches a query either)
+    if (card !== undefined && unstorableText(card)) return { answer: notFound() };
+    return { source, token, name: card, comments: false };
+  }
   return { source, token, card, comments };
 }
 
