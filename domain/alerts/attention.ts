@@ -1,5 +1,5 @@
 /**
- * `list_attention`: what needs someone now — the open incidents and the alerts firing that nobody acknowledged,
+ * `get_attention`: what needs someone now — the open incidents and the alerts firing that nobody acknowledged,
  * most severe first and, within a severity, firing longest first; with how many of each there are, so a console's
  * navigation and an agent can say "3 incidents, 12 alerts" without paging. `mine` keeps those assigned to the caller
  * (a person: a console session or a personal token; a key has no person, so none are its).
@@ -17,7 +17,7 @@ const MAX = 200;
 const SEVERITY_RANK = `case severity ${ALERT_SEVERITIES.map((s, i) => `when '${s}' then ${i}`).join(' ')} else ${ALERT_SEVERITIES.length} end`;
 
 export const listAttention: DomainOperation = {
-  name: 'list_attention',
+  name: 'get_attention',
   description:
     'What needs someone now: the open incidents and the unacknowledged alerts (firing, not muted), most severe first and then firing ' +
     'longest first, with their counts. `mine: true` keeps those assigned to you (a person\'s credential). At most `limit` of each (default 100).',

@@ -4,7 +4,6 @@ import { ALERT_ACTIONS } from './alert-actions.ts';
 import { ALERT_ENTITIES } from './entities.ts';
 import { INCIDENT_ACTIONS } from './incident-actions.ts';
 import { listAttention } from './attention.ts';
-import { getWebhookUrls } from './webhook-urls.ts';
 import { getIncident, listIncidents } from './incidents.ts';
 import { ALERT_OPERATIONS } from './tools.ts';
 import organizationSettings from '../../resources/organization_settings.ts';
@@ -17,5 +16,5 @@ import slis from '../../resources/slis.ts';
 export const alertsModule: Module = {
   name: 'alerts', families: [organizationSettings, alertMutes, statusPageMaintenances, statusPageComponents, slos, slis],
   entities: ALERT_ENTITIES,
-  operations: [...ALERT_OPERATIONS, ...ALERT_ACTIONS, listIncidents, getIncident, ...INCIDENT_ACTIONS, listAttention, getWebhookUrls],
+  operations: [...ALERT_OPERATIONS, ...ALERT_ACTIONS, listIncidents, getIncident, ...INCIDENT_ACTIONS, listAttention],
 };

@@ -47,7 +47,7 @@ export const rotateCalendarFeed: DomainOperation = {
   role: 'member',
   kind: 'write',
   rest: { method: 'POST', path: 'calendar_feeds' },
-  answer: { schema: Type.Object({ data: Type.Object({ subject: Type.String(), url: Type.String({ description: 'the secret address; shown once' }) }), organization: ORGANIZATION }) },
+  answer: { schema: Type.Object({ data: Type.Object({ subject: Type.String(), url: Type.String({ description: 'the secret address; shown once' }) }), organization: ORGANIZATION }), refusals: ['not_found'] },
   async run(services, caller, input) {
     let subject: string;
     if (typeof input.schedule_id === 'string') {

@@ -30,7 +30,7 @@ ${refreshSeconds ? html`<meta http-equiv="refresh" content="${String(refreshSeco
 `;
 }
 
-/** What needs someone now, counted for the navigation (screen() reads it once per page: list_attention). */
+/** What needs someone now, counted for the navigation (screen() reads it once per page: get_attention). */
 export interface NavCounts {
   incidents: number;
   alerts: number;

@@ -1,5 +1,5 @@
 /**
- * `/now`, the landing page: what needs someone now (`list_attention`) — the open incidents and the alerts firing
+ * `/now`, the landing page: what needs someone now (`get_attention`) — the open incidents and the alerts firing
  * that nobody acknowledged, most severe first and then firing longest first ("firing for 14 min", from the service's
  * clock), with their assignees; "Mine" keeps those assigned to the signed-in person.
  *
@@ -26,7 +26,7 @@ import { acknowledgeAlert } from '../../domain/alerts/alert-actions.ts';
 import { listAttention } from '../../domain/alerts/attention.ts';
 import { acknowledgeIncident } from '../../domain/alerts/incident-actions.ts';
 import { listAlerts } from '../../domain/alerts/tools.ts';
-import { getWebhookUrls } from '../../domain/alerts/webhook-urls.ts';
+import { webhookUrls } from '../../engine/admin/organizations.ts';
 
 /** seconds between refreshes: often enough to notice a page, rare enough to read the page in between */
 export const NOW_REFRESH_SECONDS = 30;
@@ -57,7 +57,10 @@ function alertTable(rows: Json[], now: Date, select: boolean, refused: Map<strin
 <td>${a.severity}</td><td>${a.service ?? ''}</td><td>firing for ${durationSince(a.raised_at ?? a.started_at, now)}</td><td>${a.assignee ? personText(a.assignee) : 'Unassigned'}</td></tr>`)}</tbody></table>`;
 }
 
-/** What to connect next when nothing has ever arrived: the webhook URLs to paste (an admin reads them), or whom to ask. */
+/**
+ * What to connect next when nothing has ever arrived: the webhook URL of each source, with the token left for the
+ * operator to give (it is a credential: no page, answer or log shows it; `vigil org show <org-id>` does), or whom to ask.
+ */
 async function firstUse(services: Services, request: ScreenRequest): Promise<Html> {
   const { session } = request;
   const everything = await run(services, session.caller, listAlerts, { limit: 1 });
@@ -65,11 +68,13 @@ async function firstUse(services: Services, request: ScreenRequest): Promise<Htm
   if (!roleAtLeast(session.caller.role, 'org_admin')) {
     return html`<div class="notice"><p>No alert has arrived yet. Ask an organization admin to connect Alertmanager, Grafana or your pager: the webhook URL to paste is on this page for them.</p></div>`;
   }
-  const urls = (await run(services, session.caller, getWebhookUrls, {})).data as Record<string, string>;
-  return html`<div class="notice"><p>No alert has arrived yet. Connect what sends your alerts: paste its webhook URL into it (each URL holds this organization's webhook token; keep it as you would a password).</p>
+  const urls = webhookUrls(services, WEBHOOK_TOKEN_PLACEHOLDER);
+  return html`<div class="notice"><p>No alert has arrived yet. Connect what sends your alerts: paste its webhook URL into it, with this organization's webhook token in place of <code>${WEBHOOK_TOKEN_PLACEHOLDER}</code>. The token is a credential, so no page shows it: the operator reads it with <code>vigil org show ${session.caller.organization.id}</code>.</p>
 <dl class="facts urls">${Object.entries(urls).map(([source, url]) => html`<dt>${source}</dt><dd><code>${url}</code></dd>`)}</dl>
 <p>Then set who is paged under <a href="/config">Configuration</a> (teams and alert routes).</p></div>`;
 }
+
+const WEBHOOK_TOKEN_PLACEHOLDER = '<webhook token>';
 
 async function attention(services: Services, request: ScreenRequest): Promise<Attention> {
   return (await run(services, request.session.caller, listAttention, mineChosen(request.ctx.query) ? { mine: true } : {})) as Attention;

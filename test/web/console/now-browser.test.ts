@@ -29,14 +29,16 @@ t.test('the first use: the Now page says what to connect, with the webhook URL t
   const page = await web.get('/now');
   t.equal(page.status, 200);
   t.match(page.text, 'No alert has arrived yet');
-  t.match(page.text, `${vigil.url}/webhooks/metric-dashboard/${token}`, 'the URL to paste into Grafana or Alertmanager');
+  t.match(page.text, `${vigil.url}/webhooks/metric-dashboard/&#60;webhook token&#62;`, 'the URL to paste into Grafana or Alertmanager');
+  t.notMatch(page.text, token, 'the token itself is a credential no page shows');
+  t.match(page.text, `vigil org show ${o.id}`, 'where the operator reads it');
   t.match(page.text, /<meta http-equiv="refresh" content="30">/, 'it refreshes itself');
   const seen = browserless(vigil.url);
   await seen.signIn(viewer.email, PASSWORD);
   const viewed = await seen.get('/now');
   t.match(viewed.text, 'Ask an organization admin');
   t.notMatch(viewed.text, token, 'the webhook token is an admin\'s to see');
-  t.equal((await o.api.get(`${CONFIG}/webhook_urls`)).body.data['metric-dashboard'], `${vigil.url}/webhooks/metric-dashboard/${token}`, 'the same URLs over REST, for an admin key');
+  t.equal((await o.api.get(`${CONFIG}/webhook_urls`)).status, 404, 'nor does the configuration API answer it');
   // what the sender gave: Grafana's documented payload, its links kept on the alert and shown (http(s) as links)
   const grafana = readFileSync(new URL('../../fixtures/webhooks/metric-dashboard/grafana-firing.json', import.meta.url), 'utf8');
   t.equal((await fetch(`${vigil.url}/webhooks/metric-dashboard/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: grafana })).status, 200);
@@ -60,8 +62,6 @@ t.test('the first use: the Now page says what to connect, with the webhook URL t
   t.match(mixed.text, '1 could not be acknowledged');
   t.match(mixed.text, 'No alert with that id');
   t.equal((await o.api.get(`${CONFIG}/alerts/${memory.id}`)).body.data.status, 'acknowledged', 'the other was acknowledged');
-  const refused = await o.agent.call('get_webhook_urls', {});
-  t.match(refused, { isError: true, body: { error: 'forbidden' } }, 'a member\'s credential may not read them');
 });
 
 t.test('Now, alert, incident and a refused form in Chromium', { skip: browserSkip() }, async (t) => {
