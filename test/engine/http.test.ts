@@ -1,5 +1,6 @@
 /** HTTP-level refusals: bad JSON, wrong media type, size, unknown paths and methods. Never a 500. */
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import { CONFIG, startVigil } from '../helpers/harness.ts';
 
 const vigil = await startVigil();
@@ -9,7 +10,7 @@ const api = await (await vigil.organization()).key();
 t.test('healthz answers when the database does', async (t) => {
   const res = await fetch(`${vigil.url}/healthz`);
   t.equal(res.status, 200);
-  t.same(await res.json(), { status: 'ok' });
+  t.same(await res.json(), { status: 'ok', version: JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version }, 'and the version it runs');
 });
 
 t.test('bodies that are not JSON objects are refused with a clear error', async (t) => {

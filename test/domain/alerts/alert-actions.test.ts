@@ -86,7 +86,7 @@ t.test('acknowledge, un-acknowledge, resolve and reopen: the consequences of the
   const acked = await o.api.post(`${CONFIG}/alerts/${fired.id}/acknowledge`);
   t.equal(acked.status, 200);
   t.match(acked.body.data, { id: fired.id, status: 'acknowledged', acknowledged_at: '2026-03-01T12:00:00.000Z' }, 'answers the alert after the action');
-  t.same(effects(acked.body.data, 'chat_thread_update'), [{ reason: 'acknowledged', by: { kind: 'api_key', id: keyId } }], 'its chat thread is updated, naming who');
+  t.same(effects(acked.body.data, 'chat_thread_update'), [{ reason: 'acknowledged', by: { kind: 'api_key', id: keyId }, queued: false, not_posted: 'chat_not_configured' }], 'its chat thread update is recorded, naming who, and says it was not posted: no chat here');
   t.same((await o.deliveries({ event_type: 'alert.acknowledged' })).map((d: any) => d.subject_id), [fired.id], 'alert.acknowledged goes out');
 
   const again = await o.api.post(`${CONFIG}/alerts/${fired.id}/acknowledge`);
@@ -117,7 +117,7 @@ t.test('acknowledge, un-acknowledge, resolve and reopen: the consequences of the
   const reopened = await o.api.post(`${CONFIG}/alerts/${fired.id}/reopen`);
   t.match(reopened.body.data, { status: 'firing', resolved_at: null });
   const pages = effects(reopened.body.data, 'page');
-  t.same(pages.at(-1), { reason: 'alert fired again', by: { kind: 'api_key', id: keyId } }, 'a reopen fires again: past the re-fire cooldown it pages');
+  t.match(pages.at(-1), { reason: 'alert fired again', by: { kind: 'api_key', id: keyId }, notified: true, outbound: [String] }, 'a reopen fires again: past the re-fire cooldown it pages, through the outbound config');
   t.not(reopened.body.data.incident_id, fired.incident_id, 'and opens a new incident (the old one closed)');
   t.equal((await o.api.post(`${CONFIG}/alerts/${fired.id}/reopen`)).body.data.effects.length, reopened.body.data.effects.length, 'reopening an open alert does nothing');
 
@@ -139,9 +139,9 @@ t.test('assign_alert names a member by email or id, answered with the email; una
   t.equal((await vigil.operator.put(`/api/admin/v1/organizations/${o.id}/members/${user.body.id}`, { role: 'member' })).status, 200);
   const assigned = await o.api.post(`${CONFIG}/alerts/${alert.id}/assign`, { assignee: user.body.email.toUpperCase() });
   t.equal(assigned.status, 200);
-  t.same(assigned.body.data.assignee, { id: user.body.id, email: user.body.email });
+  t.same(assigned.body.data.assignee, { id: user.body.id, email: user.body.email, name: null });
   const byId = await o.agent.call('assign_alert', { id: alert.id, assignee: user.body.id });
-  t.same(byId.body.data.assignee, { id: user.body.id, email: user.body.email }, 'by user id: the same');
+  t.same(byId.body.data.assignee, { id: user.body.id, email: user.body.email, name: null }, 'by user id: the same');
   const stranger = await vigil.operator.post('/api/admin/v1/users', { email: `stranger-${Date.now()}@example.com` });
   const refused = await o.api.post(`${CONFIG}/alerts/${alert.id}/assign`, { assignee: stranger.body.email });
   t.same([refused.status, refused.body.errors.map((e: any) => e.field)], [422, ['assignee']], 'someone who is not a member is refused');
@@ -194,7 +194,7 @@ t.test('a person\'s token: a member acts and is named as the user; a viewer is r
   t.equal((await viewer.agent.call('get_alert', { id: alert.id })).isError, false);
   const member = await person('member');
   const acked = await member.agent.call('acknowledge_alert', { id: alert.id });
-  t.same(effects(acked.body.data, 'chat_thread_update').at(-1).by, { kind: 'personal_token', id: member.id }, 'the effect names the user');
+  t.match(effects(acked.body.data, 'chat_thread_update').at(-1).by, { kind: 'personal_token', id: member.id, name: null, email: String }, 'the effect names the user');
   const entry = (await o.api.get(`${CONFIG}/audit_log`)).body.data.find((e: any) => e.action === 'action:acknowledge_alert');
   t.same(entry.actor, { kind: 'personal_token', id: member.id }, 'so does the audit entry');
 });

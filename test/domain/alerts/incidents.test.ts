@@ -133,7 +133,7 @@ t.test('incident actions: their consequences through the pipeline, repeats, repl
   const acked = await o.api.post(`${CONFIG}/incidents/${id}/acknowledge`);
   t.equal(acked.status, 200);
   t.match(acked.body.data, { status: 'open', acknowledged_by: by, alerts: [{ status: 'acknowledged' }] }, 'its firing alert is acknowledged');
-  t.same(effects(await o.alert('Payments'), 'chat_thread_update'), [{ reason: 'acknowledged', by }]);
+  t.same(effects(await o.alert('Payments'), 'chat_thread_update'), [{ reason: 'acknowledged', by, queued: false, not_posted: 'chat_not_configured' }], 'the thread update recorded, and why it was not posted');
   t.equal((await o.deliveries({ event_type: 'alert.acknowledged' })).length, 1);
   const repeat = await o.api.post(`${CONFIG}/incidents/${id}/acknowledge`);
   t.same(repeat.body.data, acked.body.data, 'a repeat answers the incident unchanged');
@@ -145,7 +145,7 @@ t.test('incident actions: their consequences through the pipeline, repeats, repl
   t.equal(severity.body.data.severity, 'high');
   const user = await vigil.operator.post('/api/admin/v1/users', { email: `lead-${Date.now()}@example.com` });
   await vigil.operator.put(`/api/admin/v1/organizations/${o.id}/members/${user.body.id}`, { role: 'member' });
-  t.same((await o.agent.call('assign_incident', { id, assignee: user.body.email })).body.data.assignee, { id: user.body.id, email: user.body.email });
+  t.same((await o.agent.call('assign_incident', { id, assignee: user.body.email })).body.data.assignee, { id: user.body.id, email: user.body.email, name: null });
 
   const note = await o.api.post(`${CONFIG}/incidents/${id}/notes`, { body: 'Card processor timing out' }, { 'idempotency-key': 'note-a' });
   t.equal(note.status, 200);
