@@ -53,7 +53,7 @@ const NOT_POSTED: Record<string, string> = {
 /** Each delivery an effect's event made (get_alert adds them): where to, and delivered or why not. */
 function deliveryText(deliveries: unknown): string {
   if (!Array.isArray(deliveries) || deliveries.length === 0) return '';
-  return deliveries.map((d: Json) => `${d.channel === 'chat' ? `chat${d.to ? ` ${String(d.to)}` : ''}` : String(d.to ?? d.config_id ?? 'outbound config')}: ${String(d.status)}${d.error ? ` (${String(d.error)})` : ''}`).join('; ');
+  return deliveries.map((d: Json) => `${d.channel === 'outbound' ? String(d.to ?? d.config_id ?? 'outbound config') : `chat${d.to ? ` ${String(d.to)}` : ''}`}: ${String(d.status)}${d.error ? ` (${String(d.error)})` : ''}`).join('; ');
 }
 
 /** Who a page reached and by which channel (the teams, the outbound configs, email), or why no one. */

@@ -43,7 +43,10 @@ async function submit(web: Web, page: string, body: Row, override: Record<string
 
 /** What REST should read back: the readable fields sent; text compared without case (prepare hooks lower-case some keys). */
 const lower = (v: unknown): unknown => (typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map(lower) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, lower(x)])) : v);
-const readable = (d: FamilyDescriptor, body: Row) => lower(Object.fromEntries(Object.entries(body).filter(([k]) => d.fields[k] && !isWriteOnly(d.fields[k]!)))) as Row;
+const readable = (d: FamilyDescriptor, body: Row) => lower(instants(d, Object.fromEntries(Object.entries(body).filter(([k]) => d.fields[k] && !isWriteOnly(d.fields[k]!))))) as Row;
+/** date-time fields as the instant they name: a family may store an instant in UTC (schedule_overrides) or as given */
+const instants = (d: FamilyDescriptor, row: Row): Row => Object.fromEntries(Object.entries(row).map(([k, v]) =>
+  [k, typeof v === 'string' && d.fields[k] && (unwrapNullable(d.fields[k]!).inner as { format?: string }).format === 'date-time' && !Number.isNaN(Date.parse(v)) ? new Date(v).toISOString() : v]));
 
 /** Posts each invalid example a person could type; the others (a read-only field, a checkbox sent "yes") are REST's to refuse. */
 async function refusals(t: Test, web: Web, pagePath: string, d: FamilyDescriptor, resolve: (body: Row) => Promise<Row>) {
@@ -121,7 +124,7 @@ for (const d of families) {
       const id = decodeURIComponent(/\/config\/[^/]+\/([^?]+)/.exec(made.location ?? '')?.[1] ?? '');
       const read = await api.get(`${rest}/${encodeURIComponent(id)}`);
       t.equal(read.status, 200, 'REST reads the row');
-      t.match(lower(read.body.data), readable(d, body), 'as the form sent it');
+      t.match(lower(instants(d, read.body.data)), readable(d, body), 'as the form sent it');
       for (const [flag, secret] of Object.entries(d.presence ?? {})) if (isWriteOnly(d.fields[secret]!)) t.equal(read.body.data[flag], secret in body, `${flag}`);
       created.push({ id, body });
     }
@@ -255,6 +258,7 @@ t.test('a reference field is a picker of the named family\'s rows by name, not a
     await web.post('/organization', { _csrf: await web.csrf(), organization_id: org.id, next: '/config' });
     for (const [field, ref] of Object.entries(d.references!)) {
       const target = families.find((f) => f.name === ref.family)!;
+      await prepareRequired(api, target);
       const { id } = await resolveRefs(api, { id: `$ref:${ref.family}` });
       const row = (await api.get(`${CONFIG}/${ref.family}/${id}`)).body.data;
       const name = target.naturalKey?.length ? target.naturalKey.map((k) => String(row[k])).join(' / ') : String(row.display_name ?? row.name);
