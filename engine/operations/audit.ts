@@ -5,7 +5,8 @@ import { prepared } from '../persistence/sql.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { SecretBox } from '../crypto.ts';
-import { isWriteOnly, planFields } from '../fields.ts';
+import { isWriteOnly, planFields, unwrapNullable } from '../fields.ts';
+import { maskCredentialFields } from '../credential-url.ts';
 import { AuditEntryEntity } from '../persistence/entities.ts';
 import { currentChangeId, inBatchNow } from './context.ts';
 import { canonical } from './project.ts';
@@ -16,7 +17,7 @@ const AUDIT_TABLE = AuditEntryEntity.meta.tableName;
 
 const plain = (v: unknown) => (v instanceof Date ? v.toISOString() : (v ?? null));
 
-/** The stored fields that differ between two rows, secrets as markers. */
+/** The stored fields that differ between two rows, secrets as markers and credential URLs masked. */
 export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | null): Record<string, Change> {
   const changes: Record<string, Change> = {};
   for (const name of planFields(d).stored) {
@@ -26,7 +27,9 @@ export function diffRows(d: FamilyDescriptor, before: Row | null, after: Row | n
       const [da, db] = [a, b].map((v) => (typeof v === 'string' ? SecretBox.digestOf(v) : null));
       if (da !== db) changes[name] = da === null ? '(set)' : db === null ? '(cleared)' : '(changed)';
     } else if (canonical(a) !== canonical(b)) {
-      changes[name] = { before: a, after: b };
+      // a URL that carries a credential is kept as where it goes, as an export keeps it: the log outlives the secret
+      const schema = unwrapNullable(d.fields[name]!).inner;
+      changes[name] = { before: maskCredentialFields(schema, a), after: maskCredentialFields(schema, b) };
     }
   }
   return changes;

@@ -77,3 +77,17 @@ t.test('an export never holds them, even for an admin', async (t) => {
   t.match(text, /url carries a credential and is not exported/);
   t.match(text, 'https://hooks.example.com/vigil', 'a URL without a credential is exported');
 });
+
+t.test('the audit log keeps where a URL goes, never what opens it', async (t) => {
+  const moved = `https://hooks.example.com/services/T0123ABCD/B0456EFGH/${SECRET.toLowerCase()}99`;
+  t.equal((await admin.put(`${CONFIG}/outbound_configs/${hook.id}`, { url: moved })).status, 200);
+  const log = await admin.get(`${CONFIG}/audit_log?limit=1000`);
+  t.equal(log.status, 200);
+  const text = JSON.stringify(log.body);
+  for (const secret of [SECRET, TOKEN, SECRET.toLowerCase()]) t.notOk(text.includes(secret), 'no credential in an entry');
+  const entries = log.body.data.filter((e: { row_id: string }) => e.row_id === hook.id);
+  const update = entries.find((e: { action: string }) => e.action === 'update');
+  t.same(update?.changes?.url, { before: 'https://hooks.example.com/services/T0123ABCD/B0456EFGH/••••', after: 'https://hooks.example.com/services/T0123ABCD/B0456EFGH/••••' });
+  const created = entries.find((e: { action: string }) => e.action === 'create');
+  t.equal(created?.changes?.url?.after, 'https://hooks.example.com/services/T0123ABCD/B0456EFGH/••••', 'the create too');
+});
