@@ -14,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { loadOrganization } from '../engine/auth/authenticate.ts';
 import type { Caller } from '../engine/auth/caller.ts';
 import { exportHcl } from '../export/export.ts';
-import { families } from '../resources/index.ts';
 import { scratchDatabase, type Scratch } from './lib.ts';
 import { exportService } from './export-service.ts';
 import { grow } from './scenarios/export.ts';

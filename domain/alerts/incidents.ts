@@ -7,7 +7,7 @@
  * acknowledgement, assignee and who resolved it sit beside it.
  */
 import Type from 'typebox';
-import { ApiError, validationFailed } from '../../engine/errors.ts';
+import { ApiError } from '../../engine/errors.ts';
 import { readStore } from '../../engine/operations/context.ts';
 import { pageFields, type PageLimits } from '../../engine/operations/page.ts';
 import { atOrAfter, equalTo, NEWEST_FIRST, RECORD_LIST_LIMITS, recordPage, recordPageSchema, type ListFilter, type RecordList } from '../../engine/operations/record-list.ts';

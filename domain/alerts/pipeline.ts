@@ -45,7 +45,7 @@ import { AlertAnnouncer, type Routing } from '../../outbound/alerts.ts';
 import { outboundQuery } from '../../outbound/rules.ts';
 import type { Actor, Effect, EffectKind, EventResult, Outcome } from './outcomes.ts';
 import { policyQuery, type Policy } from './policy.ts';
-import { monthSpend, monthStart } from '../ai/spend.ts';
+import { monthStart } from '../ai/spend.ts';
 import {
   acknowledgedPath, actionPath, budgetRefusal, cooldownRefusal, firingPath, formsStorm, inRefireCooldown, incidentTitle, investigationCooldownStart,
   matchingMute, muteEffect, opensIncident, pausedRefusal, shownSeverity, stormWindow, type AlertState, type PersonAction, type Refusal, type StormWindow,

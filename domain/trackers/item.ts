@@ -7,7 +7,7 @@
  * so a custom name can never move an item across categories.
  */
 import { statusOf, type CardPriority, type CardStatus } from '../board/vocabulary.ts';
-import { isRecord, type Json } from '../../engine/payload.ts';
+import { isRecord } from '../../engine/payload.ts';
 
 export const PROVIDERS = ['issue_tracker', 'sprint_tracker', 'code_host'] as const;
 export type Provider = (typeof PROVIDERS)[number];

@@ -9,10 +9,10 @@ import t, { type Test } from 'tap';
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { actionTransports, DEFAULT_ROLES, defineFamily, type FamilyDescriptor, type OperationName, type Row } from '../../engine/descriptor.ts';
+import { actionTransports, DEFAULT_ROLES, defineFamily, type OperationName, type Row } from '../../engine/descriptor.ts';
 import { isReadOnly, isWriteOnly } from '../../engine/fields.ts';
 import { domainRestPath } from '../../engine/operations/domain.ts';
-import { CONFIG, client, startVigil, type Answer, type Client } from '../helpers/harness.ts';
+import { CONFIG, client, startVigil, type Answer } from '../helpers/harness.ts';
 import { exampleRows } from '../helpers/example-rows.ts';
 
 type Json = Record<string, any>;

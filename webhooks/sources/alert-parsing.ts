@@ -3,7 +3,7 @@
  * label maps with secrets removed, and the never-throw wrapper every `parse` goes through.
  */
 import { createHash } from 'node:crypto';
-import { field, httpUrl, isRecord, isSecretKey, isoTime, record, str, text, type Json } from '../../engine/payload.ts';
+import { httpUrl, isRecord, isSecretKey, text, type Json } from '../../engine/payload.ts';
 import type { AlertEvent, AlertSeverity, AlertSource } from '../../domain/alerts/event.ts';
 import type { ParseResult, Parser } from './parser.ts';
 

@@ -4,7 +4,6 @@
  * deployment settings (VIGIL_CODE_HOST_*) are read in bin/env.ts: test/cli/env.test.ts.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import http from 'node:http';
 import t from 'tap';
 import { ManualClock } from '../../../engine/clock.ts';
 import type { Services } from '../../../engine/services.ts';

@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import type { FamilyDescriptor, Row } from '../../../engine/descriptor.ts';
 import { isWriteOnly, unwrapNullable } from '../../../engine/fields.ts';
 import { families } from '../../../resources/index.ts';
-import { CONFIG, startVigil, type Client } from '../../helpers/harness.ts';
+import { CONFIG, startVigil } from '../../helpers/harness.ts';
 import { exampleRows } from '../../helpers/example-rows.ts';
 import { browserless, person, PASSWORD } from '../../helpers/console.ts';
 import { expressible, fill, formIn } from '../../helpers/config-forms.ts';
