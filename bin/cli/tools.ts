@@ -27,8 +27,9 @@ function refusal(error: unknown): CliError {
       // not JSON after all: the SDK's own words below
     }
   }
-  const cause = (error as { cause?: { code?: string } }).cause?.code;
-  return new CliError(cause ? `could not reach the agent-tool endpoint (${cause}). Is Vigil running? Check --url or VIGIL_URL.` : text);
+  const cause = (error as { cause?: { code?: string; cause?: { code?: string } } }).cause;
+  const code = cause?.code ?? cause?.cause?.code ?? (text === 'fetch failed' ? 'no answer' : undefined);
+  return new CliError(code ? `could not reach the agent-tool endpoint (${code}). Is Vigil running? Check --url or VIGIL_URL.` : text);
 }
 
 async function connect(options: GlobalOptions, opts: ToolOptions) {
@@ -63,7 +64,9 @@ export function registerToolCommands(program: Command): void {
     .action(action(async (options, opts: ToolOptions) => {
       const client = await connect(options, opts);
       try {
-        const { tools: list } = await client.listTools();
+        // the request itself, not listTools(), which compiles a validator for every tool's output schema first
+        const { ListToolsResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+        const { tools: list } = await client.request({ method: 'tools/list' }, ListToolsResultSchema);
         return { answer: list, lines: list.map((t) => `${t.name}  ${(t.description ?? '').split('. ')[0]}`) };
       } catch (error) {
         throw refusal(error);
