@@ -108,7 +108,7 @@ export const createTokenScreen: Screen = async (services, { session, form, ctx }
   const body = html`<p><a href="${ACCOUNT_SECTION}">Account</a></p><h1>New personal access token</h1>
 <div class="notice" role="status"><p>This token is shown once: copy it now. Vigil keeps only a hash of it and cannot show it again; if you lose it, revoke it and make another.</p></div>
 <p><label for="new-token-value">Token “${answer.name}” (${ceilingLabel(answer.max_role)})</label> <input type="text" id="new-token-value" readonly value="${answer.token}" class="secret" autocomplete="off" spellcheck="false"></p>
-<p>Use it as <code>Authorization: Bearer &lt;token&gt;</code> at <code>${services.config.publicUrl}/api/mcp</code>, or with <code>vigil tools --personal-token &lt;token&gt;</code> (or <code>VIGIL_PERSONAL_TOKEN</code>).</p>
+<p>Send it as <code>${'Authorization: Bearer <token>'}</code> to <code>${services.config.publicUrl}/api/mcp</code>, or give it to <code>vigil tools</code> as <code>--personal-token</code> (or <code>VIGIL_PERSONAL_TOKEN</code>).</p>
 <p><a href="${ACCOUNT_SECTION}">Back to your tokens</a></p>`;
   return { page: layout(session, { title: 'New personal access token', section: ACCOUNT_SECTION, body }) };
 };
