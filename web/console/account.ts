@@ -70,7 +70,7 @@ function createForm(session: ConsoleSession, state: FormState): Html {
 function tokenTable(session: ConsoleSession, tokens: Json[]): Html {
   if (!tokens.length) return html`<p class="muted">You have no personal access tokens.</p>`;
   const rows = tokens.map((t) => html`<tr><th scope="row">${t.name}</th>
-<td>${(t.organizations as Json[]).map((o, i) => html`${i ? ', ' : ''}${o.name ?? html`<span class="muted">an organization you left</span>`}`)}</td>
+<td>${(t.organizations as Json[]).map((o, i) => html`${i ? ', ' : ''}${o.name ?? html`<span class="muted">an organization you are no longer in</span>`}`)}</td>
 <td>${ceilingLabel(t.max_role)}</td><td>${utc(t.created_at)}</td><td>${t.last_used_at ? utc(t.last_used_at) : html`<span class="muted">never</span>`}</td>
 <td><form method="post" action="${ACCOUNT_SECTION}/tokens/${encodeURIComponent(String(t.id))}/revoke" class="inline">${csrfField(session)}<button type="submit" class="quiet" aria-label="Revoke ${t.name}">Revoke</button></form></td></tr>`);
   return html`<table><caption>Your tokens, newest first (last use to the minute, UTC)</caption><thead><tr><th scope="col">Name</th><th scope="col">Organizations</th><th scope="col">Most it may do</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Act</th></tr></thead><tbody>${rows}</tbody></table>`;
