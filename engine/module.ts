@@ -21,7 +21,7 @@ export interface Module {
    * which, instead of the part quietly acting as if the family held no rows
    */
   families?: readonly Pick<FamilyDescriptor, 'name'>[];
-  /** operations served under /api/v1/config (where they declare a REST path) and as agent tools */
+  /** operations served under /api/v1/config (where they declare a REST path) and as agent tools (unless `agentTool: false`) */
   operations?: readonly DomainOperation[];
   /** background job handlers, one per queue (engine/jobs) */
   jobs?: readonly JobHandler[];

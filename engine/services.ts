@@ -102,6 +102,11 @@ export interface DomainOperation {
    * `openWorldHint`. Absent: it reads and writes this service's own data only.
    */
   reachesOutside?: true;
+  /**
+   * `false`: not an agent tool — an operation only a person in the console runs (making their own personal access
+   * token: a credential never mints credentials). Without `rest` too, the console is its one transport.
+   */
+  agentTool?: false;
   run(services: Services, caller: Caller, input: Row): Promise<DomainResult>;
 }
 

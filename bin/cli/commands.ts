@@ -4,6 +4,7 @@ import { DEFAULT_URL } from './client.ts';
 import { registerGateCommands } from './gate.ts';
 import { registerOrganizationCommands } from './organizations.ts';
 import { registerPlanCommands } from './plan.ts';
+import { registerToolCommands } from './tools.ts';
 import { registerUserCommands } from './users.ts';
 
 export function registerOperatorCommands(program: Command): Command {
@@ -15,5 +16,6 @@ export function registerOperatorCommands(program: Command): Command {
   registerUserCommands(program);
   registerPlanCommands(program);
   registerGateCommands(program);
+  registerToolCommands(program);
   return program;
 }

@@ -2,9 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/sql';
 import { ApiError, notFound, validationFailed, type FieldError } from '../errors.ts';
-import { generateToken, hashToken } from '../crypto.ts';
 import { isRole } from '../plans.ts';
-import { PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
+import { MAX_ROLES, newPersonalToken, type MaxRole } from '../auth/personal-token.ts';
 import { MembershipEntity, OrganizationEntity, PersonalTokenEntity, UserEntity } from '../persistence/entities.ts';
 import type { Services } from '../services.ts';
 import { isPlainObject, isUuid } from '../validation.ts';
@@ -15,7 +14,6 @@ import { sqlExecutor } from '../persistence/sql.ts';
 
 type Body = Record<string, unknown>;
 const em = (services: Services) => services.db.em.fork() as EntityManager;
-const MAX_ROLES = ['viewer', 'member', 'org_admin', 'unlimited'];
 
 function objectBody(body: unknown): Body {
   if (!isPlainObject(body)) throw validationFailed([{ field: 'body', message: 'must be a JSON object' }]);
@@ -87,15 +85,11 @@ export async function createPersonalToken(services: Services, userId: string, ra
   const orgs = body.organizations;
   if (!Array.isArray(orgs) || orgs.length === 0 || !orgs.every(isUuid)) errors.push({ field: 'organizations', message: 'must be a non-empty array of organization ids' });
   const maxRole = body.max_role ?? 'unlimited';
-  if (typeof maxRole !== 'string' || !MAX_ROLES.includes(maxRole)) errors.push({ field: 'max_role', message: `must be one of: ${MAX_ROLES.join(', ')}` });
+  if (typeof maxRole !== 'string' || !(MAX_ROLES as readonly string[]).includes(maxRole)) errors.push({ field: 'max_role', message: `must be one of: ${MAX_ROLES.join(', ')}` });
   if (errors.length) throw validationFailed(errors);
   const known = await manager.count(OrganizationEntity, { id: { $in: orgs as string[] } });
   if (known !== new Set(orgs as string[]).size) throw validationFailed([{ field: 'organizations', message: 'names an organization that does not exist' }]);
-  const token = generateToken(PERSONAL_TOKEN_PREFIX);
-  const id = randomUUID();
-  await manager.insert(PersonalTokenEntity, {
-    id, user_id: userId, name: body.name, organizations: [...new Set((orgs as string[]).map((o) => o.toLowerCase()))], max_role: maxRole,
-    token_hash: hashToken(token), created_at: services.clock.now(), revoked_at: null,
-  });
-  return { id, token };
+  const { token, row } = newPersonalToken({ userId, name: body.name as string, organizations: orgs as string[], maxRole: maxRole as MaxRole, now: services.clock.now() });
+  await manager.insert(PersonalTokenEntity, row);
+  return { id: row.id, token };
 }

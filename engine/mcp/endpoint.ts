@@ -32,7 +32,7 @@ async function authenticate(services: Services, ctx: Context): Promise<Caller> {
   const header = ctx.get('authorization');
   const token = bearerToken(header);
   const caller = token.startsWith(PERSONAL_TOKEN_PREFIX)
-    ? await authenticatePersonalToken(services.db, token, ctx.get(ORGANIZATION_HEADER) || undefined, 'mcp', 'mcp')
+    ? await authenticatePersonalToken(services.db, token, ctx.get(ORGANIZATION_HEADER) || undefined, 'mcp', 'mcp', services.clock.now())
     : await authenticateApiKey(services.db, services.credentials, header, 'mcp', 'mcp');
   requireFeature(caller, 'mcp');
   return caller;

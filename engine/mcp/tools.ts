@@ -245,7 +245,7 @@ function domainTool(operation: DomainOperation): Tool {
 }
 
 export function buildTools(registry: Registry, domain: readonly DomainOperation[]): Tool[] {
-  const tools = [...registry.families.flatMap(familyTools), ...domain.map(domainTool)].map((tool) => ({
+  const tools = [...registry.families.flatMap(familyTools), ...domain.filter((op) => op.agentTool !== false).map(domainTool)].map((tool) => ({
     ...tool,
     inputSchema: portableSchema(tool.inputSchema),
     ...(tool.outputSchema ? { outputSchema: portableSchema(tool.outputSchema) } : {}),

@@ -119,6 +119,8 @@ export const PersonalTokenEntity = new EntitySchema<any>({
     token_hash: { ...text, unique: true },
     created_at: timestamp,
     revoked_at: nullableTimestamp,
+    /** when the token last authenticated a request, written at most once a minute (engine/auth/personal-token.ts) */
+    last_used_at: nullableTimestamp,
   },
 });
 

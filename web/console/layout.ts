@@ -72,7 +72,7 @@ export function layout(session: ConsoleSession, page: PageOptions): Html {
   const nav = SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === page.section ? html` aria-current="page"` : ''}>${navLabel(session, s.path, s.label)}</a></li>`);
   return documentOf(page.title, html`<header class="top"><div class="bar"><a class="brand" href="/now">Vigil</a>
 <nav aria-label="Console"><ul>${nav}</ul></nav>
-<div class="who">${switcher(session, page.section)}<span class="muted">${session.email} (${session.caller.role})</span>
+<div class="who">${switcher(session, page.section)}<a class="muted" href="/account"${page.section === '/account' ? html` aria-current="page"` : ''} title="Your account and personal access tokens">${session.email} (${session.caller.role})</a>
 <form class="inline" method="post" action="/logout">${csrfField(session)}<button type="submit" class="quiet">Sign out</button></form></div></div></header>
 <main id="main" tabindex="-1">${page.body}</main>`, page.refreshSeconds);
 }

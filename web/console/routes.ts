@@ -6,6 +6,7 @@
 import Router from '@koa/router';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import { stylesheetRoutes } from '../assets/stylesheet.ts';
+import { accountScreen, createTokenScreen, revokeTokenScreen } from './account.ts';
 import { alertActionScreen, alertScreen, alertsScreen } from './alerts.ts';
 import { boardScreen } from './board.ts';
 import { configRoutes } from './config/routes.ts';
@@ -45,6 +46,9 @@ export function consoleRoutes(services: Services, throttle?: SignInThrottle, del
   router.post('/oncall/feeds', screen(services, '/oncall', rotateFeedScreen));
   router.get('/deployments', screen(services, '/deployments', deploymentsScreen));
   if (deliveryLog) router.get('/deliveries', screen(services, '/deliveries', deliveriesScreen(deliveryLog)));
+  router.get('/account', screen(services, '/account', accountScreen));
+  router.post('/account/tokens', screen(services, '/account', createTokenScreen));
+  router.post('/account/tokens/:id/revoke', screen(services, '/account', revokeTokenScreen));
   configRoutes(router, services);
   return router;
 }
