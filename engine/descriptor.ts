@@ -122,6 +122,13 @@ export interface FamilyDescriptor {
   description: string;
   kind: 'collection' | 'singleton';
   fields: Record<string, TSchema>;
+  /**
+   * Fields whose allowed values are the deployment's, not the family's (the webhook sources its configuration
+   * names): each is published as the field's `enum`, computed from the configuration the service runs with, wherever
+   * schemas are published (the OpenAPI document, the agent tools' schemas). The family's own hooks still check a
+   * value, so their refusal can say more than a schema's.
+   */
+  configuredValues?: Record<string, (config: ServiceConfig) => readonly string[]>;
   /** rows live in a table the engine already has (`memberships`), shared with the operator API */
   table?: string;
   /** operations that exist; others answer 405 */

@@ -1,5 +1,6 @@
 /** What the engine reads off a descriptor's fields: which are settable, secret, stored or derived. */
 import type { TSchema } from 'typebox';
+import type { ServiceConfig } from './config.ts';
 import type { FamilyDescriptor } from './descriptor.ts';
 
 /** Columns every family table has; a field of the same name answers the column. */
@@ -98,6 +99,27 @@ export function boundedByColumn(schema: TSchema): TSchema {
 export function withColumnBounds<D extends FamilyDescriptor>(d: D): D {
   const fields = Object.fromEntries(Object.entries(d.fields).map(([name, schema]) => [name, boundedByColumn(schema)]));
   return Object.entries(fields).every(([name, schema]) => schema === d.fields[name]) ? d : { ...d, fields };
+}
+
+/**
+ * A descriptor as this deployment publishes it: each field of `configuredValues` carries the values its
+ * configuration allows as `enum` (on the string member of a nullable field). What is published only: the registry's
+ * descriptor, which validation reads, is left as it is.
+ */
+export function withConfiguredValues<D extends FamilyDescriptor>(d: D, config: ServiceConfig): D {
+  if (!d.configuredValues) return d;
+  const fields = { ...d.fields };
+  for (const [name, values] of Object.entries(d.configuredValues)) {
+    const schema = fields[name];
+    if (!schema) throw new Error(`${d.name}: configuredValues names ${name}, which is not a field`);
+    const allowed = [...values(config)];
+    const s = json(schema);
+    const anyOf = s.anyOf as Json[] | undefined;
+    fields[name] = (Array.isArray(anyOf)
+      ? withKeywords(s, { anyOf: anyOf.map((m) => (m.type === 'string' ? withKeywords(m, { enum: allowed }) : m)) })
+      : withKeywords(s, { enum: allowed })) as unknown as TSchema;
+  }
+  return { ...d, fields };
 }
 
 /** A sentence saying what a field accepts, built from its schema; never from a submitted value. */

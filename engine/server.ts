@@ -138,16 +138,18 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
   });
 }
 
-async function start(options: ServeOptions, modules: readonly Module[], db: Database, dirLock: DataDirLock, outage: DatabaseOutage): Promise<RunningService> {
+/** Tables (from the migrations, or the entities for tests) and the secret box; a key that cannot open the stored secrets stops the start. */
+async function prepareDatabase(options: ServeOptions, db: Database): Promise<SecretBox> {
   if (options.schema === 'entities') await db.schema.create();
   else await migrate(db);
-  // before anything else starts: a key that cannot open the stored secrets stops the start here
-  const secrets = new SecretBox(await secretKey(db, options.secretKey).catch(async (error: unknown) => {
+  return new SecretBox(await secretKey(db, options.secretKey).catch(async (error: unknown) => {
     await db.close();
     throw error;
   }));
-  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: modules.flatMap((m) => m.jobs ?? []), log: options.log, outage });
-  const host = options.host ?? '127.0.0.1';
+}
+
+/** The HTTP server, listening; on a refused port, the queue and the database are closed again before the refusal is thrown. */
+async function listening(options: ServeOptions, host: string, jobs: BossJobQueue, db: Database): Promise<http.Server> {
   // Node's 5 s keep-alive races clients that reuse an idle connection: a request sent as the server drops it is
   // reset (ECONNRESET), seen in the suite under load. Idle connections stay 65 s, past the usual proxy's 60 s, so
   // the client side closes first; close() still ends idle ones at once.
@@ -159,21 +161,21 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     await db.close();
     throw error;
   }
-  const port = (server.address() as { port: number }).port;
-  const config: ServiceConfig = { ...options.config, publicUrl: (options.config.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '') };
+  return server;
+}
+
+/** What every operation, route and job is handed (Services), and the hooks that run at close. */
+function makeServices(options: ServeOptions, modules: readonly Module[], parts: { db: Database; config: ServiceConfig; secrets: SecretBox; jobs: BossJobQueue; outage: DatabaseOutage }) {
+  const { db } = parts;
   const closeHooks: (() => Promise<void>)[] = [];
   const services: Services = {
-    db,
+    ...parts,
     registry: options.registry,
     clock: options.clock,
-    config,
-    secrets,
     log: options.log,
     credentials: new SharedCache(options.authCacheMs ?? 2000),
     rows: new SharedCache(options.authCacheMs ?? 2000),
     domain: checkDomainOperations(options.registry, [auditLogOperation, batchOperation, ...modules.flatMap((m) => m.operations ?? [])]),
-    jobs,
-    outage,
     auditListeners: modules.flatMap((m) => m.auditListeners ?? []),
     targets: options.targets,
     metrics: new Metrics(async () =>
@@ -183,14 +185,47 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     onClose: (hook) => void closeHooks.push(hook),
   };
   services.rateLimit = options.rateLimit?.(services);
-  const operatorFailures = options.operatorFailures?.(services);
-  if (options.databaseUrl) {
-    const shared = await shareClears(options.databaseUrl, [services.credentials, services.rows], options.log, outage);
-    closeHooks.push(() => shared.close());
-  }
-  const operator = await operatorToken(db, options.operatorToken);
-  const first = options.bootstrap === false ? null : await firstOrganization(services);
+  return { services, closeHooks };
+}
 
+/** Where the service stands: ready once workers and modules started, closing once close() began (so balancers drain first). */
+interface Lifecycle {
+  ready: boolean;
+  closing: boolean;
+}
+
+/** /healthz, /readyz and /metrics: answered before any other route. */
+function probes(options: ServeOptions, services: Services, lifecycle: Lifecycle, operatorHash: string, operatorFailures: FailureLimiter | undefined): Koa.Middleware {
+  const { db } = services;
+  const version = options.version ? { version: options.version } : {};
+  return async (ctx, next) => {
+    if (ctx.path === '/healthz') {
+      await db.em.fork().execute('select 1');
+      ctx.body = { status: 'ok', ...version };
+      return;
+    }
+    if (ctx.path === '/readyz') {
+      // migrations ran before the server listened; the database must answer now (an outage answers 503 through errorMiddleware)
+      await db.em.fork().execute('select 1');
+      const state = lifecycle.closing ? 'closing' : lifecycle.ready ? 'ready' : 'starting';
+      ctx.status = state === 'ready' ? 200 : 503;
+      ctx.body = { status: state, ...version };
+      return;
+    }
+    if (ctx.path === '/metrics' && ctx.method === 'GET') {
+      // Prometheus text format, behind the operator token
+      await requireOperator(ctx, operatorHash, operatorFailures);
+      ctx.type = services.metrics.registry.contentType;
+      ctx.body = await services.metrics.registry.metrics();
+      return;
+    }
+    await next();
+  };
+}
+
+/** The Koa application: access log and errors, the probes, the modules' raw routes, JSON bodies, then every API. */
+function makeApp(options: ServeOptions, modules: readonly Module[], services: Services, lifecycle: Lifecycle, operatorHash: string, operatorFailures: FailureLimiter | undefined): Koa {
+  const { config } = services;
   const routeNames = {
     configPaths: new Set([...options.registry.families.map((f) => f.name), ...services.domain.flatMap((op) => (op.rest ? [op.rest.path] : []))]),
     webhookSources: new Set(config.webhookSources.map((s) => s.segment)),
@@ -202,7 +237,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   }
   app.on('error', afterAnswerErrors(options.log));
   app.use(accessMiddleware(options.log, services.metrics, () => routeNames));
-  app.use(errorMiddleware(options.log, outage));
+  app.use(errorMiddleware(options.log, services.outage));
   // reached over https: browsers keep to https for a year (not for subdomains, which may be other services)
   if (config.publicUrl.startsWith('https:')) {
     app.use((ctx, next) => {
@@ -210,33 +245,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
       return next();
     });
   }
-  // ready once the workers and the modules have started; not ready again once closing (so balancers drain first)
-  let ready = false;
-  let closing = false;
-  const version = options.version ? { version: options.version } : {};
-  app.use(async (ctx, next) => {
-    if (ctx.path === '/healthz') {
-      await db.em.fork().execute('select 1');
-      ctx.body = { status: 'ok', ...version };
-      return;
-    }
-    if (ctx.path === '/readyz') {
-      // migrations ran before the server listened; the database must answer now (an outage answers 503 through errorMiddleware)
-      await db.em.fork().execute('select 1');
-      const state = closing ? 'closing' : ready ? 'ready' : 'starting';
-      ctx.status = state === 'ready' ? 200 : 503;
-      ctx.body = { status: state, ...version };
-      return;
-    }
-    if (ctx.path === '/metrics' && ctx.method === 'GET') {
-      // Prometheus text format, behind the operator token
-      await requireOperator(ctx, operator.hash, operatorFailures);
-      ctx.type = services.metrics.registry.contentType;
-      ctx.body = await services.metrics.registry.metrics();
-      return;
-    }
-    await next();
-  });
+  app.use(probes(options, services, lifecycle, operatorHash, operatorFailures));
   for (const make of modules.flatMap((m) => m.rawRoutes ?? [])) app.use(make(services).routes());
   app.use(requireJson);
   const parseJson = jsonBodyParser({ limit: options.jsonLimit ?? '1mb' });
@@ -247,17 +256,37 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
   for (const make of [openApiRoutes, ...modules.flatMap((m) => m.routes ?? [])]) app.use(make(services).routes());
   app.use(configApi(services));
   app.use(mcpEndpoint(services));
-  app.use(operatorApi(services, operator.hash, operatorFailures).routes());
+  app.use(operatorApi(services, operatorHash, operatorFailures).routes());
+  return app;
+}
+
+async function start(options: ServeOptions, modules: readonly Module[], db: Database, dirLock: DataDirLock, outage: DatabaseOutage): Promise<RunningService> {
+  const secrets = await prepareDatabase(options, db);
+  const jobs = await BossJobQueue.start({ db, databaseUrl: options.databaseUrl, handlers: modules.flatMap((m) => m.jobs ?? []), log: options.log, outage });
+  const host = options.host ?? '127.0.0.1';
+  const server = await listening(options, host, jobs, db);
+  const port = (server.address() as { port: number }).port;
+  const config: ServiceConfig = { ...options.config, publicUrl: (options.config.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '') };
+  const { services, closeHooks } = makeServices(options, modules, { db, config, secrets, jobs, outage });
+  const operatorFailures = options.operatorFailures?.(services);
+  if (options.databaseUrl) {
+    const shared = await shareClears(options.databaseUrl, [services.credentials, services.rows], options.log, outage);
+    closeHooks.push(() => shared.close());
+  }
+  const operator = await operatorToken(db, options.operatorToken);
+  const first = options.bootstrap === false ? null : await firstOrganization(services);
+
+  const lifecycle: Lifecycle = { ready: false, closing: false };
+  const handle = makeApp(options, modules, services, lifecycle, operator.hash, operatorFailures).callback();
   // once closing, each answer ends its connection, so keep-alive clients open new ones (refused) instead of
   // sending more requests on a connection that is about to be cut
-  const handle = app.callback();
   server.on('request', (req, res) => {
-    if (closing) res.setHeader('Connection', 'close');
+    if (lifecycle.closing) res.setHeader('Connection', 'close');
     return handle(req, res);
   });
   if (options.runWorkers !== false) await jobs.work(services, { pollSeconds: options.jobPollSeconds ?? 2 });
   for (const m of modules) await m.onStart?.(services);
-  ready = true;
+  lifecycle.ready = true;
 
   return {
     url: `http://${host}:${port}`,
@@ -266,7 +295,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     firstOrganization: first,
     close: async (graceMs = 10_000) => {
       // stop accepting; requests in flight finish (idle keep-alive connections close now), up to graceMs
-      closing = true;
+      lifecycle.closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);

@@ -24,6 +24,11 @@ function signingOf(config: ServiceConfig, source: unknown): Signing | undefined 
   return config.webhookSources.find((s) => s.segment === source)?.signing;
 }
 
+/** The sources that can be signed: the field's allowed values, published as its enum (the deployment's, not this family's). */
+function signable(config: ServiceConfig): string[] {
+  return config.webhookSources.flatMap((s) => (s.signing ? [s.segment] : []));
+}
+
 /** For the refusal of any other source: every signable source with its scheme and how its sender signs. */
 function signableSources(config: ServiceConfig): string {
   return config.webhookSources.flatMap((s) => (s.signing ? [`${s.segment} (${s.signing.scheme}: ${s.signing.notes})`] : [])).join('; ');
@@ -81,6 +86,7 @@ export default defineFamily({
     signature_header: Type.String({ readOnly: true, description: 'the header the sender puts the signature (or the secret) in' }),
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
   },
+  configuredValues: { source: signable },
   presence: { secret_set: 'secret' },
   authenticates: true,
   computed: {

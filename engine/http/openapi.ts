@@ -6,7 +6,7 @@
  */
 import { API_KEY_PREFIX, SCOPE_ROLES } from '../auth/credentials.ts';
 import type { ServiceConfig } from '../config.ts';
-import { isReadOnly } from '../fields.ts';
+import { isReadOnly, withConfiguredValues } from '../fields.ts';
 import { actionTransports, DEFAULT_ROLES, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
 import { domainRestPath, takesIdempotencyKey } from '../operations/domain.ts';
 import type { DomainOperation } from '../services.ts';
@@ -81,136 +81,149 @@ const jsonBody = (schema: Json, description: string, headers?: Json, examples?: 
   content: { 'application/json': { schema, ...(examples ? { examples } : {}) } },
 });
 
-/** The operations REST serves for one family, keyed by path and method (the route table of config-api.ts). */
-function familyPaths(d: FamilyDescriptor): Record<string, Json> {
+/** What every step of a family's paths reads: the descriptor and the pieces its operations share. */
+function familyContext(d: FamilyDescriptor) {
   const row = ref('schemas', d.name);
-  const has = (op: OperationName) => d.operations.includes(op);
-  const role = (op: OperationName) => d.roles?.[op] ?? DEFAULT_ROLES[op];
   const collection = d.kind === 'collection';
-  const upsert = collection && Boolean(d.id?.upsert);
-  const notices = Boolean(d.positioned || Object.values(d.references ?? {}).some((r) => r.unknown === 'drop'));
-  const keyed = Boolean(d.naturalKey || d.naturalKeyWhile);
-  /** an update can only collide on a natural key it can change */
-  const rekeyable = (d.naturalKey ?? []).some((f) => !isReadOnly(d.fields[f]!) && !d.createOnly?.includes(f));
   const keyWords = d.naturalKey ? `natural key: ${list(d.naturalKey)}${d.naturalKeyWhile ? `, ${d.naturalKeyWhile.description}` : ''}` : '';
-  const conflict = (why: string) => errorResponse(['conflict'], row, why);
-  const forbidden = (write: boolean) => errorResponse(forbiddenCodes(write, write && Boolean(d.userTokenFields?.length)));
-  const examples = familyExamples(d);
-  const body = (suffix: string, bodyExamples?: Json) => ({ required: true, content: { 'application/json': { schema: ref('schemas', `${d.name}${suffix}`), ...(bodyExamples ? { examples: bodyExamples } : {}) } } });
-  const writeErrors = { 400: ref('responses', 'bad_request'), 401: ref('responses', 'unauthorized'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type'), 422: ref('responses', 'validation_failed') };
-  const op = (name: OperationName, summary: string, what: string[], rest: Json) =>
-    operationObject({ id: `${name}_${d.name}`, tag: d.name, summary, what, role: role(name), feature: d.features?.[name] }, rest);
-  const etag = { ETag: ref('headers', 'ETag') };
-  const replayed = { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') };
-  const idParam: Json = {
-    name: 'id',
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-    description: [
-      (d.fields.id as unknown as Json | undefined)?.description ?? 'the row id, as the list answers it',
-      d.id ? `: the values of ${list(d.id.from)} joined by "/", percent-encoded as %2F (a "/" sent as is is read the same way)` : '',
-    ].join(''),
+  const role = (op: OperationName) => d.roles?.[op] ?? DEFAULT_ROLES[op];
+  return {
+    d,
+    row,
+    collection,
+    upsert: collection && Boolean(d.id?.upsert),
+    notices: Boolean(d.positioned || Object.values(d.references ?? {}).some((r) => r.unknown === 'drop')),
+    keyed: Boolean(d.naturalKey || d.naturalKeyWhile),
+    /** an update can only collide on a natural key it can change */
+    rekeyable: (d.naturalKey ?? []).some((f) => !isReadOnly(d.fields[f]!) && !d.createOnly?.includes(f)),
+    keyWords,
+    noun: collection ? `a ${d.name} row` : `the organization's ${d.name}`,
+    examples: familyExamples(d),
+    conflict: (why: string) => errorResponse(['conflict'], row, why),
+    forbidden: (write: boolean) => errorResponse(forbiddenCodes(write, write && Boolean(d.userTokenFields?.length))),
+    body: (suffix: string, bodyExamples?: Json) => ({ required: true, content: { 'application/json': { schema: ref('schemas', `${d.name}${suffix}`), ...(bodyExamples ? { examples: bodyExamples } : {}) } } }),
+    writeErrors: { 400: ref('responses', 'bad_request'), 401: ref('responses', 'unauthorized'), 413: ref('responses', 'payload_too_large'), 415: ref('responses', 'unsupported_media_type'), 422: ref('responses', 'validation_failed') },
+    op: (name: OperationName, summary: string, what: string[], rest: Json) =>
+      operationObject({ id: `${name}_${d.name}`, tag: d.name, summary, what, role: role(name), feature: d.features?.[name] }, rest),
+    etag: { ETag: ref('headers', 'ETag') },
+    replayed: { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') },
+    idParam: {
+      name: 'id',
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+      description: [
+        (d.fields.id as unknown as Json | undefined)?.description ?? 'the row id, as the list answers it',
+        d.id ? `: the values of ${list(d.id.from)} joined by "/", percent-encoded as %2F (a "/" sent as is is read the same way)` : '',
+      ].join(''),
+    } as Json,
   };
-  const familyPath: Json = {};
-  const rowPath: Json = { parameters: [idParam] };
-  const where = collection ? rowPath : familyPath;
-  const noun = collection ? `a ${d.name} row` : `the organization's ${d.name}`;
+}
 
-  if (collection && has('list')) {
-    const order = d.order ? `, ordered by ${list(d.order.map((o) => `${o.field}${o.direction === 'desc' ? ' (descending)' : ''}`))}` : d.positioned ? ', in the public order' : ', oldest first';
-    const limits = listLimits(d);
-    familyPath.get = op('list', `List ${d.name}`, [
-      `Answers the organization's ${d.name} rows${order}, one page at a time: \`limit\` rows (default ${limits.default}, at most ${limits.max}), ` +
-        'then `next_cursor` (and a Link header) for the next page, until `next_cursor` is null. Rows created or deleted while paging never make a row skipped or repeated.',
-      d.archive ? 'Archived rows are left out unless `include_archived=true`.' : '',
-    ].filter(Boolean), {
-      parameters: [...(d.archive ? [ref('parameters', 'IncludeArchived')] : []), ...pageParameters(limits)],
-      responses: {
-        200: jsonBody(
-          { type: 'object', required: ['organization', 'data', 'next_cursor', 'truncated'], properties: { organization: ref('schemas', 'Organization'), data: { type: 'array', items: row }, ...pageMembers() } },
-          `One page of the ${d.name} rows.`,
-          { Link: LINK_HEADER },
-        ),
-        401: ref('responses', 'unauthorized'),
-        403: forbidden(false),
-        422: ref('responses', 'validation_failed'),
-      },
-    });
-  }
-  if (collection && has('create')) {
-    familyPath.post = op('create', `Create ${noun}`, [
-      'Answers 201 with the new row, its ETag and its Location.',
-      keyed ? `A row that already matches the natural key (${keyWords}) answers 409 with the existing row; nothing is overwritten.` : '',
-      d.positioned ? 'The new row is appended last in the public order.' : '',
-    ].filter(Boolean), {
-      parameters: [ref('parameters', 'IdempotencyKey')],
-      requestBody: body('.create', examples.create?.requests),
-      responses: {
-        201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location'), ...replayed }, examples.create?.answer),
-        ...writeErrors,
-        403: forbidden(true),
-        409: keyed ? conflict(`A row with the same ${keyWords} exists already; it is in \`data\`. Or: ${KEY_RUNNING}`) : errorResponse(['conflict'], undefined, KEY_RUNNING),
-      },
-    });
-  }
-  if (has('read')) {
-    where.get = op('read', `Read ${noun}`, [
-      collection ? (d.archive ? 'Archived rows read too.' : '') : 'One per organization, addressed without an id; it reads before anything is stored.',
-      'The ETag header identifies the configuration the row holds now.',
-    ].filter(Boolean), {
-      responses: {
-        200: jsonBody(single(row, false), `The ${d.name} row.`, etag, examples.read),
-        401: ref('responses', 'unauthorized'),
-        403: forbidden(false),
-        ...(collection ? { 404: ref('responses', 'not_found') } : {}),
-      },
-    });
-  }
-  if (has('update')) {
-    where.put = op('update', upsert ? `Update or create ${noun}` : `Update ${noun}`, [
-      'Send only the fields to change; omitted fields keep their value.',
-      collection ? (upsert ? 'An id that has no row yet creates one from the values the id is made of (200).' : 'An update of a missing row answers 404.') : '',
-      d.archive ? 'An archived row is refused (409).' : '',
-      rekeyable ? `A change that makes the row match another one's natural key (${keyWords}) answers 409 with that row.` : '',
-      'With `If-Match`, a row that changed since answers 412 with the current row and nothing is written.',
-    ].filter(Boolean), {
-      parameters: [ref('parameters', 'IfMatch')],
-      requestBody: body('.update', examples.update?.request),
-      responses: {
-        200: jsonBody(single(row, notices), `The ${d.name} row as stored now.`, etag, examples.update?.answer),
-        ...writeErrors,
-        403: forbidden(true),
-        ...(collection && !upsert ? { 404: ref('responses', 'not_found') } : {}),
-        ...(rekeyable || d.archive ? { 409: conflict([rekeyable ? 'Another row holds that natural key (it is in `data`).' : '', d.archive ? 'The row is archived (it is in `data`).' : ''].filter(Boolean).join(' ')) } : {}),
-        412: upsert
-          ? errorResponse(['precondition_failed'], { anyOf: [row, { type: 'null' }] }, 'The current row is in `data` (null when the id had no row yet).')
-          : errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
-      },
-    });
-  }
-  if (collection && has('delete')) {
-    where.delete = op('delete', d.archive ? `Archive ${noun}` : `Delete ${noun}`, [
-      d.archive
-        ? 'Delete archives: the row is kept and still reads, refuses updates, and leaves the default list; deleting it again changes nothing.'
-        : 'Removes the row.',
-      'Answers 204 with no body. With `If-Match`, a row that changed since answers 412 with the current row and nothing is deleted.',
-    ], {
-      parameters: [ref('parameters', 'IfMatch')],
-      responses: {
-        204: { description: 'Done; no body.' },
-        401: ref('responses', 'unauthorized'),
-        403: forbidden(true),
-        404: ref('responses', 'not_found'),
-        412: errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
-      },
-    });
-  }
-  const methods = (item: Json) => Object.keys(item).filter((k) => k !== 'parameters').map((m) => m.toUpperCase());
+type FamilyContext = ReturnType<typeof familyContext>;
+
+/** GET of the family path: one page of rows. */
+function listOperation({ d, op, row, forbidden }: FamilyContext): Json {
+  const order = d.order ? `, ordered by ${list(d.order.map((o) => `${o.field}${o.direction === 'desc' ? ' (descending)' : ''}`))}` : d.positioned ? ', in the public order' : ', oldest first';
+  const limits = listLimits(d);
+  return op('list', `List ${d.name}`, [
+    `Answers the organization's ${d.name} rows${order}, one page at a time: \`limit\` rows (default ${limits.default}, at most ${limits.max}), ` +
+      'then `next_cursor` (and a Link header) for the next page, until `next_cursor` is null. Rows created or deleted while paging never make a row skipped or repeated.',
+    d.archive ? 'Archived rows are left out unless `include_archived=true`.' : '',
+  ].filter(Boolean), {
+    parameters: [...(d.archive ? [ref('parameters', 'IncludeArchived')] : []), ...pageParameters(limits)],
+    responses: {
+      200: jsonBody(
+        { type: 'object', required: ['organization', 'data', 'next_cursor', 'truncated'], properties: { organization: ref('schemas', 'Organization'), data: { type: 'array', items: row }, ...pageMembers() } },
+        `One page of the ${d.name} rows.`,
+        { Link: LINK_HEADER },
+      ),
+      401: ref('responses', 'unauthorized'),
+      403: forbidden(false),
+      422: ref('responses', 'validation_failed'),
+    },
+  });
+}
+
+/** POST of the family path: a new row. */
+function createOperation({ d, op, row, notices, keyed, keyWords, noun, examples, body, etag, replayed, writeErrors, forbidden, conflict }: FamilyContext): Json {
+  return op('create', `Create ${noun}`, [
+    'Answers 201 with the new row, its ETag and its Location.',
+    keyed ? `A row that already matches the natural key (${keyWords}) answers 409 with the existing row; nothing is overwritten.` : '',
+    d.positioned ? 'The new row is appended last in the public order.' : '',
+  ].filter(Boolean), {
+    parameters: [ref('parameters', 'IdempotencyKey')],
+    requestBody: body('.create', examples.create?.requests),
+    responses: {
+      201: jsonBody(single(row, notices), `The new ${d.name} row.`, { ...etag, Location: ref('headers', 'Location'), ...replayed }, examples.create?.answer),
+      ...writeErrors,
+      403: forbidden(true),
+      409: keyed ? conflict(`A row with the same ${keyWords} exists already; it is in \`data\`. Or: ${KEY_RUNNING}`) : errorResponse(['conflict'], undefined, KEY_RUNNING),
+    },
+  });
+}
+
+/** GET of the row (a singleton: of the family path). */
+function readOperation({ d, op, row, collection, noun, examples, etag, forbidden }: FamilyContext): Json {
+  return op('read', `Read ${noun}`, [
+    collection ? (d.archive ? 'Archived rows read too.' : '') : 'One per organization, addressed without an id; it reads before anything is stored.',
+    'The ETag header identifies the configuration the row holds now.',
+  ].filter(Boolean), {
+    responses: {
+      200: jsonBody(single(row, false), `The ${d.name} row.`, etag, examples.read),
+      401: ref('responses', 'unauthorized'),
+      403: forbidden(false),
+      ...(collection ? { 404: ref('responses', 'not_found') } : {}),
+    },
+  });
+}
+
+/** PUT of the row (a singleton: of the family path). */
+function updateOperation({ d, op, row, collection, upsert, notices, rekeyable, keyWords, noun, examples, body, etag, writeErrors, forbidden, conflict }: FamilyContext): Json {
+  return op('update', upsert ? `Update or create ${noun}` : `Update ${noun}`, [
+    'Send only the fields to change; omitted fields keep their value.',
+    collection ? (upsert ? 'An id that has no row yet creates one from the values the id is made of (200).' : 'An update of a missing row answers 404.') : '',
+    d.archive ? 'An archived row is refused (409).' : '',
+    rekeyable ? `A change that makes the row match another one's natural key (${keyWords}) answers 409 with that row.` : '',
+    'With `If-Match`, a row that changed since answers 412 with the current row and nothing is written.',
+  ].filter(Boolean), {
+    parameters: [ref('parameters', 'IfMatch')],
+    requestBody: body('.update', examples.update?.request),
+    responses: {
+      200: jsonBody(single(row, notices), `The ${d.name} row as stored now.`, etag, examples.update?.answer),
+      ...writeErrors,
+      403: forbidden(true),
+      ...(collection && !upsert ? { 404: ref('responses', 'not_found') } : {}),
+      ...(rekeyable || d.archive ? { 409: conflict([rekeyable ? 'Another row holds that natural key (it is in `data`).' : '', d.archive ? 'The row is archived (it is in `data`).' : ''].filter(Boolean).join(' ')) } : {}),
+      412: upsert
+        ? errorResponse(['precondition_failed'], { anyOf: [row, { type: 'null' }] }, 'The current row is in `data` (null when the id had no row yet).')
+        : errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
+    },
+  });
+}
+
+/** DELETE of the row. */
+function deleteOperation({ d, op, row, noun, forbidden }: FamilyContext): Json {
+  return op('delete', d.archive ? `Archive ${noun}` : `Delete ${noun}`, [
+    d.archive
+      ? 'Delete archives: the row is kept and still reads, refuses updates, and leaves the default list; deleting it again changes nothing.'
+      : 'Removes the row.',
+    'Answers 204 with no body. With `If-Match`, a row that changed since answers 412 with the current row and nothing is deleted.',
+  ], {
+    parameters: [ref('parameters', 'IfMatch')],
+    responses: {
+      204: { description: 'Done; no body.' },
+      401: ref('responses', 'unauthorized'),
+      403: forbidden(true),
+      404: ref('responses', 'not_found'),
+      412: errorResponse(['precondition_failed'], row, 'The current row is in `data`.'),
+    },
+  });
+}
+
+/** POST /<family>/{id}/<action>: each action REST serves. */
+function actionPaths({ d, row, examples, etag, replayed, writeErrors, forbidden, idParam }: FamilyContext): Record<string, Json> {
   const paths: Record<string, Json> = {};
-  for (const [path, item] of [[`/${d.name}`, familyPath], [`/${d.name}/{id}`, rowPath]] as const) {
-    if (methods(item).length) paths[path] = { description: `Offers ${list(methods(item))}; any other method answers 405 method_not_allowed with an Allow header.`, ...item };
-  }
   for (const [name, action] of Object.entries(d.actions ?? {})) {
     if (!actionTransports(action).includes('rest')) continue;
     const what = [action.description, 'Answers the row as stored now; with `If-Match`, a row that changed since answers 412 and nothing is written.'];
@@ -226,6 +239,26 @@ function familyPaths(d: FamilyDescriptor): Record<string, Json> {
     };
   }
   return paths;
+}
+
+/** The operations REST serves for one family, keyed by path and method (the route table of config-api.ts): one step each. */
+function familyPaths(d: FamilyDescriptor): Record<string, Json> {
+  const c = familyContext(d);
+  const has = (op: OperationName) => d.operations.includes(op);
+  const familyPath: Json = {};
+  const rowPath: Json = { parameters: [c.idParam] };
+  const where = c.collection ? rowPath : familyPath;
+  if (c.collection && has('list')) familyPath.get = listOperation(c);
+  if (c.collection && has('create')) familyPath.post = createOperation(c);
+  if (has('read')) where.get = readOperation(c);
+  if (has('update')) where.put = updateOperation(c);
+  if (c.collection && has('delete')) where.delete = deleteOperation(c);
+  const methods = (item: Json) => Object.keys(item).filter((k) => k !== 'parameters').map((m) => m.toUpperCase());
+  const paths: Record<string, Json> = {};
+  for (const [path, item] of [[`/${d.name}`, familyPath], [`/${d.name}/{id}`, rowPath]] as const) {
+    if (methods(item).length) paths[path] = { description: `Offers ${list(methods(item))}; any other method answers 405 method_not_allowed with an Allow header.`, ...item };
+  }
+  return { ...paths, ...actionPaths(c) };
 }
 
 const ACTION_CONFLICT = 'The row is in a state this action does not apply to; the message says which, `data` holds the row as it is.';
@@ -323,11 +356,12 @@ function introduction(): string {
   ].join('\n');
 }
 
-export function openApiDocument(registry: Registry, domainOperations: readonly DomainOperation[], config: Pick<ServiceConfig, 'publicUrl'>): Json {
+export function openApiDocument(registry: Registry, domainOperations: readonly DomainOperation[], config: ServiceConfig): Json {
   const schemas: Record<string, Json> = sharedSchemas();
   const paths: Record<string, Json> = {};
   const tags: Json[] = [];
-  for (const d of registry.families) {
+  // as this deployment publishes each family: fields whose values its configuration decides carry them as enum
+  for (const d of registry.families.map((family) => withConfiguredValues(family, config))) {
     const derived = familySchemas(d);
     schemas[d.name] = derived.row;
     if (derived.create) schemas[`${d.name}.create`] = derived.create;

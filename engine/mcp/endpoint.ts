@@ -74,7 +74,7 @@ function mcpServer(services: Services, caller: Caller, tools: Tool[], byName: Ma
 }
 
 export function mcpEndpoint(services: Services) {
-  const tools = buildTools(services.registry, services.domain);
+  const tools = buildTools(services.registry, services.domain, services.config);
   const byName = new Map(tools.map((t) => [t.name, t]));
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.path !== MCP_PATH) return next();

@@ -9,7 +9,8 @@ import type { Caller } from '../auth/caller.ts';
 import { publicOrganization } from '../auth/caller.ts';
 import { actionTransports, DEFAULT_ROLES, type FamilyDescriptor, type OperationName, type Row } from '../descriptor.ts';
 import { validationFailed } from '../errors.ts';
-import { planFields } from '../fields.ts';
+import { planFields, withConfiguredValues } from '../fields.ts';
+import type { ServiceConfig } from '../config.ts';
 import { FEATURES } from '../plans.ts';
 import { execute, type Services } from '../operations/index.ts';
 import { executeAction } from '../operations/action.ts';
@@ -244,8 +245,10 @@ function domainTool(operation: DomainOperation): Tool {
   };
 }
 
-export function buildTools(registry: Registry, domain: readonly DomainOperation[]): Tool[] {
-  const tools = [...registry.families.flatMap(familyTools), ...domain.filter((op) => op.agentTool !== false).map(domainTool)].map((tool) => ({
+export function buildTools(registry: Registry, domain: readonly DomainOperation[], config: ServiceConfig): Tool[] {
+  // the families as this deployment publishes them: fields whose values its configuration decides carry them as enum
+  const families = registry.families.map((family) => withConfiguredValues(family, config));
+  const tools = [...families.flatMap(familyTools), ...domain.filter((op) => op.agentTool !== false).map(domainTool)].map((tool) => ({
     ...tool,
     inputSchema: portableSchema(tool.inputSchema),
     ...(tool.outputSchema ? { outputSchema: portableSchema(tool.outputSchema) } : {}),

@@ -4,6 +4,7 @@ import t from 'tap';
 import { sqlExecutor } from '../../engine/persistence/sql.ts';
 import { CONFIG, OPERATOR_TOKEN, client, startVigil } from '../helpers/harness.ts';
 import { connectAgent } from '../helpers/mcp.ts';
+import { COMPILE_CACHE_ENV } from '../helpers/compile-cache.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
@@ -17,7 +18,7 @@ interface Run {
 }
 
 function run(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const merged: NodeJS.ProcessEnv = { ...process.env, VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN, ...env };
+  const merged: NodeJS.ProcessEnv = { ...process.env, ...COMPILE_CACHE_ENV, VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/vigil.ts', ...args], { env: merged }, (error, stdout, stderr) => {

@@ -6,13 +6,14 @@ import { execFile } from 'node:child_process';
 import t from 'tap';
 import { OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { browserless } from '../helpers/console.ts';
+import { COMPILE_CACHE_ENV } from '../helpers/compile-cache.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
 
 function run(args: string[], stdin: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['bin/vigil.ts', ...args], { env: { ...process.env, VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN } }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, ['bin/vigil.ts', ...args], { env: { ...process.env, ...COMPILE_CACHE_ENV, VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
     child.stdin!.end(stdin);

@@ -168,6 +168,8 @@ export async function startVigil(
     apiRateLimit?: RateLimit | null;
     /** VIGIL_TRUSTED_PROXIES: proxies whose X-Forwarded-For entries name the client */
     trustedProxies?: number;
+    /** what the engine is told of the webhook sources (default: the service's, WEBHOOK_SOURCES) */
+    webhookSources?: ServiceConfig['webhookSources'];
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -210,6 +212,7 @@ export async function startVigil(
   const service = serviceOptions(settings, sources);
   const running = await serve({
     ...service,
+    ...(options.webhookSources ? { config: { ...service.config, webhookSources: options.webhookSources } } : {}),
     registry: options.families || options.extraFamilies ? createRegistry(options.families ?? familiesWith(options.extraFamilies)) : service.registry,
     modules: modulesWith(options.modules ?? service.modules, options.jobs),
     clock,

@@ -56,7 +56,7 @@ t.test('tools/list --strict: no warning, no error, and every tool is there', asy
   t.equal(run.code, 0, run.stderr);
   t.notMatch(run.stderr, /Warning|Error|portability/, 'the strict check reports nothing');
   const { tools } = JSON.parse(run.stdout) as { tools: { name: string; inputSchema: object; outputSchema?: object; annotations: Record<string, unknown> }[] };
-  const expected = buildTools(vigil.running.services.registry, vigil.running.services.domain).map((tool) => tool.name).sort();
+  const expected = buildTools(vigil.running.services.registry, vigil.running.services.domain, vigil.running.services.config).map((tool) => tool.name).sort();
   t.same(tools.map((tool) => tool.name).sort(), expected, 'the Inspector read every tool the endpoint serves');
   for (const tool of tools) {
     t.ok(tool.outputSchema, `${tool.name}: declares its answer`);
