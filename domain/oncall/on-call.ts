@@ -29,11 +29,8 @@ const cache = new Map<string, Entry[]>();
 
 /** A stored time (a Date from the database, a string from an answer) as a cheap comparable value. */
 const stamp = (value: unknown) => (value instanceof Date ? value.getTime() : String(value));
-const time = (value: unknown) => (value instanceof Date ? value : String(value));
-
-export function overrideInputs(rows: readonly Row[]): OverrideInput[] {
-  return rows.map((o) => ({ id: String(o.id), start: time(o.start), end: time(o.end), email: String(o.email), replaces: (o.replaces as string | null) ?? null, created_at: time(o.created_at) }));
-}
+/** Stored rows as the computation reads them (only those in the window are looked at beyond their times). */
+const overrideInputs = (rows: readonly Row[]) => rows as unknown as readonly OverrideInput[];
 
 function sameVersion(entry: Entry, schedule: Row, overrides: readonly Row[]): boolean {
   if (entry.schedule !== stamp(schedule.updated_at) || entry.ids.length !== overrides.length) return false;
@@ -75,6 +72,18 @@ export function scheduleOf(schedule: Row, overrides: readonly Row[], from: numbe
   return cached(entryOf(schedule, overrides), schedule, overrides, from, to);
 }
 
+/** Overrides by their schedule, each list in the order read. */
+export function groupBySchedule(overrides: readonly Row[]): Map<string, Row[]> {
+  const out = new Map<string, Row[]>();
+  for (const o of overrides) {
+    const id = String(o.schedule_id);
+    const list = out.get(id);
+    if (list) list.push(o);
+    else out.set(id, [o]);
+  }
+  return out;
+}
+
 export interface OnCall {
   /** the shift covering the instant, its end the whole stretch this person is on call (null: no one) */
   current: Shift | null;
@@ -93,17 +102,22 @@ const HORIZONS = [DAY, 8 * DAY, 35 * DAY, MAX_WINDOW - DAY];
 export function onCallAt(schedule: Row, overrides: readonly Row[], at: number): OnCall {
   const day = Math.floor(at / DAY) * DAY;
   const entry = entryOf(schedule, overrides);
-  for (const [i, horizon] of HORIZONS.entries()) {
+  for (let i = 0; ; i++) {
     const last = i === HORIZONS.length - 1;
-    const to = day + DAY + horizon;
+    const to = day + DAY + HORIZONS[i]!;
     const { shifts } = cached(entry, schedule, overrides, day, to);
-    const current = shifts.find((s) => s.start <= at && at < s.end) ?? null;
-    const next = shifts.find((s) => s.start >= (current?.end ?? at)) ?? null;
+    let c = 0;
+    while (c < shifts.length && shifts[c]!.end <= at) c++;
+    const current = c < shifts.length && shifts[c]!.start <= at ? shifts[c]! : null;
+    // shifts are in order and apart: the next is the first that starts at or after the current one's end (or `at`)
+    const after = current?.end ?? at;
+    let n = current ? c + 1 : c;
+    while (n < shifts.length && shifts[n]!.start < after) n++;
+    const next = shifts[n] ?? null;
     const currentOpen = current !== null && current.end === to;
     if (!last && (currentOpen || !next)) continue;
     return { current, next, until_known: !currentOpen };
   }
-  throw new Error('unreachable: the last horizon always answers');
 }
 
 /** Forgets every cached computation (the benchmark's cold runs). */

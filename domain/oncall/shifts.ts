@@ -21,7 +21,7 @@ export interface Layer {
 export interface ScheduleInput { time_zone: string; layers: readonly Layer[] }
 /** times as instants written ISO-8601, or Dates as the database answers them */
 export interface OverrideInput { id: string; start: string | Date; end: string | Date; email: string; replaces?: string | null; created_at: string | Date }
-const ms = (value: string | Date) => (value instanceof Date ? value.getTime() : Date.parse(value));
+const ms = (value: string | Date) => (value instanceof Date ? value.getTime() : Date.parse(String(value)));
 
 export type Source = { layer: number } | { override: string };
 export interface Piece { start: number; end: number; email: string }
@@ -116,7 +116,7 @@ export function finalSchedule(schedule: ScheduleInput, overrides: readonly Overr
   for (const o of overrides) {
     const start = ms(o.start);
     const end = ms(o.end);
-    if (start < to && end > from && start < end) ranked.push({ id: o.id, start, end, email: o.email, replaces: o.replaces ?? null, created: ms(o.created_at), rank: 0 });
+    if (start < to && end > from && start < end) ranked.push({ id: String(o.id), start, end, email: String(o.email), replaces: o.replaces ?? null, created: ms(o.created_at), rank: 0 });
   }
   ranked.sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   ranked.forEach((o, rank) => (o.rank = rank));
