@@ -22,6 +22,21 @@ export interface Machine {
   loadEnd: number[];
 }
 
+/** An in-process computation's figures over its timed runs (bench/oncall.ts): wall clock and the process's CPU time, ms. */
+export interface Timing { p50: number; p95: number; max: number; cpuP50: number; cpuP95: number }
+/** One computation beside its bare baseline timed in the same process, and its goal on Vigil's wall-clock p95. */
+export interface Computation { key: string; name: string; vigil: Timing; bare: Timing; ratio: number; goalMs: number; met: boolean; notes: string }
+
+const f2 = (x: number) => x.toFixed(2);
+/** The table of in-process computations, for bench/oncall.ts's own report and this one. */
+export function computationTable(rows: readonly Computation[]): string[] {
+  return [
+    '| computation | Vigil p50 / p95 / max ms (wall) | Vigil CPU p50 / p95 ms | bare p50 ms | ratio (Vigil/bare, p50) | goal (issue 36) | met | notes |',
+    '|---|---:|---:|---:|---:|---|---|---|',
+    ...rows.map((c) => `| ${c.name} | ${f2(c.vigil.p50)} / ${f2(c.vigil.p95)} / ${f2(c.vigil.max)} | ${f2(c.vigil.cpuP50)} / ${f2(c.vigil.cpuP95)} | ${f2(c.bare.p50)} | ${f2(c.ratio)} | < ${c.goalMs} ms (p95, wall) | ${c.met ? 'yes' : 'NO'} | ${c.notes} |`),
+  ];
+}
+
 export interface ReportInput {
   date: string;
   machine: Machine;
@@ -34,6 +49,8 @@ export interface ReportInput {
   vigilRssAtStart?: number;
   pairs: Pair[];
   soak?: SoakResult;
+  /** in-process computations (the `oncall` scenario), each beside its bare baseline timed in the same child */
+  computations?: { machine: string; runs: number; warmUp: number; rows: Computation[] };
   goals: Goal[];
   failures: string[];
 }
@@ -67,6 +84,17 @@ export function report(r: ReportInput): string {
     ...r.goals.map((g) => `| ${g.name} | ${g.source} | ${g.target} | ${g.measured} | ${g.met ? 'met' : '**MISSED**'} |`),
     ...(r.goals.length ? [] : ['| (none for these scenarios) | | | | |']),
   ];
+  if (r.computations?.rows.length) {
+    const c = r.computations;
+    lines.push(
+      '',
+      '## In-process computations (on call)',
+      '',
+      `\`node bench/oncall.ts --json\` in a child of its own: ${c.runs} timed runs after ${c.warmUp} warm-up runs of each, Vigil's computation and its bare baseline in the same process (${c.machine}). Wall clock and the process's CPU time per run; on a loaded machine the CPU time is what the computation cost, the wall clock adds the time others had the core.`,
+      '',
+      ...computationTable(c.rows),
+    );
+  }
   if (r.soak) {
     const s = r.soak;
     const total = s.mix.reduce((n, x) => n + x.rps, 0);

@@ -3,7 +3,8 @@
  * the minimal work) in the same run, then a soak of mixed load with the Vigil child's RSS sampled; writes
  * bench/results/<date>.md (and latest.md, a copy) and <date>.json. Scenarios, in this order (bench/scenarios/):
  * read, update, create, delete, create-key, list (config.ts), mcp (mcp.ts), alerts-repeats, alerts-new (alerts.ts),
- * board-create, board-repeats (board.ts), export (export.ts). update, create and delete also take turns with one
+ * board-create, board-repeats (board.ts), export (export.ts), then oncall: the on-call computations in process
+ * (bench/oncall.ts in a child of its own, each beside its bare baseline; issue 36). update, create and delete also take turns with one
  * bare insert, the floor of any write (issue 23). One Vigil child (bench/servers/vigil-webhooks.ts) serves them all; each bare
  * server runs only during its scenarios. Exits non-zero only when something failed to run (a non-2xx answer,
  * a refused body, a failed table check, a crash); a missed goal is reported, not an error.
@@ -23,8 +24,10 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { combine, measure, observer, roundsRatio, rssBytes, runMain, startChild, transportFailures, withRun, type Child, type Measured } from './lib.ts';
-import { mb, ms, pct, report, rps, type Goal, type Machine } from './report.ts';
+import { mb, ms, pct, report, rps, type Computation, type Goal, type Machine, type ReportInput } from './report.ts';
 import * as alerts from './scenarios/alerts.ts';
 import * as board from './scenarios/board.ts';
 import * as config from './scenarios/config.ts';
@@ -34,8 +37,10 @@ import * as mcp from './scenarios/mcp.ts';
 import { GOAL_GROWTH, soak, type SoakResult } from './soak.ts';
 
 const MODULES: { KEYS: string[]; OPTIONAL?: string[]; run: (ctx: BenchContext, chosen: Set<string>) => Promise<Pair[]> }[] = [config, mcp, alerts, board, exportScenario];
-const ALL = MODULES.flatMap((m) => m.KEYS);
-const DEFAULT = MODULES.flatMap((m) => m.KEYS.filter((k) => !m.OPTIONAL?.includes(k)));
+/** Computations measured in process rather than over HTTP: bench/oncall.ts, its figures as JSON. */
+const IN_PROCESS = ['oncall'];
+const ALL = [...MODULES.flatMap((m) => m.KEYS), ...IN_PROCESS];
+const DEFAULT = [...MODULES.flatMap((m) => m.KEYS.filter((k) => !m.OPTIONAL?.includes(k))), ...IN_PROCESS];
 const GROUPS: Record<string, string[]> = { alerts: ['alerts-repeats', 'alerts-new'], board: ['board-create', 'board-repeats'] };
 
 /** Each goal compares Vigil's req/s with its baseline's in the same run. */
@@ -106,8 +111,21 @@ async function machine(postgres: string, loadStart: number[]): Promise<Machine> 
   };
 }
 
-function goals(pairs: Pair[], soaked: SoakResult | undefined): Goal[] {
+/** `node bench/oncall.ts --json` in a child of its own (a fresh heap, none of the load generator's garbage). */
+async function onCallComputations(): Promise<NonNullable<ReportInput['computations']>> {
+  const { stdout } = await promisify(execFile)(process.execPath, [here('./oncall.ts'), '--json'], { maxBuffer: 16 * 2 ** 20 });
+  const got = JSON.parse(stdout) as { machine: string; runs: number; warmUp: number; computations: Computation[] };
+  return { machine: got.machine, runs: got.runs, warmUp: got.warmUp, rows: got.computations };
+}
+
+function goals(pairs: Pair[], soaked: SoakResult | undefined, computations: Computation[] = []): Goal[] {
   const out: Goal[] = [];
+  for (const c of computations.filter((x) => x.key !== 'now-1000-warm')) {
+    out.push({
+      name: `${c.name}: p95 < ${c.goalMs} ms`, source: 'issue 36', target: `< ${c.goalMs} ms`,
+      measured: `${ms(c.vigil.p95)} (p50 ${ms(c.vigil.p50)}; CPU p95 ${ms(c.vigil.cpuP95)}; ${c.ratio.toFixed(0)}× its bare baseline)`, met: c.met,
+    });
+  }
   for (const g of RATIO_GOALS) {
     const p = pairs.find((x) => x.key === g.key);
     if (p) out.push({ name: `${g.name}: Vigil req/s ≥ ${pct(g.ratio)} of bare`, source: g.source, target: `≥ ${pct(g.ratio)}`, measured: pct(p.ratio), met: p.ratio >= g.ratio });
@@ -138,7 +156,8 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const chosenKeys = selection(args);
   const full = chosenKeys.join() === DEFAULT.join();
-  const label = full ? '' : args.join('+');
+  // `oncall` alone would write over bench:oncall's own oncall-latest.md: this run's report is oncall-run-latest.md
+  const label = full ? '' : `${args.join('+')}${args.every((a) => IN_PROCESS.includes(a)) ? '-run' : ''}`;
   const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? (full ? 300 : 0));
   const started = new Date();
   const date = started.toISOString();
@@ -215,6 +234,14 @@ async function main(): Promise<number> {
         break;
       }
     }
+    let computations: ReportInput['computations'];
+    if (chosen.has('oncall')) {
+      try {
+        computations = await onCallComputations();
+      } catch (error) {
+        failures.push(`oncall: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     let soaked: SoakResult | undefined;
     if (soakSeconds > 0 && !vigil.crashed()) {
       try {
@@ -229,11 +256,11 @@ async function main(): Promise<number> {
     failures.unshift(...transportFailures(pairs.flatMap((p) => [p.bare, ...(p.floor ? [p.floor.measured] : []), p.vigil])), ...pairs.flatMap((p) => p.failures));
 
     const diagnostics = ['BENCH_PROFILE', 'BENCH_SQL', 'VIGIL_WEBHOOK_RATE_LIMIT_STORE'].filter((name) => process.env[name]);
-    const scored = goals(pairs, soaked);
+    const scored = goals(pairs, soaked, computations?.rows);
     const input = {
       date, machine: await machine(postgres, loadStart), seconds, warmup, rounds: ROUNDS,
       selection: full ? `all (${chosenKeys.join(', ')})` : chosenKeys.join(', '),
-      diagnostics, vigilRssAtStart, pairs, soak: soaked, goals: scored, failures,
+      diagnostics, vigilRssAtStart, pairs, soak: soaked, computations, goals: scored, failures,
     };
     const md = report(input);
     process.stdout.write(`\n${md}\n`);

@@ -18,7 +18,7 @@ import { ORGANIZATION } from '../../engine/operations/tool-schemas.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
 import schedules from '../../resources/schedules.ts';
-import { scheduleOf } from './on-call.ts';
+import { groupBySchedule, scheduleOf } from './on-call.ts';
 import { DAY } from './zone.ts';
 
 export const CalendarFeedEntity = new EntitySchema<any>({
@@ -74,9 +74,10 @@ export async function feedText(services: Services, organizationId: string, subje
   const rows = await store.list(schedules, organizationId, kind === 'schedule' ? { where: { id: name } } : {});
   if (kind === 'schedule' && !rows.length) return null;
   const overrides = rows.length ? await store.list(scheduleOverrides, organizationId, { where: { schedule_id: { $in: rows.map((r) => r.id) } } }) : [];
+  const bySchedule = groupBySchedule(overrides);
   const calendar = ical({ name: kind === 'schedule' ? `On call: ${String(rows[0]!.name)}` : `My on-call shifts (${name})`, prodId: { company: 'Vigil', product: 'on-call' } });
   for (const schedule of rows) {
-    const { shifts } = scheduleOf(schedule, overrides.filter((o) => o.schedule_id === schedule.id), now - PAST, now + AHEAD);
+    const { shifts } = scheduleOf(schedule, bySchedule.get(String(schedule.id)) ?? [], now - PAST, now + AHEAD);
     for (const shift of shifts) {
       if (kind === 'person' && shift.email !== name) continue;
       calendar.createEvent({

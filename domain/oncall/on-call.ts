@@ -9,26 +9,79 @@ import { DAY } from './zone.ts';
 
 /** The longest window one question may span. */
 export const MAX_WINDOW = 366 * DAY;
+/** schedules remembered, and windows remembered per schedule version */
 const CACHE_SIZE = 2000;
-const cache = new Map<string, FinalSchedule>();
+const WINDOWS = 8;
+const VERSIONS = 3;
 
-/** A stored time (a Date from the database, a string from an answer) as a cheap cache-key part. */
+/**
+ * What is remembered of one schedule: the versions of the rows it was computed from (the schedule's, and each
+ * override's id and version in the order given) and the final schedules of the windows asked for. Comparing the
+ * versions costs no allocation, so a question whose rows are unchanged is a few comparisons and a map lookup.
+ */
+interface Entry {
+  schedule: string | number;
+  ids: string[];
+  stamps: (string | number)[];
+  windows: Map<string, FinalSchedule>;
+}
+const cache = new Map<string, Entry[]>();
+
+/** A stored time (a Date from the database, a string from an answer) as a cheap comparable value. */
 const stamp = (value: unknown) => (value instanceof Date ? value.getTime() : String(value));
-const time = (value: unknown) => (value instanceof Date ? value : String(value));
+/** Stored rows as the computation reads them (only those in the window are looked at beyond their times). */
+const overrideInputs = (rows: readonly Row[]) => rows as unknown as readonly OverrideInput[];
 
-export function overrideInputs(rows: readonly Row[]): OverrideInput[] {
-  return rows.map((o) => ({ id: String(o.id), start: time(o.start), end: time(o.end), email: String(o.email), replaces: (o.replaces as string | null) ?? null, created_at: time(o.created_at) }));
+function sameVersion(entry: Entry, schedule: Row, overrides: readonly Row[]): boolean {
+  if (entry.schedule !== stamp(schedule.updated_at) || entry.ids.length !== overrides.length) return false;
+  for (let i = 0; i < overrides.length; i++) {
+    const o = overrides[i]!;
+    if (entry.ids[i] !== String(o.id) || entry.stamps[i] !== stamp(o.updated_at)) return false;
+  }
+  return true;
+}
+
+/**
+ * The cache entry of these rows' versions. A schedule keeps up to VERSIONS entries, newest first: who is on call
+ * reads only the overrides that have not ended, a schedule's page all of them, and both stay remembered.
+ */
+function entryOf(schedule: Row, overrides: readonly Row[]): Entry {
+  const id = String(schedule.id);
+  const entries = cache.get(id) ?? [];
+  const found = entries.find((e) => sameVersion(e, schedule, overrides));
+  if (found) return found;
+  const entry: Entry = { schedule: stamp(schedule.updated_at), ids: overrides.map((o) => String(o.id)), stamps: overrides.map((o) => stamp(o.updated_at)), windows: new Map() };
+  cache.delete(id);
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(id, [entry, ...entries.slice(0, VERSIONS - 1)]);
+  return entry;
+}
+
+function cached(entry: Entry, schedule: Row, overrides: readonly Row[], from: number, to: number): FinalSchedule {
+  const key = `${from}|${to}`;
+  const hit = entry.windows.get(key);
+  if (hit) return hit;
+  const computed = finalSchedule({ time_zone: String(schedule.time_zone), layers: (schedule.layers as Layer[]) ?? [] }, overrideInputs(overrides), from, to);
+  if (entry.windows.size >= WINDOWS) entry.windows.delete(entry.windows.keys().next().value!);
+  entry.windows.set(key, computed);
+  return computed;
 }
 
 /** The final schedule of stored rows over [from, to), cached by the rows' versions. */
 export function scheduleOf(schedule: Row, overrides: readonly Row[], from: number, to: number): FinalSchedule {
-  const key = `${schedule.id}@${stamp(schedule.updated_at)}|${overrides.map((o) => `${o.id}@${stamp(o.updated_at)}`).join(',')}|${from}|${to}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const computed = finalSchedule({ time_zone: String(schedule.time_zone), layers: (schedule.layers as Layer[]) ?? [] }, overrideInputs(overrides), from, to);
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(key, computed);
-  return computed;
+  return cached(entryOf(schedule, overrides), schedule, overrides, from, to);
+}
+
+/** Overrides by their schedule, each list in the order read. */
+export function groupBySchedule(overrides: readonly Row[]): Map<string, Row[]> {
+  const out = new Map<string, Row[]>();
+  for (const o of overrides) {
+    const id = String(o.schedule_id);
+    const list = out.get(id);
+    if (list) list.push(o);
+    else out.set(id, [o]);
+  }
+  return out;
 }
 
 export interface OnCall {
@@ -48,17 +101,23 @@ const HORIZONS = [DAY, 8 * DAY, 35 * DAY, MAX_WINDOW - DAY];
  */
 export function onCallAt(schedule: Row, overrides: readonly Row[], at: number): OnCall {
   const day = Math.floor(at / DAY) * DAY;
-  for (const [i, horizon] of HORIZONS.entries()) {
+  const entry = entryOf(schedule, overrides);
+  for (let i = 0; ; i++) {
     const last = i === HORIZONS.length - 1;
-    const to = day + DAY + horizon;
-    const { shifts } = scheduleOf(schedule, overrides, day, to);
-    const current = shifts.find((s) => s.start <= at && at < s.end) ?? null;
-    const next = shifts.find((s) => s.start >= (current?.end ?? at)) ?? null;
+    const to = day + DAY + HORIZONS[i]!;
+    const { shifts } = cached(entry, schedule, overrides, day, to);
+    let c = 0;
+    while (c < shifts.length && shifts[c]!.end <= at) c++;
+    const current = c < shifts.length && shifts[c]!.start <= at ? shifts[c]! : null;
+    // shifts are in order and apart: the next is the first that starts at or after the current one's end (or `at`)
+    const after = current?.end ?? at;
+    let n = current ? c + 1 : c;
+    while (n < shifts.length && shifts[n]!.start < after) n++;
+    const next = shifts[n] ?? null;
     const currentOpen = current !== null && current.end === to;
     if (!last && (currentOpen || !next)) continue;
     return { current, next, until_known: !currentOpen };
   }
-  throw new Error('unreachable: the last horizon always answers');
 }
 
 /** Forgets every cached computation (the benchmark's cold runs). */

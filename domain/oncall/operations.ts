@@ -12,7 +12,7 @@ import { ORGANIZATION, orNull } from '../../engine/operations/tool-schemas.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
 import schedules from '../../resources/schedules.ts';
-import { MAX_WINDOW, onCallAt, scheduleOf } from './on-call.ts';
+import { groupBySchedule, MAX_WINDOW, onCallAt, scheduleOf } from './on-call.ts';
 import type { Shift } from './shifts.ts';
 import { DAY } from './zone.ts';
 
@@ -130,9 +130,13 @@ export async function whoIsOnCall(services: Services, caller: Caller, filter: { 
   if (filter.schedule_id) where.id = filter.schedule_id;
   if (filter.team_id) where.team_id = filter.team_id;
   const rows = await readStore(services).list(schedules, caller.organization.id, { where, orderBy: { name: 'asc' } });
-  const ids = rows.map((r) => r.id);
-  const overrides = ids.length ? await readStore(services).list(scheduleOverrides, caller.organization.id, { where: { schedule_id: { $in: ids } } }) : [];
-  return rows.map((schedule) => onCallJson(schedule, overrides.filter((o) => o.schedule_id === schedule.id), at));
+  // one read of the overrides for every schedule asked about, and only those still running on the day of `at`
+  // (onCallAt looks from that UTC day on; an override that ended before it changes nothing)
+  const live: Row = { end: { $gt: new Date(Math.floor(at / DAY) * DAY) } };
+  if (filter.schedule_id || filter.team_id) live.schedule_id = { $in: rows.map((r) => r.id) };
+  const overrides = rows.length ? await readStore(services).list(scheduleOverrides, caller.organization.id, { where: live }) : [];
+  const bySchedule = groupBySchedule(overrides);
+  return rows.map((schedule) => onCallJson(schedule, bySchedule.get(String(schedule.id)) ?? [], at));
 }
 
 export const whoIsOnCallTool: DomainOperation = {

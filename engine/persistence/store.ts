@@ -83,6 +83,9 @@ function whereClause(shape: Shape, organizationId: string, where: Row = {}): { s
       const list = (value as { $in: unknown[] }).$in;
       parts.push(list.length ? `${quote(column)} in (${list.map(() => '?').join(', ')})` : 'false');
       params.push(...list);
+    } else if (value && typeof value === 'object' && '$gt' in value) {
+      parts.push(`${quote(column)} > ${placeholder(shape, column)}`);
+      params.push(param(shape, column, (value as { $gt: unknown }).$gt));
     } else {
       parts.push(`${quote(column)} = ${placeholder(shape, column)}`);
       params.push(param(shape, column, value));

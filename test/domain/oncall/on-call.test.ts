@@ -81,3 +81,17 @@ t.test('who_is_on_call: one schedule, a team, or all', async (t) => {
   t.same(one.body.data.map((s: { email: string | null }) => s.email), [null]);
   t.same(fieldsOf(await agent.call('who_is_on_call', { at: 'soon' })), ['at']);
 });
+
+t.test('who_is_on_call reads only the overrides still running that day, and answers as on_call does', async (t) => {
+  // one across midnight UTC: read on the day it ends too; cover (30 March) has ended before every day asked below but the first
+  const night = (await api.post(`${CONFIG}/schedule_overrides`, { schedule_id: schedule.id, start: '2030-04-10T22:00:00Z', end: '2030-04-11T02:00:00Z', email: cy })).body.data;
+  const agent = await connectAgent(vigil.url, (await org.key(['mcp:read'])).token);
+  t.teardown(() => agent.close());
+  for (const at of ['2030-03-30T13:30:00Z', '2030-03-31T00:30:00Z', '2030-04-10T23:00:00Z', '2030-04-11T01:00:00Z', '2030-04-11T03:00:00Z']) {
+    const rest = (await api.get(`${CONFIG}/schedules/${schedule.id}/on_call?at=${at}`)).body.data;
+    const tool = (await agent.call('who_is_on_call', { schedule_id: schedule.id, at })).body.data;
+    t.same(tool, [rest], `the same answer at ${at}`);
+  }
+  const during = (await agent.call('who_is_on_call', { at: '2030-04-11T01:00:00Z' })).body.data.find((s: { schedule_id: string }) => s.schedule_id === schedule.id);
+  t.match(during, { email: cy, until: '2030-04-11T02:00:00.000Z', source: { type: 'override', override_id: night.id } }, 'an override begun the day before still counts');
+});
