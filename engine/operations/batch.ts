@@ -18,7 +18,7 @@ import { publicOrganization, type Caller } from '../auth/caller.ts';
 import type { Row } from '../descriptor.ts';
 import { ApiError, validationFailed, type FieldError } from '../errors.ts';
 import type { DomainOperation, Services } from '../services.ts';
-import { inBatch } from './context.ts';
+import { BatchPassFailed, inBatch } from './context.ts';
 import { execute } from './index.ts';
 import { ORGANIZATION } from './tool-schemas.ts';
 
@@ -103,7 +103,7 @@ export async function runBatch(services: Services, caller: Caller, changes: Batc
   });
   if (duplicate.length) throw validationFailed(duplicate);
   const changeId = randomUUID();
-  return inBatch(services, changeId, async () => {
+  return inBatch(services, changeId, async (savepoints) => {
     const ids = new Map<string, string | null>();
     const outcomes: BatchOutcome[] = [];
     for (const [index, change] of changes.entries()) {
@@ -121,6 +121,8 @@ export async function runBatch(services: Services, caller: Caller, changes: Batc
         if (change.ref !== undefined) ids.set(change.ref, result.id ?? change.id ?? null);
         outcomes.push({ ...base, status: result.status, id: result.id ?? change.id ?? null, etag: result.etag ?? null, data: result.data ?? null, error: null });
       } catch (error) {
+        // without savepoints a failed change may have left the transaction half-written or aborted: run it all again with them
+        if (!savepoints) throw new BatchPassFailed();
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
         if (change.ref !== undefined) ids.set(change.ref, null);
         outcomes.push({ ...base, status: error.status, id: change.id ?? null, etag: null, data: null, error: refusalBody(error) });

@@ -48,6 +48,20 @@ interface Batch {
   trx: Transaction;
   changeId: string;
   committed: (() => Promise<void>)[];
+  /**
+   * false in a batch's first pass, which expects every change to go through: operations then run on the batch's
+   * transaction itself, with no savepoint each (thousands of subtransactions cost PostgreSQL more per statement the
+   * more there are). The first refusal or error of that pass ends it: the batch rolls back and runs again with a
+   * savepoint per change (`true`), which answers every change.
+   */
+  savepoints: boolean;
+}
+
+/** Thrown inside a batch's first pass (no savepoints) when a change failed: the pass is rolled back and run again. */
+export class BatchPassFailed extends Error {
+  constructor() {
+    super('a change of the batch failed without a savepoint: run the batch again with one per change');
+  }
 }
 
 const batches = new AsyncLocalStorage<Batch>();
@@ -71,6 +85,7 @@ export function inTransaction<T>(services: Services, work: (store: FamilyStore) 
   const connection = services.db.em.getConnection();
   const batch = batchOf(services);
   if (!batch) return connection.transactional((trx) => work(new FamilyStore(sqlExecutor(services.db, trx))));
+  if (!batch.savepoints) return work(new FamilyStore(sqlExecutor(services.db, batch.trx)));
   return connection.transactional(
     (trx) => batches.run({ ...batch, trx }, () => work(new FamilyStore(sqlExecutor(services.db, trx)))),
     { ctx: batch.trx },
@@ -81,24 +96,33 @@ export function inTransaction<T>(services: Services, work: (store: FamilyStore) 
  * Runs `work` as one batch: one transaction that the operations it runs join. It commits when `work` answers
  * `commit: true`, and rolls back otherwise (a refused change, a dry run); what the operations left for after the
  * commit runs only once it committed.
+ *
+ * `work` runs first without a savepoint per operation (`savepoints: false`), which is what a batch that goes
+ * through needs and several times faster; when it throws BatchPassFailed (a change was refused or failed in that
+ * pass, which leaves the transaction in no state to go on) that transaction is rolled back and `work` runs again in
+ * a new one with a savepoint per operation, so each refusal rolls back alone and every change is answered.
  */
-export async function inBatch<T>(services: Services, changeId: string, work: () => Promise<{ commit: boolean; result: T }>): Promise<T> {
+export async function inBatch<T>(services: Services, changeId: string, work: (savepoints: boolean) => Promise<{ commit: boolean; result: T }>): Promise<T> {
   if (batchOf(services)) throw new Error('a batch cannot run inside another batch');
   const connection = services.db.em.getConnection();
-  const committed: Batch['committed'] = [];
-  let outcome: { commit: boolean; result: T } | undefined;
-  const rollback = new Error('batch rolled back');
-  try {
-    await connection.transactional(async (trx) => {
-      outcome = await batches.run({ db: services.db, trx, changeId, committed }, work);
-      if (!outcome.commit) throw rollback;
-    });
-  } catch (error) {
-    if (error !== rollback) throw error;
+  for (const savepoints of [false, true]) {
+    const committed: Batch['committed'] = [];
+    let outcome: { commit: boolean; result: T } | undefined;
+    const rollback = new Error('batch rolled back');
+    try {
+      await connection.transactional(async (trx) => {
+        outcome = await batches.run({ db: services.db, trx, changeId, committed, savepoints }, () => work(savepoints));
+        if (!outcome.commit) throw rollback;
+      });
+    } catch (error) {
+      if (error instanceof BatchPassFailed && !savepoints) continue;
+      if (error !== rollback) throw error;
+      return outcome!.result;
+    }
+    for (const run of committed) await run();
     return outcome!.result;
   }
-  for (const run of committed) await run();
-  return outcome!.result;
+  throw new Error('unreachable: the second pass of a batch has savepoints');
 }
 
 /** Runs `work` now, or, inside a batch, once the batch has committed. */
