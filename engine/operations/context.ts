@@ -74,6 +74,12 @@ const batchOf = (services: Services): Batch | undefined => {
 /** Whether a batch is running here: its operations' writes join its one transaction. */
 export const inBatchNow = (services: Services): boolean => batchOf(services) !== undefined;
 
+/**
+ * Whether a batch's first pass runs here (no savepoint per operation): any failure reruns the whole batch with
+ * savepoints, so a write may leave to a unique index what a query would check first (the second pass checks).
+ */
+export const inBatchFirstPass = (services: Services): boolean => batchOf(services)?.savepoints === false;
+
 /** The change id audit entries written now carry: the batch's, or null for a single write. */
 export const currentChangeId = (services: Services): string | null => batchOf(services)?.changeId ?? null;
 
