@@ -4,7 +4,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { HookContext } from '../descriptor.ts';
 import type { Database } from '../persistence/database.ts';
 import { sqlExecutor } from '../persistence/sql.ts';
-import { FamilyStore } from '../persistence/store.ts';
+import { FamilyStore, InsertBuffer } from '../persistence/store.ts';
 import type { Services } from '../services.ts';
 
 /** A user's email, lowercased (null for no user: a key, the service itself). */
@@ -55,7 +55,16 @@ interface Batch {
    * savepoint per change (`true`), which answers every change.
    */
   savepoints: boolean;
+  /**
+   * The first pass's held inserts: a create's row and audit entry wait there to be written with the next ones as
+   * one multi-row statement, until a statement names their table (it sees them written) or the pass ends.
+   */
+  buffer?: InsertBuffer;
 }
+
+/** A store on the batch's transaction: in its first pass, through its insert buffer. */
+const batchStore = (services: Services, batch: Batch, trx: Transaction = batch.trx): FamilyStore =>
+  batch.buffer ? new FamilyStore(batch.buffer.executor(), batch.buffer) : new FamilyStore(sqlExecutor(services.db, trx));
 
 /** Thrown inside a batch's first pass (no savepoints) when a change failed: the pass is rolled back and run again. */
 export class BatchPassFailed extends Error {
@@ -91,9 +100,9 @@ export function inTransaction<T>(services: Services, work: (store: FamilyStore) 
   const connection = services.db.em.getConnection();
   const batch = batchOf(services);
   if (!batch) return connection.transactional((trx) => work(new FamilyStore(sqlExecutor(services.db, trx))));
-  if (!batch.savepoints) return work(new FamilyStore(sqlExecutor(services.db, batch.trx)));
+  if (!batch.savepoints) return work(batchStore(services, batch));
   return connection.transactional(
-    (trx) => batches.run({ ...batch, trx }, () => work(new FamilyStore(sqlExecutor(services.db, trx)))),
+    (trx) => batches.run({ ...batch, trx }, () => work(batchStore(services, batch, trx))),
     { ctx: batch.trx },
   );
 }
@@ -117,7 +126,10 @@ export async function inBatch<T>(services: Services, changeId: string, work: (sa
     const rollback = new Error('batch rolled back');
     try {
       await connection.transactional(async (trx) => {
-        outcome = await batches.run({ db: services.db, trx, changeId, committed, savepoints }, () => work(savepoints));
+        const buffer = savepoints ? undefined : new InsertBuffer(sqlExecutor(services.db, trx));
+        outcome = await batches.run({ db: services.db, trx, changeId, committed, savepoints, buffer }, () => work(savepoints));
+        // the rows still held are written before the commit (a dry run's too: a unique index may refuse them)
+        if (buffer) await buffer.flush().catch(() => Promise.reject(new BatchPassFailed()));
         if (!outcome.commit) throw rollback;
       });
     } catch (error) {
@@ -144,5 +156,5 @@ export async function whenCommitted(services: Services, work: () => Promise<void
  */
 export function readStore(services: Services): FamilyStore {
   const batch = batchOf(services);
-  return new FamilyStore(sqlExecutor(services.db, batch?.trx));
+  return batch ? batchStore(services, batch) : new FamilyStore(sqlExecutor(services.db));
 }
