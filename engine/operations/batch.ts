@@ -1,9 +1,10 @@
 /**
  * `apply_configuration_batch` (POST /api/v1/config/batch): a list of creates, updates and deletes applied in ONE
  * transaction, all or nothing. Each change runs through the ordinary pipeline (`execute`: feature, role, parse,
- * rules and hooks, references, natural keys including deployment-wide ones, If-Match) as a savepoint of the
- * batch's transaction (engine/operations/context.ts), so every change is checked and every refusal reported,
- * not only the first. The batch commits only when no change was refused and it is not a dry run; then its audit
+ * rules and hooks, references, natural keys including deployment-wide ones, If-Match) in the batch's transaction
+ * (engine/operations/context.ts): first all at once, with no savepoint each and creates written as multi-row
+ * statements; at the first refusal or failure that pass is rolled back and the batch runs again with each change a
+ * savepoint, so every change is checked and every refusal reported, not only the first. The batch commits only when no change was refused and it is not a dry run; then its audit
  * entries (one per row, as any write) share the batch's `change_id`.
  *
  * `dry_run: true` runs the same batch and rolls it back whatever happens: what `vigil plan` asks, so every
