@@ -85,7 +85,12 @@ export async function recordAudit(services: Services, store: FamilyStore, note: 
   const { table, columns, params } = auditRow(written);
   // parameter types come from the columns (`changes` is jsonb), as in the statement of a write alone
   await store.execute(prepared(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`), params);
-  for (const listener of services.auditListeners) await listener.record(services, store, written);
+  await tellListeners(services, store, written);
+}
+
+/** Tells the audit listeners of an entry written in `store`'s transaction (recordAudit, or with its row: store.writeAlone). */
+export async function tellListeners(services: Services, store: FamilyStore, entry: AuditEntry): Promise<void> {
+  for (const listener of services.auditListeners) await listener.record(services, store, entry);
 }
 
 /**

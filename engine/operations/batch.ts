@@ -1,9 +1,10 @@
 /**
  * `apply_configuration_batch` (POST /api/v1/config/batch): a list of creates, updates and deletes applied in ONE
  * transaction, all or nothing. Each change runs through the ordinary pipeline (`execute`: feature, role, parse,
- * rules and hooks, references, natural keys including deployment-wide ones, If-Match) as a savepoint of the
- * batch's transaction (engine/operations/context.ts), so every change is checked and every refusal reported,
- * not only the first. The batch commits only when no change was refused and it is not a dry run; then its audit
+ * rules and hooks, references, natural keys including deployment-wide ones, If-Match) in the batch's transaction
+ * (engine/operations/context.ts): first all at once, with no savepoint each and creates written as multi-row
+ * statements; at the first refusal or failure that pass is rolled back and the batch runs again with each change a
+ * savepoint, so every change is checked and every refusal reported, not only the first. The batch commits only when no change was refused and it is not a dry run; then its audit
  * entries (one per row, as any write) share the batch's `change_id`.
  *
  * `dry_run: true` runs the same batch and rolls it back whatever happens: what `vigil plan` asks, so every
@@ -18,7 +19,7 @@ import { publicOrganization, type Caller } from '../auth/caller.ts';
 import type { Row } from '../descriptor.ts';
 import { ApiError, validationFailed, type FieldError } from '../errors.ts';
 import type { DomainOperation, Services } from '../services.ts';
-import { inBatch } from './context.ts';
+import { BatchPassFailed, inBatch } from './context.ts';
 import { execute } from './index.ts';
 import { ORGANIZATION } from './tool-schemas.ts';
 
@@ -103,7 +104,7 @@ export async function runBatch(services: Services, caller: Caller, changes: Batc
   });
   if (duplicate.length) throw validationFailed(duplicate);
   const changeId = randomUUID();
-  return inBatch(services, changeId, async () => {
+  return inBatch(services, changeId, async (savepoints) => {
     const ids = new Map<string, string | null>();
     const outcomes: BatchOutcome[] = [];
     for (const [index, change] of changes.entries()) {
@@ -121,6 +122,8 @@ export async function runBatch(services: Services, caller: Caller, changes: Batc
         if (change.ref !== undefined) ids.set(change.ref, result.id ?? change.id ?? null);
         outcomes.push({ ...base, status: result.status, id: result.id ?? change.id ?? null, etag: result.etag ?? null, data: result.data ?? null, error: null });
       } catch (error) {
+        // without savepoints a failed change may have left the transaction half-written or aborted: run it all again with them
+        if (!savepoints) throw new BatchPassFailed();
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
         if (change.ref !== undefined) ids.set(change.ref, null);
         outcomes.push({ ...base, status: error.status, id: change.id ?? null, etag: null, data: null, error: refusalBody(error) });

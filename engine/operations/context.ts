@@ -4,7 +4,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { HookContext } from '../descriptor.ts';
 import type { Database } from '../persistence/database.ts';
 import { sqlExecutor } from '../persistence/sql.ts';
-import { FamilyStore } from '../persistence/store.ts';
+import { FamilyStore, InsertBuffer } from '../persistence/store.ts';
 import type { Services } from '../services.ts';
 
 /** A user's email, lowercased (null for no user: a key, the service itself). */
@@ -48,6 +48,29 @@ interface Batch {
   trx: Transaction;
   changeId: string;
   committed: (() => Promise<void>)[];
+  /**
+   * false in a batch's first pass, which expects every change to go through: operations then run on the batch's
+   * transaction itself, with no savepoint each (thousands of subtransactions cost PostgreSQL more per statement the
+   * more there are). The first refusal or error of that pass ends it: the batch rolls back and runs again with a
+   * savepoint per change (`true`), which answers every change.
+   */
+  savepoints: boolean;
+  /**
+   * The first pass's held inserts: a create's row and audit entry wait there to be written with the next ones as
+   * one multi-row statement, until a statement names their table (it sees them written) or the pass ends.
+   */
+  buffer?: InsertBuffer;
+}
+
+/** A store on the batch's transaction: in its first pass, through its insert buffer. */
+const batchStore = (services: Services, batch: Batch, trx: Transaction = batch.trx): FamilyStore =>
+  batch.buffer ? new FamilyStore(batch.buffer.executor(), batch.buffer) : new FamilyStore(sqlExecutor(services.db, trx));
+
+/** Thrown inside a batch's first pass (no savepoints) when a change failed: the pass is rolled back and run again. */
+export class BatchPassFailed extends Error {
+  constructor() {
+    super('a change of the batch failed without a savepoint: run the batch again with one per change');
+  }
 }
 
 const batches = new AsyncLocalStorage<Batch>();
@@ -60,6 +83,12 @@ const batchOf = (services: Services): Batch | undefined => {
 /** Whether a batch is running here: its operations' writes join its one transaction. */
 export const inBatchNow = (services: Services): boolean => batchOf(services) !== undefined;
 
+/**
+ * Whether a batch's first pass runs here (no savepoint per operation): any failure reruns the whole batch with
+ * savepoints, so a write may leave to a unique index what a query would check first (the second pass checks).
+ */
+export const inBatchFirstPass = (services: Services): boolean => batchOf(services)?.savepoints === false;
+
 /** The change id audit entries written now carry: the batch's, or null for a single write. */
 export const currentChangeId = (services: Services): string | null => batchOf(services)?.changeId ?? null;
 
@@ -71,8 +100,9 @@ export function inTransaction<T>(services: Services, work: (store: FamilyStore) 
   const connection = services.db.em.getConnection();
   const batch = batchOf(services);
   if (!batch) return connection.transactional((trx) => work(new FamilyStore(sqlExecutor(services.db, trx))));
+  if (!batch.savepoints) return work(batchStore(services, batch));
   return connection.transactional(
-    (trx) => batches.run({ ...batch, trx }, () => work(new FamilyStore(sqlExecutor(services.db, trx)))),
+    (trx) => batches.run({ ...batch, trx }, () => work(batchStore(services, batch, trx))),
     { ctx: batch.trx },
   );
 }
@@ -81,24 +111,36 @@ export function inTransaction<T>(services: Services, work: (store: FamilyStore) 
  * Runs `work` as one batch: one transaction that the operations it runs join. It commits when `work` answers
  * `commit: true`, and rolls back otherwise (a refused change, a dry run); what the operations left for after the
  * commit runs only once it committed.
+ *
+ * `work` runs first without a savepoint per operation (`savepoints: false`), which is what a batch that goes
+ * through needs and several times faster; when it throws BatchPassFailed (a change was refused or failed in that
+ * pass, which leaves the transaction in no state to go on) that transaction is rolled back and `work` runs again in
+ * a new one with a savepoint per operation, so each refusal rolls back alone and every change is answered.
  */
-export async function inBatch<T>(services: Services, changeId: string, work: () => Promise<{ commit: boolean; result: T }>): Promise<T> {
+export async function inBatch<T>(services: Services, changeId: string, work: (savepoints: boolean) => Promise<{ commit: boolean; result: T }>): Promise<T> {
   if (batchOf(services)) throw new Error('a batch cannot run inside another batch');
   const connection = services.db.em.getConnection();
-  const committed: Batch['committed'] = [];
-  let outcome: { commit: boolean; result: T } | undefined;
-  const rollback = new Error('batch rolled back');
-  try {
-    await connection.transactional(async (trx) => {
-      outcome = await batches.run({ db: services.db, trx, changeId, committed }, work);
-      if (!outcome.commit) throw rollback;
-    });
-  } catch (error) {
-    if (error !== rollback) throw error;
+  for (const savepoints of [false, true]) {
+    const committed: Batch['committed'] = [];
+    let outcome: { commit: boolean; result: T } | undefined;
+    const rollback = new Error('batch rolled back');
+    try {
+      await connection.transactional(async (trx) => {
+        const buffer = savepoints ? undefined : new InsertBuffer(sqlExecutor(services.db, trx));
+        outcome = await batches.run({ db: services.db, trx, changeId, committed, savepoints, buffer }, () => work(savepoints));
+        // the rows still held are written before the commit (a dry run's too: a unique index may refuse them)
+        if (buffer) await buffer.flush().catch(() => Promise.reject(new BatchPassFailed()));
+        if (!outcome.commit) throw rollback;
+      });
+    } catch (error) {
+      if (error instanceof BatchPassFailed && !savepoints) continue;
+      if (error !== rollback) throw error;
+      return outcome!.result;
+    }
+    for (const run of committed) await run();
     return outcome!.result;
   }
-  for (const run of committed) await run();
-  return outcome!.result;
+  throw new Error('unreachable: the second pass of a batch has savepoints');
 }
 
 /** Runs `work` now, or, inside a batch, once the batch has committed. */
@@ -114,5 +156,5 @@ export async function whenCommitted(services: Services, work: () => Promise<void
  */
 export function readStore(services: Services): FamilyStore {
   const batch = batchOf(services);
-  return new FamilyStore(sqlExecutor(services.db, batch?.trx));
+  return batch ? batchStore(services, batch) : new FamilyStore(sqlExecutor(services.db));
 }

@@ -7,10 +7,10 @@ import type { Caller } from '../auth/caller.ts';
 import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descriptor.ts';
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { parseWrite } from '../validation.ts';
-import { auditEntry, auditRow, diffRows, recordAudit, writesAlone } from './audit.ts';
+import { auditEntry, auditRow, diffRows, recordAudit, tellListeners, writesAlone } from './audit.ts';
 import { checkOwnRow, checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
 import { naturalKeyIndexed } from '../persistence/entities.ts';
-import { hookContext, inTransaction, readStore, whenCommitted } from './context.ts';
+import { hookContext, inBatchFirstPass, inTransaction, readStore, whenCommitted } from './context.ts';
 import { KeyHeld, takeKey, type KeyClaim } from './idempotency.ts';
 import { checkUserTokenFields } from './authorize.ts';
 import { defaultRow, etagOf, ifMatchHolds, project, referenceLoader } from './project.ts';
@@ -123,11 +123,24 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
   async function createLocked(store: FamilyStore): Promise<Answered> {
     const now = services.clock.now();
     const { row, notices, ctx } = await shaped(store, now);
-    await checkNaturalKey(services, d, store, row, ctx);
+    // a batch's first pass leaves the natural key to the unique index where one holds it: a second holder fails
+    // the pass, and the batch's second pass (savepoints) answers the 409 as this check does
+    const firstPass = inBatchFirstPass(services);
+    if (!(firstPass && naturalKeyIndexed(d))) await checkNaturalKey(services, d, store, row, ctx);
     await checkUniqueAcrossOrganizations(d, store, orgId, row, undefined);
     if (d.positioned) row[d.positioned.field] = await nextPosition(store, d, orgId);
-    const stored = await store.insert(d, orgId, sealSecrets(services, d, row, input), now);
-    await recordAudit(services, store, { caller, family: d.name, rowId: String(stored.id), action: 'create', changes: diffRows(d, null, stored), at: now });
+    const note = (stored: Row) => ({ caller, family: d.name, rowId: String(stored.id), action: 'create' as const, changes: diffRows(d, null, stored), at: now });
+    let stored: Row;
+    if (firstPass) {
+      // the row and its audit entry in one statement, then the listeners, as recordAudit does after an insert
+      stored = store.inserted(d, orgId, sealSecrets(services, d, row, input), now);
+      const entry = auditEntry(services, note(stored));
+      await store.writeAlone(d, { op: 'insert', row: stored }, auditRow(entry));
+      await tellListeners(services, store, entry);
+    } else {
+      stored = await store.insert(d, orgId, sealSecrets(services, d, row, input), now);
+      await recordAudit(services, store, note(stored));
+    }
     const written: Written = { row: stored, notices, ctx };
     // made before the commit, on the transaction's connection (PGlite has one), and kept with the key
     const result = await answer(services, caller, d, 201, written, store);

@@ -139,10 +139,69 @@ export interface ListOptions {
   limit?: number;
 }
 
+/**
+ * Inserts held back to be written as multi-row statements (a batch's first pass, engine/operations/context.ts):
+ * `add` takes a row and its audit entry; `executor` wraps a transaction's executor so that a statement naming a
+ * table with held rows writes them first (a read sees every earlier write), and `flush` writes what is left.
+ */
+export class InsertBuffer {
+  #pending: { table: string; columns: string; placeholders: string; params: unknown[] }[] = [];
+  #tables = new Set<string>();
+  #execute: SqlExecutor;
+  constructor(execute: SqlExecutor) {
+    this.#execute = execute;
+  }
+
+  add(family: FamilyDescriptor, row: Row, also: InsertedRow): void {
+    const shape = shapeOf(family);
+    const { columns, params } = insertValues(shape, row);
+    this.#pending.push({ table: shape.table, columns: shape.selectList, placeholders: columns, params });
+    this.#pending.push({ table: also.table, columns: also.columns.join(', '), placeholders: also.columns.map(() => '?').join(', '), params: also.params });
+    this.#tables.add(shape.table.slice(1, -1)).add(also.table);
+  }
+
+  /** Whether a statement may read or write a table with held rows (by its name anywhere in the text: never too few). */
+  touches(sql: string): boolean {
+    for (const table of this.#tables) if (sql.includes(table)) return true;
+    return false;
+  }
+
+  /** Writes the held rows, a statement per table (in the order each table was first held), each within PostgreSQL's parameter limit. */
+  async flush(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    this.#tables.clear();
+    const byTable = new Map<string, typeof pending>();
+    for (const p of pending) {
+      const rows = byTable.get(p.table);
+      if (rows) rows.push(p);
+      else byTable.set(p.table, [p]);
+    }
+    for (const [table, rows] of byTable) {
+      const size = Math.max(1, Math.floor(30_000 / Math.max(1, rows[0]!.params.length)));
+      for (let at = 0; at < rows.length; at += size) {
+        const chunk = rows.slice(at, at + size);
+        await this.#execute(`insert into ${table} (${chunk[0]!.columns}) values ${chunk.map((r) => `(${r.placeholders})`).join(', ')}`, chunk.flatMap((r) => r.params));
+      }
+    }
+  }
+
+  /** The executor, writing the held rows before any statement that names their tables. */
+  executor(): SqlExecutor {
+    return async (sql, params) => {
+      if (this.touches(sql)) await this.flush();
+      return this.#execute(sql, params);
+    };
+  }
+}
+
 export class FamilyStore {
   readonly execute: SqlExecutor;
-  constructor(execute: SqlExecutor) {
+  readonly #buffer: InsertBuffer | undefined;
+  /** `buffer`: inserts written alone are held there (a batch's first pass), `execute` being its executor. */
+  constructor(execute: SqlExecutor, buffer?: InsertBuffer) {
     this.execute = execute;
+    this.#buffer = buffer;
   }
 
   async list(family: FamilyDescriptor, organizationId: string, options: ListOptions = {}): Promise<Row[]> {
@@ -211,6 +270,11 @@ export class FamilyStore {
    * key's claim), lets the write happen only when it returns a row (`gated` otherwise).
    */
   async writeAlone(family: FamilyDescriptor, write: AloneWrite, also: InsertedRow, gate?: { sql: string; params: unknown[] }): Promise<'written' | 'stale' | 'gated'> {
+    if (this.#buffer && write.op === 'insert' && !gate) {
+      // held, to go with others in one statement: a failure (a unique index) fails the batch's first pass
+      this.#buffer.add(family, write.row, also);
+      return 'written';
+    }
     const shape = shapeOf(family);
     const gated = gate ? ' and exists (select 1 from gate)' : '';
     let step: { sql: string; params: unknown[] };

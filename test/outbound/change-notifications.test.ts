@@ -77,3 +77,21 @@ t.test('every family with "*", the row named, the agent-tool transport, and refu
     ['teams', 'payments', 'delete', 'rest'],
   ], '"*" includes the notification\'s own creation; creates and the delete, named; the refused write is absent');
 });
+
+t.test('a batch announces each row it created, once it committed; a dry run and a refused batch announce nothing', async (t) => {
+  // a batch's first pass holds its creates back to write them together: each is still announced, from its audit entry
+  const o = await alertOrg(vigil);
+  t.teardown(() => o.agent.close());
+  const config = await o.create('outbound_configs', { name: 'batch sink', kind: 'webhook', url: `${receiver.url}/batch` });
+  await o.create('change_notifications', { name: 'new slis', families: ['slis'], actions: ['create'], destination_kind: 'outbound', outbound_config_id: config.id });
+  const sli = (name: string) => ({ family: 'slis', op: 'create', ref: name, body: { name, service: 'checkout', indicator: 'availability' } });
+  const dry = await o.api.post(`${CONFIG}/batch`, { dry_run: true, changes: [sli('a'), sli('b')] });
+  t.equal(dry.status, 200);
+  const refused = await o.api.post(`${CONFIG}/batch`, { changes: [sli('a'), { family: 'slos', op: 'create', body: { name: 'x', sli_id: { $ref: 'a' }, target_percent: 150 } }] });
+  t.equal(refused.status, 422);
+  t.equal((await o.deliveries({ event_type: 'config.changed' })).length, 0, 'nothing announced for what was not committed');
+  const res = await o.api.post(`${CONFIG}/batch`, { changes: [sli('a'), sli('b')] });
+  t.equal(res.status, 200);
+  const deliveries = await o.deliveries({ event_type: 'config.changed' });
+  t.same(deliveries.map((d: { payload: { data: { change: { row_id: string } } } }) => d.payload.data.change.row_id).sort(), res.body.changes.map((c: { id: string }) => c.id).sort(), 'one announcement per row created');
+});
