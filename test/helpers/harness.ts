@@ -168,6 +168,8 @@ export async function startVigil(
     apiRateLimit?: RateLimit | null;
     /** VIGIL_TRUSTED_PROXIES: proxies whose X-Forwarded-For entries name the client */
     trustedProxies?: number;
+    /** VIGIL_OIDC_*: the deployment's OpenID Connect provider (a local one, test/helpers/oidc-provider.ts) */
+    oidc?: Settings['oidc'];
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -206,6 +208,7 @@ export async function startVigil(
     outbound: { ...defaults.outbound, allowLoopback: true, ...options.outbound },
     chat: options.chat ?? defaults.chat,
     email: options.email,
+    oidc: options.oidc,
   };
   const service = serviceOptions(settings, sources);
   const running = await serve({
