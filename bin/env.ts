@@ -13,6 +13,8 @@ import { addressPolicy, networksFromSetting } from '../outbound/net/addresses.ts
 import { DEFAULT_CODE_HOST_API_URL } from '../outbound/net/code-host-app.ts';
 import type { CodeHostSettings, OutboundSettings } from '../outbound/net/config.ts';
 import type { NotifyOptions } from '../outbound/tick.ts';
+import { parseRoleMappings, type OidcSettings } from '../web/console/sso/config.ts';
+import { ROLES, isRole } from '../engine/plans.ts';
 import { DEFAULT_API_RATE_LIMIT, type RateLimit } from '../engine/rate-limit/limits.ts';
 
 /** A deployment setting that cannot be used: the message names the variable (and never repeats a secret value). */
@@ -74,6 +76,8 @@ export interface Settings {
   chat: ChatApiSettings;
   /** `VIGIL_SMTP_URL`, `VIGIL_EMAIL_FROM` */
   email?: EmailSettings;
+  /** `VIGIL_OIDC_*`: the deployment's OpenID Connect provider, when an issuer is set */
+  oidc?: OidcSettings;
 }
 
 /** The variable's value with surrounding blanks dropped; undefined when unset or blank. */
@@ -292,6 +296,61 @@ function operatorToken(value: string | undefined): string | undefined {
   return value;
 }
 
+const OIDC_VARIABLES = [
+  'VIGIL_OIDC_CLIENT_ID', 'VIGIL_OIDC_CLIENT_SECRET', 'VIGIL_OIDC_SCOPES', 'VIGIL_OIDC_ORGANIZATION', 'VIGIL_OIDC_GROUPS_CLAIM',
+  'VIGIL_OIDC_ROLE_MAPPINGS', 'VIGIL_OIDC_DEFAULT_ROLE', 'VIGIL_OIDC_ALLOWED_DOMAINS', 'VIGIL_OIDC_NAME',
+] as const;
+
+/** A host name a browser and this service both read as this machine: an http issuer is accepted there only. */
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/**
+ * `VIGIL_OIDC_*`: the deployment's OpenID Connect provider. Unset issuer: none, and then every other OIDC variable
+ * must be unset too (a half-configured sign-in stops the start). The issuer is https (http only on a loopback host,
+ * for trying it out); the client id, secret and organization are required; mappings, default role and domains are
+ * checked here. The client secret is never repeated.
+ */
+function oidc(env: NodeJS.ProcessEnv): OidcSettings | undefined {
+  const values = Object.fromEntries(OIDC_VARIABLES.map((name) => [name, text(env, name)])) as Record<(typeof OIDC_VARIABLES)[number], string | undefined>;
+  const issuer = text(env, 'VIGIL_OIDC_ISSUER');
+  if (!issuer) {
+    const stray = OIDC_VARIABLES.find((name) => values[name] !== undefined);
+    if (stray) throw new SettingError(stray, `${stray} is set but VIGIL_OIDC_ISSUER is not: set the issuer to sign in with OpenID Connect, or unset ${stray}`);
+    return undefined;
+  }
+  const url = URL.canParse(issuer) ? new URL(issuer) : null;
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) || url.username || url.password || url.search || url.hash) {
+    throw new SettingError('VIGIL_OIDC_ISSUER', 'VIGIL_OIDC_ISSUER must be the provider\'s https issuer URL, such as https://login.example.com/realms/acme (http only on localhost)');
+  }
+  for (const name of ['VIGIL_OIDC_CLIENT_ID', 'VIGIL_OIDC_CLIENT_SECRET', 'VIGIL_OIDC_ORGANIZATION'] as const) {
+    if (!values[name]) throw new SettingError(name, `${name} is required with VIGIL_OIDC_ISSUER`);
+  }
+  const scopes = (values.VIGIL_OIDC_SCOPES ?? 'openid email profile').split(/[\s,]+/).filter(Boolean);
+  if (scopes.some((s) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) throw new SettingError('VIGIL_OIDC_SCOPES', 'VIGIL_OIDC_SCOPES must be scope names separated by spaces or commas, such as openid email profile groups');
+  const mappings = parseRoleMappings(values.VIGIL_OIDC_ROLE_MAPPINGS ?? '');
+  if (typeof mappings === 'string') throw new SettingError('VIGIL_OIDC_ROLE_MAPPINGS', `VIGIL_OIDC_ROLE_MAPPINGS: ${mappings}, such as vigil-admins=org_admin,sre=member`);
+  const defaultRole = values.VIGIL_OIDC_DEFAULT_ROLE ?? null;
+  if (defaultRole !== null && !isRole(defaultRole)) throw new SettingError('VIGIL_OIDC_DEFAULT_ROLE', `VIGIL_OIDC_DEFAULT_ROLE must be one of ${ROLES.join(', ')}, or unset to refuse a person no mapping names`);
+  const domains = (values.VIGIL_OIDC_ALLOWED_DOMAINS ?? '').split(',').map((d) => d.trim().toLowerCase().replace(/^@/, '')).filter(Boolean);
+  if (domains.some((d) => !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/.test(d))) {
+    throw new SettingError('VIGIL_OIDC_ALLOWED_DOMAINS', 'VIGIL_OIDC_ALLOWED_DOMAINS must be email domains separated by commas, such as example.com,example.org');
+  }
+  const groupsClaim = values.VIGIL_OIDC_GROUPS_CLAIM ?? 'groups';
+  if (groupsClaim.length > 200) throw new SettingError('VIGIL_OIDC_GROUPS_CLAIM', 'VIGIL_OIDC_GROUPS_CLAIM must be a claim name of at most 200 characters');
+  return {
+    issuer,
+    clientId: values.VIGIL_OIDC_CLIENT_ID!,
+    clientSecret: values.VIGIL_OIDC_CLIENT_SECRET!,
+    scopes: scopes.includes('openid') ? scopes : ['openid', ...scopes],
+    organization: values.VIGIL_OIDC_ORGANIZATION!,
+    groupsClaim,
+    roleMappings: mappings,
+    defaultRole,
+    allowedDomains: [...new Set(domains)],
+    name: (values.VIGIL_OIDC_NAME ?? url.hostname).slice(0, 80),
+  };
+}
+
 /** Every setting of the service from `env` (default: the process's environment), each checked once. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const database = databaseUrl(env);
@@ -321,5 +380,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     outbound: outbound(env),
     chat: chat(env),
     email: email(env),
+    oidc: oidc(env),
   };
 }

@@ -41,6 +41,7 @@ export function serviceOptions(settings: Settings = readSettings(), sources: Sou
       outbound,
       chat: settings.chat,
       email: settings.email,
+      oidc: settings.oidc,
       webhooks: { ...sources, ...store, rateLimit: webhookRateLimit },
       checks: settings.checks,
       notify: settings.notify,

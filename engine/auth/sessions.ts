@@ -119,15 +119,20 @@ export async function useSignInLink(services: Services, token: string, password:
   });
 }
 
-/** Opens a session in the user's first organization (by name); null when the user belongs to none that is enabled. */
-export async function openSession(services: Services, userId: string): Promise<string | null> {
+/**
+ * Opens a session in the user's first organization (by name), or in `options.organizationId` when they are a member
+ * of it; null when the user belongs to none that is enabled. `options.sso`: opened by single sign-on, so signing
+ * out also ends the session at the identity provider.
+ */
+export async function openSession(services: Services, userId: string, options: { organizationId?: string; sso?: boolean } = {}): Promise<string | null> {
   const sql = sqlExecutor(services.db);
-  const [first] = await membershipsOf(sql, userId);
+  const memberships = await membershipsOf(sql, userId);
+  const first = memberships.find((m) => m.organization.id === options.organizationId) ?? memberships[0];
   if (!first) return null;
   const token = generateToken(SESSION_TOKEN_PREFIX);
   const now = services.clock.now();
-  await sql('insert into console_sessions (id, user_id, organization_id, token_hash, created_at, last_seen_at) values (?, ?, ?, ?, ?, ?)', [
-    randomUUID(), userId, first.organization.id, hashToken(token), now, now,
+  await sql('insert into console_sessions (id, user_id, organization_id, token_hash, created_at, last_seen_at, sso) values (?, ?, ?, ?, ?, ?, ?)', [
+    randomUUID(), userId, first.organization.id, hashToken(token), now, now, options.sso === true,
   ]);
   return token;
 }
@@ -189,8 +194,10 @@ export async function chooseOrganization(services: Services, session: ConsoleSes
   await sqlExecutor(services.db)('update console_sessions set organization_id = ? where id = ?', [organizationId, session.id]);
 }
 
-export async function endSession(services: Services, token: string): Promise<void> {
-  await sqlExecutor(services.db)('delete from console_sessions where token_hash = ?', [hashToken(token)]);
+/** Ends the session a token names; answers whether it was opened by single sign-on (false when there was none). */
+export async function endSession(services: Services, token: string): Promise<{ sso: boolean }> {
+  const [row] = await sqlExecutor(services.db)('delete from console_sessions where token_hash = ? returning sso', [hashToken(token)]);
+  return { sso: row?.sso === true };
 }
 
 /** Ends sessions at once: a user's in one organization (removed from it), or everyone's in one (disabled). */

@@ -83,6 +83,8 @@ export const ConsoleSessionEntity = new EntitySchema<any>({
     token_hash: { ...text, unique: true },
     created_at: timestamp,
     last_seen_at: timestamp,
+    // opened by single sign-on (engine/auth/sso.ts): signing out ends the session at the identity provider too
+    sso: { type: 'boolean', default: false },
   },
 });
 

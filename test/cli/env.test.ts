@@ -52,6 +52,8 @@ t.test('vigil serve with a bad variable: one line naming it, exit 1, no stack, n
     // issue 41: a short operator token would open the back office to guessing
     ['VIGIL_ADMIN_TOKEN', { VIGIL_ADMIN_TOKEN: 'x' }],
     ['VIGIL_ADMIN_TOKEN', { VIGIL_ADMIN_TOKEN: SECRET.padEnd(31, 'x') }],
+    // issue 39: a half-configured single sign-on
+    ['VIGIL_OIDC_ROLE_MAPPINGS', { VIGIL_OIDC_ISSUER: 'https://login.example.com', VIGIL_OIDC_CLIENT_ID: 'vigil', VIGIL_OIDC_CLIENT_SECRET: SECRET, VIGIL_OIDC_ORGANIZATION: 'Acme', VIGIL_OIDC_ROLE_MAPPINGS: 'sre=boss' }],
   ];
   const runs = await Promise.all(cases.map(([, env]) => serve(env)));
   cases.forEach(([variable, env], i) => {
@@ -121,4 +123,46 @@ t.test('the code-host app: both id and key or neither, a key that is a key, a tr
   t.match(settings.codeHost, { apiUrl: 'https://ghe.example.com/api/v3', appId: '12' });
   t.match(refusal({ VIGIL_CODE_HOST_APP_ID: '12' })?.message, /Set both VIGIL_CODE_HOST_APP_ID and VIGIL_CODE_HOST_APP_PRIVATE_KEY, or neither/);
   t.match(refusal({ VIGIL_CODE_HOST_APP_ID: '12', VIGIL_CODE_HOST_APP_PRIVATE_KEY: 'not-a-key' })?.message, /VIGIL_CODE_HOST_APP_PRIVATE_KEY is not a PEM private key/);
+});
+
+t.test('OpenID Connect (issue 39): checked at start, named in one sentence, the client secret never repeated', async (t) => {
+  const base = { VIGIL_OIDC_ISSUER: 'https://login.example.com/realms/acme', VIGIL_OIDC_CLIENT_ID: 'vigil', VIGIL_OIDC_CLIENT_SECRET: SECRET, VIGIL_OIDC_ORGANIZATION: 'Acme' };
+  t.equal(readSettings({}).oidc, undefined, 'unset: no single sign-on');
+  const read = readSettings({
+    ...base, VIGIL_OIDC_ROLE_MAPPINGS: ' sre = member, vigil-admins=org_admin ,cn=ops=viewer', VIGIL_OIDC_DEFAULT_ROLE: 'viewer',
+    VIGIL_OIDC_ALLOWED_DOMAINS: 'Example.com, @example.org', VIGIL_OIDC_SCOPES: 'email profile groups',
+  }).oidc!;
+  t.same([...read.roleMappings], [['sre', 'member'], ['vigil-admins', 'org_admin'], ['cn=ops', 'viewer']], 'mappings read; the last = splits group from role');
+  t.equal(read.defaultRole, 'viewer');
+  t.same(read.allowedDomains, ['example.com', 'example.org'], 'domains lower-cased, a leading @ dropped');
+  t.same(read.scopes, ['openid', 'email', 'profile', 'groups'], 'openid always asked for');
+  t.equal(read.groupsClaim, 'groups', 'the groups claim defaults to groups');
+  t.equal(read.name, 'login.example.com', 'the link names the issuer\'s host unless VIGIL_OIDC_NAME says otherwise');
+  const plain = readSettings(base).oidc!;
+  t.equal(plain.defaultRole, null, 'no default role: a person no mapping names is refused');
+  t.same(plain.allowedDomains, [], 'no domains: any the provider vouches for');
+  t.equal(readSettings({ ...base, VIGIL_OIDC_ISSUER: 'http://127.0.0.1:9000/' }).oidc?.issuer, 'http://127.0.0.1:9000/', 'http on loopback, kept exactly as written');
+  const cases: [string, NodeJS.ProcessEnv][] = [
+    ['VIGIL_OIDC_CLIENT_ID', { VIGIL_OIDC_CLIENT_ID: 'vigil' }],
+    ['VIGIL_OIDC_CLIENT_SECRET', { VIGIL_OIDC_CLIENT_SECRET: SECRET }],
+    ['VIGIL_OIDC_ISSUER', { ...base, VIGIL_OIDC_ISSUER: 'http://login.example.com' }],
+    ['VIGIL_OIDC_ISSUER', { ...base, VIGIL_OIDC_ISSUER: `https://u:${SECRET}@login.example.com` }],
+    ['VIGIL_OIDC_ISSUER', { ...base, VIGIL_OIDC_ISSUER: 'login.example.com' }],
+    ['VIGIL_OIDC_CLIENT_SECRET', { ...base, VIGIL_OIDC_CLIENT_SECRET: '' }],
+    ['VIGIL_OIDC_ORGANIZATION', { ...base, VIGIL_OIDC_ORGANIZATION: ' ' }],
+    ['VIGIL_OIDC_ROLE_MAPPINGS', { ...base, VIGIL_OIDC_ROLE_MAPPINGS: 'sre' }],
+    ['VIGIL_OIDC_ROLE_MAPPINGS', { ...base, VIGIL_OIDC_ROLE_MAPPINGS: 'sre=admin' }],
+    ['VIGIL_OIDC_ROLE_MAPPINGS', { ...base, VIGIL_OIDC_ROLE_MAPPINGS: 'sre=member,sre=viewer' }],
+    ['VIGIL_OIDC_ROLE_MAPPINGS', { ...base, VIGIL_OIDC_ROLE_MAPPINGS: '=member' }],
+    ['VIGIL_OIDC_DEFAULT_ROLE', { ...base, VIGIL_OIDC_DEFAULT_ROLE: 'owner' }],
+    ['VIGIL_OIDC_ALLOWED_DOMAINS', { ...base, VIGIL_OIDC_ALLOWED_DOMAINS: 'example.com,not a domain' }],
+    ['VIGIL_OIDC_SCOPES', { ...base, VIGIL_OIDC_SCOPES: 'openid "email"' }],
+  ];
+  for (const [variable, env] of cases) {
+    const what = JSON.stringify(env).replaceAll(SECRET, '…');
+    const error = refusal(env);
+    t.equal(error?.variable, variable, `${what}: refused, naming ${variable}`);
+    t.match(error?.message, variable, `${what}: the message names it`);
+    t.notOk(error?.message.includes(SECRET), `${what}: the value is not repeated`);
+  }
 });

@@ -170,6 +170,8 @@ export async function startVigil(
     trustedProxies?: number;
     /** what the engine is told of the webhook sources (default: the service's, WEBHOOK_SOURCES) */
     webhookSources?: ServiceConfig['webhookSources'];
+    /** VIGIL_OIDC_*: the deployment's OpenID Connect provider (a local one, test/helpers/oidc-provider.ts) */
+    oidc?: Settings['oidc'];
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -208,6 +210,7 @@ export async function startVigil(
     outbound: { ...defaults.outbound, allowLoopback: true, ...options.outbound },
     chat: options.chat ?? defaults.chat,
     email: options.email,
+    oidc: options.oidc,
   };
   const service = serviceOptions(settings, sources);
   const running = await serve({

@@ -27,6 +27,8 @@ import { clearCookie, FORM_COOKIE, FormError, readCookie, readForm, safeNext, se
 import { documentOf } from './layout.ts';
 import { refusalPage, screen } from './page.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
+import { OidcClient } from './sso/oidc.ts';
+import { OIDC_START_PATH, oidcRoutes } from './sso/routes.ts';
 
 const BAD_SIGN_IN = 'That email and password do not match an account. Check both and try again.';
 
@@ -57,9 +59,13 @@ function formTokenMatches(ctx: Context, services: Services, sent: unknown): bool
   return typeof sent === 'string' && token !== undefined && constantTimeEqual(token, sent);
 }
 
-function loginPage(token: string, next: string, options: { email?: string; problem?: string } = {}): Html {
+/** The sign-in page: with the deployment's OpenID Connect provider (sso/) offered first when one is configured. */
+function loginPage(services: Services, token: string, next: string, options: { email?: string; problem?: string } = {}): Html {
   const problem = options.problem ? html`<div class="notice error" role="alert"><p>${options.problem}</p></div>` : '';
-  return documentOf('Sign in', html`<main id="main" class="centered stack"><h1>Sign in to Vigil</h1>${problem}
+  const ssoName = services.config.oidc?.name;
+  const sso = ssoName === undefined ? '' : html`<p><a class="button" href="${`${OIDC_START_PATH}?next=${encodeURIComponent(next)}`}">Sign in with ${ssoName}</a></p>
+<p class="muted">Or with a password:</p>`;
+  return documentOf('Sign in', html`<main id="main" class="centered stack"><h1>Sign in to Vigil</h1>${problem}${sso}
 <form method="post" action="/login" class="stack"><input type="hidden" name="_form" value="${token}"><input type="hidden" name="next" value="${next}">
 <div class="field"><label for="email">Email</label><input type="email" id="email" name="email" autocomplete="username" required value="${options.email ?? ''}"></div>
 <div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required></div>
@@ -103,10 +109,14 @@ async function form(ctx: Context): Promise<Record<string, string> | null> {
 }
 
 export function signInRoutes(router: Router, services: Services, throttle: SignInThrottle | undefined): void {
+  const settings = services.config.oidc;
+  const oidc = settings ? new OidcClient(settings, services.clock) : undefined;
+  if (settings && oidc) oidcRoutes(router, services, settings, oidc);
+
   router.get('/login', async (ctx) => {
     const next = safeNext(ctx.query.next);
     if (await resolveSession(services, readCookie(ctx, SESSION_COOKIE))) return seeOther(ctx, next);
-    sendPage(ctx, 200, loginPage(formToken(ctx, services), next));
+    sendPage(ctx, 200, loginPage(services, formToken(ctx, services), next));
   });
 
   router.post('/login', async (ctx) => {
@@ -120,13 +130,13 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
     const wait = await throttle?.wait(ctx.ip, email);
     if (wait) {
       ctx.set('Retry-After', String(wait));
-      return sendPage(ctx, 429, loginPage(formToken(ctx, services), next, { email, problem: waitSentence(wait) }));
+      return sendPage(ctx, 429, loginPage(services, formToken(ctx, services), next, { email, problem: waitSentence(wait) }));
     }
     const userId = email && fields.password ? await checkPassword(services, email, fields.password) : null;
     if (!userId) {
       const slowed = await throttle?.failed(ctx.ip, email);
       if (slowed) ctx.set('Retry-After', String(slowed));
-      return sendPage(ctx, 401, loginPage(formToken(ctx, services), next, { email, problem: BAD_SIGN_IN }));
+      return sendPage(ctx, 401, loginPage(services, formToken(ctx, services), next, { email, problem: BAD_SIGN_IN }));
     }
     await throttle?.succeeded(ctx.ip, email);
     await signedIn(ctx, services, userId, next);
@@ -134,9 +144,11 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
 
   router.post('/logout', screen(services, '/board', async (services, { ctx }) => {
     const token = readCookie(ctx, SESSION_COOKIE);
-    if (token) await endSession(services, token);
+    const ended = token ? await endSession(services, token) : { sso: false };
     clearCookie(ctx, services, SESSION_COOKIE);
-    seeOther(ctx, '/login');
+    // a session opened by single sign-on ends at the provider too, when it publishes a logout endpoint
+    const atProvider = ended.sso && oidc ? await oidc.logoutUrl(`${services.config.publicUrl}/login`).catch(() => null) : null;
+    seeOther(ctx, atProvider?.href ?? '/login');
   }));
 
   router.post('/organization', screen(services, '/board', async (services, { ctx, session, form }) => {
