@@ -44,6 +44,7 @@ import { enqueueInvestigation } from '../ai/investigations.ts';
 import { AlertAnnouncer } from '../../outbound/alerts.ts';
 import { outboundQuery } from '../../outbound/rules.ts';
 import { routedEffects, routeFire, routesQuery, type Route, type Routing } from '../paging/routing.ts';
+import { startEscalations, type PagedTeam } from '../paging/escalations.ts';
 import type { Actor, Effect, EffectKind, EventResult, Outcome } from './outcomes.ts';
 import { policyQuery, type Policy } from './policy.ts';
 import { monthSpend, monthStart } from '../ai/spend.ts';
@@ -115,7 +116,8 @@ async function pipelineTransaction<T>(services: Services, organization: Organiza
         const window = stormWindow(policy.settings, now);
         const alerts = new AlertStore(new WriteBatcher(store.execute), organization.id, now, window);
         // an investigation's job commits with its row (the same transaction)
-        const run = new Ingestion(alerts, policy, window, now, (id) => enqueueInvestigation(services, store, id), announce, routes, by);
+        const escalate = (alertId: string, incidentId: string | null, paged: readonly PagedTeam[]) => startEscalations(services, store.execute, organization.id, alertId, incidentId, paged, now);
+        const run = new Ingestion(alerts, policy, window, now, (id) => enqueueInvestigation(services, store, id), announce, routes, by, escalate);
         const result = await work(run, store);
         await run.finish();
         await announce.enqueue(services, store);
@@ -144,9 +146,12 @@ class Ingestion implements PersonActions {
   readonly #routes: readonly Route[];
   /** the person whose action this is (null: a source's events) */
   readonly #by: Actor | null;
+  /** starts the escalation of each paged team (domain/paging/escalations.ts), for the alert or its incident */
+  readonly #escalate: (alertId: string, incidentId: string | null, paged: readonly PagedTeam[]) => Promise<{ kind: EffectKind; detail: Record<string, unknown> }[]>;
 
   constructor(
     store: AlertStore, policy: Policy, window: StormWindow, now: Date, enqueue: (investigationId: string) => Promise<void>, announce: AlertAnnouncer, routes: readonly Route[], by: Actor | null,
+    escalate: (alertId: string, incidentId: string | null, paged: readonly PagedTeam[]) => Promise<{ kind: EffectKind; detail: Record<string, unknown> }[]>,
   ) {
     this.#store = store;
     this.#policy = policy;
@@ -156,6 +161,7 @@ class Ingestion implements PersonActions {
     this.#announce = announce;
     this.#routes = routes;
     this.#by = by;
+    this.#escalate = escalate;
   }
 
   get #settings() {
@@ -333,13 +339,23 @@ class Ingestion implements PersonActions {
       await this.#investigate(alert, stormId, refusal);
       // an incident one of the grouped alerts already opened became the storm's (formStorm)
       await this.#incident(alert, stormId, event);
+      await this.#startEscalations(alert, routing);
       return outcome;
     }
     alert.storm_id = null;
     this.#page(alert, event, routing, { reason: outcome === 'created' ? 'alert fired' : 'alert fired again' }, null, {});
     await this.#investigate(alert, null, refusal);
     await this.#incident(alert, null, event);
+    await this.#startEscalations(alert, routing);
     return outcome;
+  }
+
+  /** The page's escalations: one per paged team, for the alert's incident when it is in one (after #incident decided that). */
+  async #startEscalations(alert: AlertRow, routing: Routing | null): Promise<void> {
+    if (!routing?.paged.length) return;
+    // an incident id left from a closed incident (this fire opened none) is not the page's subject
+    const incident = alert.incident_id && (await this.#store.incidentOpen(alert.incident_id)) ? alert.incident_id : null;
+    for (const e of await this.#escalate(alert.id, incident, routing.paged)) this.#effect(alert.id, e.kind, e.detail);
   }
 
   /**
