@@ -24,6 +24,7 @@ import { SUBSCRIBE_LIMIT } from '../domain/status-page/subscribers.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { oncallModule } from '../domain/oncall/module.ts';
 import { accountModule } from '../domain/account/module.ts';
+import { pagingModule } from '../domain/paging/module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
@@ -58,6 +59,7 @@ export function modules(): Module[] {
     statusPageSubscribersModule,
     oncallModule,
     accountModule,
+    pagingModule,
     chatModule,
     emailModule,
   ];

@@ -1,12 +1,8 @@
 /**
- * What the alert pipeline asks of routing and outbound delivery, for one delivery of alert events (the routes
- * and rules are read once for it: rules.ts). The pipeline decides *whether* an alert pages (mutes, re-fire
- * cooldown, storms); this decides *whom* and *what goes out*:
+ * What the alert pipeline asks of outbound delivery, for one delivery of alert events (the rules are read once
+ * for it: rules.ts). The domain decides *whether* an alert pages (mutes, re-fire cooldown, storms) and *whom*
+ * (its routes: domain/paging/routing.ts); this is handed that decision and decides *what goes out*:
  *
- * - each fire (new, or back from resolved) is routed (routing.ts) when the organization has enabled routes: a
- *   `routed` effect per matched route (`route_id`, `route`, `team_id`, `team`, `pages`, `severity_override`), or one
- *   with `route_id: null` when none matched; the first matched `severity_override` becomes the alert's severity
- *   (kept through repeats and acknowledgements until the next fire is routed);
  * - a page names the teams it pages (`team_ids`); with routes configured, an alert that no route pages records
  *   `page_skipped` (`no_route`, or `route_does_not_page` when its routes only record it) instead of `page`. An
  *   organization without routes pages as before, naming no team. A page records how it went out — the alert.fired
@@ -30,10 +26,16 @@ import type { ALERT_SEVERITIES } from '../resources/alert_routes.ts';
 import { alertEvent, incidentEvent, type AlertKind, type AlertSummary, type IncidentSummary } from './events.ts';
 import { OutboundBatch, type Reach as EventReach } from './publish.ts';
 import type { OrganizationOutbound } from './rules.ts';
-import { routeAlert, type Routing } from './routing.ts';
 
-/** The route an alert matched, as `route` answers it and the pipeline hands back: named here, the domain's entry point. */
-export type { Routing };
+/**
+ * Whom the domain's routing decided a fire pages (domain/paging/routing.ts), as outbound is handed it: the teams paged
+ * and how many routes matched (null: the organization has no enabled route, and the page names no team).
+ */
+export interface PageDecision {
+  paged: { id: string; name: string }[];
+  matched: readonly unknown[];
+}
+type Routing = PageDecision;
 
 type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
 
@@ -75,18 +77,6 @@ export class AlertAnnouncer {
     this.#outbound = outbound;
     this.#batch = new OutboundBatch(organizationId, outbound.rules);
     this.#now = now;
-  }
-
-  /** The routing of a fire, or null when the organization has no enabled route. */
-  route(event: AlertEvent): Routing | null {
-    return this.#outbound.routes.length === 0 ? null : routeAlert(this.#outbound.routes, event);
-  }
-
-  /** The `routed` effects of a fire's routing. */
-  routedEffects(routing: Routing | null): Detail[] {
-    if (!routing) return [];
-    if (routing.matched.length === 0) return [{ route_id: null, route: null, team_id: null, pages: false }];
-    return routing.matched.map((r) => ({ route_id: r.id, route: r.name, team_id: r.team_id, team: r.team, pages: r.pages && r.team_id !== null, severity_override: r.severity_override }));
   }
 
   /**

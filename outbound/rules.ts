@@ -1,6 +1,5 @@
 /**
- * What an organization's outbound rules send where, read once per batch of events (one round trip, which
- * also brings the alert routes when asked: routing.ts). An event reaches the configs of the rules that:
+ * What an organization's outbound rules send where, read once per batch of events (one round trip). An event reaches the configs of the rules that:
  * are enabled, name its kind, point at an enabled config, and whose filters it passes (each given list must
  * hold the event's attribute; an event without that attribute fails the filter) — unless the organization's
  * `notification_settings.channels` leave `outbound` out for the kind. Several rules naming one config make one
@@ -13,13 +12,10 @@ import { tableName } from '../engine/persistence/entities.ts';
 import { selectRow, type RowQuery } from '../engine/persistence/sql.ts';
 import { jsonValue, type SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import type { OutboundEvent } from './events.ts';
-import { parseRoutes, type Route } from './routing.ts';
 import outboundRules from '../resources/outbound_rules.ts';
 import outboundConfigs from '../resources/outbound_configs.ts';
 import notificationSettings from '../resources/notification_settings.ts';
 import chatFamily from '../resources/chat.ts';
-import alertRoutes from '../resources/alert_routes.ts';
-import teamsFamily from '../resources/teams.ts';
 
 export interface OutboundRule {
   id: string;
@@ -50,41 +46,34 @@ const PAGER_KINDS = /^(alert|incident)\./;
 
 const table = (services: Services, family: FamilyDescriptor) => `"${tableName(services.registry.family(family))}"`;
 
-/** The rules' statement (and the routes', when asked). */
-function statement(services: Services, withRoutes: boolean): string {
-  const [rules, configs, settings, chat, teams] = [outboundRules, outboundConfigs, notificationSettings, chatFamily, teamsFamily].map((d) => table(services, d));
+/** The rules' statement. */
+function statement(services: Services): string {
+  const [rules, configs, settings, chat] = [outboundRules, outboundConfigs, notificationSettings, chatFamily].map((d) => table(services, d));
   return `select
     (select coalesce(json_agg(json_build_object('id', r.id, 'events', r.events, 'config_id', r.outbound_config_id, 'config_kind', c.kind, 'filters', r.filters)), '[]'::json)
        from ${rules} r join ${configs} c on c.organization_id = r.organization_id and c.id = r.outbound_config_id and coalesce(c.enabled, true)
       where r.organization_id = ? and coalesce(r.enabled, true)) as rules,
     (select s.channels from ${settings} s where s.organization_id = ? and s.id = ?) as channels,
     (select coalesce(jsonb_array_length(s.email_recipients), 0) > 0 from ${settings} s where s.organization_id = ? and s.id = ?) as mails,
-    (select c.workspace_id is not null and c.bot_token is not null from ${chat} c where c.organization_id = ? and c.id = ?) as chat_connected,
-    ${withRoutes
-      ? `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'matchers', a.matchers, 'team_id', t.id, 'team', t.name,
-                 'pages', coalesce(a.pages, true), 'severity_override', a.severity_override, 'continue', coalesce(a."continue", false)) order by a.position, a.created_at), '[]'::json)
-           from ${table(services, alertRoutes)} a left join ${teams} t on t.organization_id = a.organization_id and t.id = a.team_id
-          where a.organization_id = ? and coalesce(a.enabled, true))`
-      : `'[]'::json`} as routes`;
+    (select c.workspace_id is not null and c.bot_token is not null from ${chat} c where c.organization_id = ? and c.id = ?) as chat_connected`;
 }
 
 export interface OrganizationOutbound {
   rules: OutboundRules;
-  routes: Route[];
 }
 
 
-/** The organization's outbound rules (and, with `withRoutes`, its enabled alert routes in order), in one round trip. */
-export function readOutbound(services: Services, sql: Sql, organizationId: string, withRoutes = false): Promise<OrganizationOutbound> {
-  return selectRow(sql, outboundQuery(services, organizationId, withRoutes));
+/** The organization's outbound rules, in one round trip. */
+export function readOutbound(services: Services, sql: Sql, organizationId: string): Promise<OrganizationOutbound> {
+  return selectRow(sql, outboundQuery(services, organizationId));
 }
 
 /** readOutbound's select, to be read alone or together with another (selectRows). */
-export function outboundQuery(services: Services, organizationId: string, withRoutes = false): RowQuery<OrganizationOutbound> {
-  const params: unknown[] = Array(withRoutes ? 8 : 7).fill(organizationId);
+export function outboundQuery(services: Services, organizationId: string): RowQuery<OrganizationOutbound> {
+  const params: unknown[] = Array(7).fill(organizationId);
   const settings = services.registry.family(notificationSettings);
   return {
-    sql: statement(services, withRoutes),
+    sql: statement(services),
     params,
     read(row) {
       const rules = (jsonValue(row?.rules) ?? []) as OutboundRule[];
@@ -100,7 +89,6 @@ export function outboundQuery(services: Services, organizationId: string, withRo
           chatConnected: row?.chat_connected === true,
           emailKinds: row?.mails === true ? kindsUsing('email') : none,
         },
-        routes: parseRoutes(jsonValue(row?.routes)),
       };
     },
   };

@@ -25,6 +25,7 @@ import repo_settings from './repo_settings.ts';
 import request_signing from './request_signing.ts';
 import schedule_overrides from './schedule_overrides.ts';
 import schedules from './schedules.ts';
+import escalation_policies from './escalation_policies.ts';
 import service_bindings from './service_bindings.ts';
 import slis from './slis.ts';
 import slos from './slos.ts';
@@ -77,4 +78,5 @@ export const families: FamilyDescriptor[] = [
   // after team_members: their examples need members made first
   schedules,
   schedule_overrides,
+  escalation_policies,
 ];

@@ -33,6 +33,9 @@ export default defineFamily({
     'when sent (send them together when removing someone who is in the escalation) and kept when omitted; neither may repeat an email. The whole list is ' +
     'checked whenever a changed list is sent, so a person who later leaves the organization stays listed (and is skipped when paging) until the list is next changed. ' +
     '`timezone` (an IANA name, default UTC) is the team\'s working time zone, used to show on-call times. The name is the natural key (1..100 characters, may be renamed). ' +
+    '`escalation_policy_id` names the escalation policy (escalation_policies) an alert route that pages this team pages through. `escalation` is ' +
+    'replaced by it and kept for compatibility: a team without a policy pages through the policy its `escalation` list implies (one step per ' +
+    'email, 15 minutes apart; an empty list: every member at once). ' +
     'Deleting a team leaves alert routes that name it, which then page no one. Every write needs the org admin role.',
   kind: 'collection',
   operations: ['list', 'read', 'create', 'update', 'delete'],
@@ -40,12 +43,17 @@ export default defineFamily({
   naturalKey: ['name'],
   requiredOnCreate: ['name'],
   order: [{ field: 'name', direction: 'asc' }],
+  references: { escalation_policy_id: { family: 'escalation_policies', unknown: 'refuse' } },
   fields: {
     id: Type.String({ readOnly: true }),
     name: Type.String({ minLength: 1, maxLength: 100, description: 'unique within the organization' }),
     description: nullable(Type.String({ maxLength: 255 }), { default: null, description: 'at most 255 characters; null clears' }),
     member_emails: Type.Array(emailSchema(), { maxItems: 200, default: [], description: 'the team\'s members, each a member of the organization (team_members); replaced whole when sent' }),
-    escalation: Type.Array(emailSchema(), { maxItems: 200, default: [], description: 'paging order, first paged first; only emails in member_emails; [] pages every member at once; replaced whole when sent' }),
+    escalation: Type.Array(emailSchema(), {
+      maxItems: 200, default: [],
+      description: 'replaced by escalation_policy_id, kept for compatibility: used only while the team has no policy (one step per email, 15 minutes apart; [] pages every member at once); only emails in member_emails; replaced whole when sent',
+    }),
+    escalation_policy_id: nullable(Type.String({ minLength: 1 }), { default: null, description: 'the escalation policy pages to this team go through (an escalation_policies id of this organization); null: the escalation list' }),
     timezone: Type.String({ minLength: 1, maxLength: 64, default: 'UTC', description: 'an IANA time zone name, e.g. Europe/Berlin; default UTC' }),
     created_at: Type.String({ format: 'date-time', readOnly: true }),
     updated_at: Type.String({ format: 'date-time', readOnly: true }),
@@ -67,6 +75,7 @@ export default defineFamily({
       { body: { name: '' }, field: 'name' },
       { body: { name: 'x', description: 'd'.repeat(256) }, field: 'description' },
       { body: { name: 'x', timezone: 'Mars/Olympus' }, field: 'timezone' },
+      { body: { name: 'x', escalation_policy_id: 'no-such-policy' }, field: 'escalation_policy_id' },
       { body: { name: 'x', member_emails: ['not-an-email'] }, field: 'member_emails[0]' },
       { body: { name: 'x', member_emails: ['stranger@example.com'] }, field: 'member_emails[0]' },
       { body: { name: 'x', member_emails: ['conformance-member@example.com'], escalation: ['conformance-admin@example.com'] }, field: 'escalation[0]' },

@@ -21,7 +21,7 @@ export const AlertEntity = new EntitySchema<any>({
     title: text,
     service: optionalText,
     severity: text,
-    /** the severity the alert's routes set when it last fired (outbound/routing.ts); null: the product's */
+    /** the severity the alert's routes set when it last fired (domain/paging/routing.ts); null: the product's */
     severity_override: optionalText,
     summary: optionalText,
     labels: { type: 'json', columnType: 'jsonb' },

@@ -1,8 +1,11 @@
 /** What the alert pipeline records and answers: the effect kinds of an alert, and the outcome of each event. */
+import { PAGING_EFFECT_KINDS } from '../paging/effects.ts';
 
 export const EFFECT_KINDS = [
   'routed', 'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
   'investigation_requested', 'investigation_skipped', 'incident_opened', 'incident_joined', 'incident_closed', 'incident_reopened',
+  // the escalation engine's (domain/paging/effects.ts)
+  ...PAGING_EFFECT_KINDS,
 ] as const;
 export type EffectKind = (typeof EFFECT_KINDS)[number];
 

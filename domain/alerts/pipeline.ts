@@ -20,9 +20,9 @@
  * - acknowledged (pager) → kept in step; resolved → resolved, and its incident closed when
  *   `auto_close_incidents` and no alert of it still fires; an event that says only the state (`state_only`: an
  *   Events API acknowledge or resolve) changes an alert that exists and keeps its details, and creates none.
- * Every consequence is an effect row on the alert (`EFFECT_KINDS`). Whom a page reaches (alert routes) and which
- * events go out to outbound configs is outbound/alerts.ts's to decide; its deliveries are enqueued in
- * this transaction.
+ * Every consequence is an effect row on the alert (`EFFECT_KINDS`). Whom a page reaches is the alert routes'
+ * decision (domain/paging/routing.ts); which events go out to outbound configs is outbound/alerts.ts's to decide,
+ * handed that decision; its deliveries are enqueued in this transaction.
  *
  * A person's actions on alerts and incidents (alert-actions.ts, incident-actions.ts) run through these same steps
  * (`actOnAlerts`): acknowledge as the pager's acknowledgement, un-acknowledge as its un-acknowledge, resolve as a
@@ -38,11 +38,13 @@ import type { Organization } from '../../engine/auth/caller.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
-import { selectRows } from '../../engine/persistence/sql.ts';
+import { pairQuery, selectRows } from '../../engine/persistence/sql.ts';
 import type { AlertEvent } from './event.ts';
 import { enqueueInvestigation } from '../ai/investigations.ts';
-import { AlertAnnouncer, type Routing } from '../../outbound/alerts.ts';
+import { AlertAnnouncer } from '../../outbound/alerts.ts';
 import { outboundQuery } from '../../outbound/rules.ts';
+import { routedEffects, routeFire, routesQuery, type Route, type Routing } from '../paging/routing.ts';
+import { startEscalations, type PagedTeam } from '../paging/escalations.ts';
 import type { Actor, Effect, EffectKind, EventResult, Outcome } from './outcomes.ts';
 import { policyQuery, type Policy } from './policy.ts';
 import { monthStart } from '../ai/spend.ts';
@@ -104,7 +106,9 @@ export function actOnAlerts<T>(services: Services, organization: Organization, b
  * runs locking alerts in turn) that ends by writing the effects and enqueueing the announcer's deliveries.
  */
 async function pipelineTransaction<T>(services: Services, organization: Organization, now: Date, by: Actor | null, work: (run: Ingestion, store: FamilyStore) => Promise<T>): Promise<T> {
-  const [policy, outbound] = await selectRows(readStore(services).execute, policyQuery(services, organization.id, now), outboundQuery(services, organization.id, true));
+  const [policy, [outbound, routes]] = await selectRows(
+    readStore(services).execute, policyQuery(services, organization.id, now), pairQuery(outboundQuery(services, organization.id), routesQuery(services, organization.id)),
+  );
   for (let attempt = 1; ; attempt++) {
     try {
       return await inTransaction(services, async (store) => {
@@ -112,7 +116,8 @@ async function pipelineTransaction<T>(services: Services, organization: Organiza
         const window = stormWindow(policy.settings, now);
         const alerts = new AlertStore(new WriteBatcher(store.execute), organization.id, now, window);
         // an investigation's job commits with its row (the same transaction)
-        const run = new Ingestion(alerts, policy, window, now, (id) => enqueueInvestigation(services, store, id), announce, by);
+        const escalate = (alertId: string, incidentId: string | null, paged: readonly PagedTeam[]) => startEscalations(services, store.execute, organization.id, alertId, incidentId, paged, now);
+        const run = new Ingestion(alerts, policy, window, now, (id) => enqueueInvestigation(services, store, id), announce, routes, by, escalate);
         const result = await work(run, store);
         await run.finish();
         await announce.enqueue(services, store);
@@ -137,11 +142,16 @@ class Ingestion implements PersonActions {
   #spent: number | undefined;
   readonly #enqueue: (investigationId: string) => Promise<void>;
   readonly #announce: AlertAnnouncer;
+  /** the organization's enabled alert routes, in order (domain/paging/routing.ts decides whom a fire pages) */
+  readonly #routes: readonly Route[];
   /** the person whose action this is (null: a source's events) */
   readonly #by: Actor | null;
+  /** starts the escalation of each paged team (domain/paging/escalations.ts), for the alert or its incident */
+  readonly #escalate: (alertId: string, incidentId: string | null, paged: readonly PagedTeam[]) => Promise<{ kind: EffectKind; detail: Record<string, unknown> }[]>;
 
   constructor(
-    store: AlertStore, policy: Policy, window: StormWindow, now: Date, enqueue: (investigationId: string) => Promise<void>, announce: AlertAnnouncer, by: Actor | null,
+    store: AlertStore, policy: Policy, window: StormWindow, now: Date, enqueue: (investigationId: string) => Promise<void>, announce: AlertAnnouncer, routes: readonly Route[], by: Actor | null,
+    escalate: (alertId: string, incidentId: string | null, paged: readonly PagedTeam[]) => Promise<{ kind: EffectKind; detail: Record<string, unknown> }[]>,
   ) {
     this.#store = store;
     this.#policy = policy;
@@ -149,7 +159,9 @@ class Ingestion implements PersonActions {
     this.#now = now;
     this.#enqueue = enqueue;
     this.#announce = announce;
+    this.#routes = routes;
     this.#by = by;
+    this.#escalate = escalate;
   }
 
   get #settings() {
@@ -254,10 +266,10 @@ class Ingestion implements PersonActions {
       this.#announce.chatOnly('unacknowledged', alert, event);
       return 'unacknowledged';
     }
-    const routing = this.#announce.route(event);
+    const routing = routeFire(this.#routes, event);
     alert.severity_override = routing?.severity ?? null;
     alert.severity = shownSeverity(alert.severity_override, event);
-    for (const detail of this.#announce.routedEffects(routing)) this.#effect(alert.id, 'routed', detail);
+    for (const detail of routedEffects(routing)) this.#effect(alert.id, 'routed', detail);
     const mute = matchingMute(this.#policy.mutes, event);
     if (mute) {
       if (alert.status === 'muted' && !created) return 'muted';
@@ -327,13 +339,23 @@ class Ingestion implements PersonActions {
       await this.#investigate(alert, stormId, refusal);
       // an incident one of the grouped alerts already opened became the storm's (formStorm)
       await this.#incident(alert, stormId, event);
+      await this.#startEscalations(alert, routing);
       return outcome;
     }
     alert.storm_id = null;
     this.#page(alert, event, routing, { reason: outcome === 'created' ? 'alert fired' : 'alert fired again' }, null, {});
     await this.#investigate(alert, null, refusal);
     await this.#incident(alert, null, event);
+    await this.#startEscalations(alert, routing);
     return outcome;
+  }
+
+  /** The page's escalations: one per paged team, for the alert's incident when it is in one (after #incident decided that). */
+  async #startEscalations(alert: AlertRow, routing: Routing | null): Promise<void> {
+    if (!routing?.paged.length) return;
+    // an incident id left from a closed incident (this fire opened none) is not the page's subject
+    const incident = alert.incident_id && (await this.#store.incidentOpen(alert.incident_id)) ? alert.incident_id : null;
+    for (const e of await this.#escalate(alert.id, incident, routing.paged)) this.#effect(alert.id, e.kind, e.detail);
   }
 
   /**

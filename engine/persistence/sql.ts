@@ -72,8 +72,12 @@ export async function selectRow<T>(sql: SqlExecutor, query: RowQuery<T>): Promis
   return query.read(row);
 }
 
+/** Two one-row selects as one (their column names must differ): to be read alone or paired again. */
+export function pairQuery<A, B>(a: RowQuery<A>, b: RowQuery<B>): RowQuery<[A, B]> {
+  return { sql: `select * from (${a.sql}) a, (${b.sql}) b`, params: [...a.params, ...b.params], read: (row) => [a.read(row), b.read(row)] };
+}
+
 /** Two one-row selects in one round trip (their column names must differ). */
-export async function selectRows<A, B>(sql: SqlExecutor, a: RowQuery<A>, b: RowQuery<B>): Promise<[A, B]> {
-  const [row] = await sql(prepared(`select * from (${a.sql}) a, (${b.sql}) b`), [...a.params, ...b.params]);
-  return [a.read(row), b.read(row)];
+export function selectRows<A, B>(sql: SqlExecutor, a: RowQuery<A>, b: RowQuery<B>): Promise<[A, B]> {
+  return selectRow(sql, pairQuery(a, b));
 }

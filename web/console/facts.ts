@@ -92,6 +92,16 @@ export function effectText(kind: string, detail: Json, deliveries?: unknown): st
     case 'incident_joined': return 'Joined an incident';
     case 'incident_closed': return 'Its incident closed';
     case 'incident_reopened': return 'Its incident reopened';
+    case 'escalation_started': return detail.joined
+      ? `Joined the running escalation of ${String(detail.team ?? 'the team')}`
+      : `Escalation started for ${String(detail.team ?? 'the team')}${detail.policy ? ` through ${String(detail.policy)}` : ' through its escalation list'}${detail.subject === 'incident' ? ' (for its incident)' : ''}`;
+    case 'escalation_step': {
+      const where = `Step ${Number(detail.step) + 1}${Number(detail.loop) ? ` (repeat ${Number(detail.loop)})` : ''}`;
+      const people = Array.isArray(detail.people) ? detail.people.map(String) : [];
+      return people.length ? `${where}: paged ${people.join(', ')}` : `${where}: nobody to page, the next step starts at once`;
+    }
+    case 'notified': return `${String(detail.email)} ${detail.queued === false ? `not notified: ${String(detail.not_notified ?? 'not sent').replaceAll('_', ' ')}` : `notified by ${String(detail.channel ?? 'email')}`}${Number(detail.bundled) > 1 ? ` (one message for ${Number(detail.bundled)} alerts)` : ''}`;
+    case 'escalation_stopped': return detail.reason === 'exhausted' ? 'Escalation ended: every step and repeat ran' : `Escalation stopped: ${String(detail.reason ?? '')}`;
     default: return kind.replaceAll('_', ' ');
   }
 }

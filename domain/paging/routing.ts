@@ -7,9 +7,16 @@
  *
  * What the matched routes decide: the teams paged (routes with `pages` and a team that still exists), the teams
  * the alert is only recorded for (`pages: false`), and the severity (the first matched `severity_override`).
- * Pure: the routes are read once per delivery (rules.ts) and their regular expressions compiled once.
+ * The routes are read once per delivery (`routesQuery`, in the pipeline's own round trip) and their regular
+ * expressions compiled once; the routing itself is pure. Who is paged is the domain's decision: outbound/alerts.ts is
+ * handed the teams and delivers.
  */
-import type { ALERT_SEVERITIES } from '../resources/alert_routes.ts';
+import type { Services } from '../../engine/services.ts';
+import { tableName } from '../../engine/persistence/entities.ts';
+import type { RowQuery } from '../../engine/persistence/sql.ts';
+import { jsonValue } from '../../engine/persistence/store.ts';
+import alertRoutes, { type ALERT_SEVERITIES } from '../../resources/alert_routes.ts';
+import teamsFamily from '../../resources/teams.ts';
 
 type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
 
@@ -96,5 +103,30 @@ export function routeAlert(routes: readonly Route[], alert: RoutedAlert): Routin
     matched,
     paged: [...paged].map(([id, name]) => ({ id, name })),
     severity: matched.find((r) => r.severity_override)?.severity_override ?? null,
+  };
+}
+
+/** The `routed` effects of a fire's routing (none when the organization has no enabled route). */
+export function routedEffects(routing: Routing | null): Record<string, unknown>[] {
+  if (!routing) return [];
+  if (routing.matched.length === 0) return [{ route_id: null, route: null, team_id: null, pages: false }];
+  return routing.matched.map((r) => ({ route_id: r.id, route: r.name, team_id: r.team_id, team: r.team, pages: r.pages && r.team_id !== null, severity_override: r.severity_override }));
+}
+
+/** The routing of a fire, or null when the organization has no enabled route. */
+export function routeFire(routes: readonly Route[], alert: RoutedAlert): Routing | null {
+  return routes.length === 0 ? null : routeAlert(routes, alert);
+}
+
+/** The organization's enabled alert routes in order, with their team's id and name (null when deleted), as one column `routes`. */
+export function routesQuery(services: Services, organizationId: string): RowQuery<Route[]> {
+  const table = (d: Parameters<Services['registry']['family']>[0]) => `"${tableName(services.registry.family(d))}"`;
+  return {
+    sql: `select (select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'matchers', a.matchers, 'team_id', t.id, 'team', t.name,
+                 'pages', coalesce(a.pages, true), 'severity_override', a.severity_override, 'continue', coalesce(a."continue", false)) order by a.position, a.created_at), '[]'::json)
+           from ${table(alertRoutes)} a left join ${table(teamsFamily)} t on t.organization_id = a.organization_id and t.id = a.team_id
+          where a.organization_id = ? and coalesce(a.enabled, true)) as routes`,
+    params: [organizationId],
+    read: (row) => parseRoutes(jsonValue(row?.routes)),
   };
 }

@@ -1,0 +1,75 @@
+/**
+ * The escalation engine's tables. An escalation is a row per (organization, subject, team): the alert or incident it
+ * pages for, the policy as it stood when the page started (`policy`, a snapshot: editing a policy changes later pages,
+ * not running ones), the step and loop it is at, and `next_at`, the deadline of its next step, claimed with
+ * `FOR UPDATE SKIP LOCKED` (escalations.ts). A notification is a row per (escalation, step, loop, person), written in
+ * the same transaction that runs the step, before anything is sent (notify.ts): a step run twice finds it and sends
+ * nothing again.
+ */
+import { EntitySchema } from '@mikro-orm/core';
+
+const uuid = { type: 'string', columnType: 'uuid' } as const;
+const text = { type: 'string', columnType: 'text' } as const;
+const time = { type: 'Date', columnType: 'timestamptz' } as const;
+
+export const EscalationEntity = new EntitySchema<any>({
+  name: 'PagingEscalation',
+  tableName: 'paging_escalations',
+  properties: {
+    id: { ...uuid, primary: true },
+    organization_id: uuid,
+    /** alert or incident */
+    subject_kind: text,
+    subject_id: uuid,
+    /** the alert whose page started it (its effects carry the escalation: the alert's and the incident's timeline) */
+    alert_id: uuid,
+    /** the team paged; the key with the subject (one escalation per incident and team) */
+    team_id: text,
+    /** the escalation_policies row, or null when the team's `escalation` list implied the policy */
+    policy_id: { ...text, nullable: true },
+    /** { steps, repeat } as they stood when the page started */
+    policy: { type: 'json', columnType: 'jsonb' },
+    step: { type: 'integer', columnType: 'integer' },
+    loop: { type: 'integer', columnType: 'integer' },
+    /** the next step's deadline; null once stopped or done */
+    next_at: { ...time, nullable: true },
+    /** active, stopped (acknowledged, resolved) or done (every step and repeat ran) */
+    state: text,
+    reason: { ...text, nullable: true },
+    started_at: time,
+    updated_at: time,
+  },
+  uniques: [{ properties: ['organization_id', 'subject_id', 'team_id'] }],
+  indexes: [{ properties: ['state', 'next_at'] }, { properties: ['organization_id', 'alert_id'] }],
+});
+
+export const NotificationEntity = new EntitySchema<any>({
+  name: 'PagingNotification',
+  tableName: 'paging_notifications',
+  properties: {
+    escalation_id: { ...uuid, primary: true },
+    step: { type: 'integer', columnType: 'integer', primary: true },
+    loop: { type: 'integer', columnType: 'integer', primary: true },
+    email: { ...text, primary: true },
+    organization_id: uuid,
+    user_id: { ...uuid, nullable: true },
+    alert_id: uuid,
+    incident_id: { ...uuid, nullable: true },
+    urgency: text,
+    /** pending (waiting for its bundle), queued (handed to the email transport) or not_sent (reason) */
+    status: text,
+    reason: { ...text, nullable: true },
+    channel: { ...text, nullable: true },
+    /** when the bundle this notification waits in goes out */
+    send_after: time,
+    created_at: time,
+    sent_at: { ...time, nullable: true },
+    /** the notifications sent as one message share it */
+    bundle_id: { ...uuid, nullable: true },
+  },
+  indexes: [{ properties: ['status', 'send_after'] }, { properties: ['organization_id', 'alert_id'] }],
+});
+
+export const PAGING_ENTITIES = [EscalationEntity, NotificationEntity];
+export const ESCALATIONS = EscalationEntity.meta.tableName;
+export const NOTIFICATIONS = NotificationEntity.meta.tableName;
