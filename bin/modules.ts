@@ -23,6 +23,7 @@ import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
 import { SUBSCRIBE_LIMIT } from '../domain/status-page/subscribers.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { oncallModule } from '../domain/oncall/module.ts';
+import { pagingContactsModule } from '../domain/paging/contacts-module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
@@ -56,6 +57,7 @@ export function modules(): Module[] {
     heartbeatsModule,
     statusPageSubscribersModule,
     oncallModule,
+    pagingContactsModule,
     chatModule,
     emailModule,
   ];

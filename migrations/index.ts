@@ -23,6 +23,7 @@ import { Migration20261126172136 } from './Migration20261126172136.ts';
 import { Migration20261128140448 } from './Migration20261128140448.ts';
 import { Migration20261128144642 } from './Migration20261128144642.ts';
 import { Migration20261128145127 } from './Migration20261128145127.ts';
+import { Migration20261128174346 } from './Migration20261128174346.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128140448', class: Migration20261128140448 },
   { name: 'Migration20261128144642', class: Migration20261128144642 },
   { name: 'Migration20261128145127', class: Migration20261128145127 },
+  { name: 'Migration20261128174346', class: Migration20261128174346 },
 ];

@@ -26,7 +26,8 @@ export async function authenticatePersonalToken(
   token: string,
   organizationHeader: string | undefined,
   transport: Transport,
-  endpointFeature: Feature,
+  /** null: an endpoint on every plan (the person's own surface) */
+  endpointFeature: Feature | null,
 ): Promise<Caller> {
   const sql = sqlExecutor(db);
   const [pat] = await sql('select id, user_id, organizations, max_role from personal_tokens where token_hash = ? and revoked_at is null', [hashToken(token)]);
