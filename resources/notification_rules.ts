@@ -13,6 +13,7 @@ export type Urgency = (typeof URGENCIES)[number];
  */
 async function validate(row: Row, stage: WriteStage): Promise<FieldError[]> {
   const errors = await ownerIsMember(row, stage);
+  if (row.contact_method_id == null) return [...errors, { field: 'contact_method_id', message: 'is required: the owner\'s contact method to notify' }];
   const [method] = await stage.ctx.lookup.rows('contact_methods', { id: row.contact_method_id });
   if (!method || method.email !== row.email) errors.push({ field: 'contact_method_id', message: 'is not one of the owner\'s contact methods' });
   return errors;
@@ -29,7 +30,8 @@ export default defineFamily({
   kind: 'collection',
   singular: 'notification_rule',
   operations: ['list', 'read', 'create', 'update', 'delete'],
-  requiredOnCreate: ['contact_method_id'],
+  // contact_method_id is required, but checked by the validate hook: with no required field the export labels a rule
+  // by its owner's email (a required id would make the label a uuid that changes when apply recreates the row)
   createOnly: ['email'],
   references: { contact_method_id: { family: 'contact_methods', unknown: 'refuse' } },
   ownRows: { field: 'email', role: 'org_admin', private: true },
@@ -37,7 +39,7 @@ export default defineFamily({
   fields: {
     id: Type.String({ readOnly: true }),
     email: emailSchema('the owner: a member of the organization; a person\'s credential may leave it out (their own); set on create only'),
-    contact_method_id: Type.String({ minLength: 1, description: 'the owner\'s contact method to notify (a contact_methods id)' }),
+    contact_method_id: Type.String({ minLength: 1, description: 'required: the owner\'s contact method to notify (a contact_methods id)' }),
     delay_minutes: Type.Integer({ minimum: 0, maximum: 1440, default: 0, description: 'minutes after the person is paged (0: at once; at most a day)' }),
     urgency: Type.Union(URGENCIES.map((u) => Type.Literal(u)), { default: 'high', description: 'the pages it applies to' }),
     created_at: Type.String({ format: 'date-time', readOnly: true }),

@@ -168,6 +168,7 @@ t.test('notification rules: only the owner\'s methods; private like the methods'
   t.same(fieldsOf(mixed), ['contact_method_id'], 'an admin cannot mix owners either');
   const moved = await alice.me.put(`${ME}/notification_rules/${rule.body.data.id}`, { contact_method_id: bobMethod.id });
   t.same(fieldsOf(moved), ['contact_method_id'], 'nor move a rule onto another\'s method');
+  t.same(fieldsOf(await alice.me.post(`${ME}/notification_rules`, { delay_minutes: 1 })), ['contact_method_id'], 'the method is required');
   t.same(fieldsOf(await alice.me.post(`${ME}/notification_rules`, { contact_method_id: aliceMethod.id, delay_minutes: -1 })), ['delay_minutes']);
   t.same(fieldsOf(await alice.me.post(`${ME}/notification_rules`, { contact_method_id: aliceMethod.id, urgency: 'urgent' })), ['urgency']);
 
