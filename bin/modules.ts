@@ -25,6 +25,7 @@ import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { oncallModule } from '../domain/oncall/module.ts';
 import { accountModule } from '../domain/account/module.ts';
 import { pagingModule } from '../domain/paging/module.ts';
+import { pagingContactsModule } from '../domain/paging/contacts-module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
@@ -60,6 +61,7 @@ export function modules(): Module[] {
     oncallModule,
     accountModule,
     pagingModule,
+    pagingContactsModule,
     chatModule,
     emailModule,
   ];

@@ -8,6 +8,7 @@ import type { FieldError } from './errors.ts';
 import type { Feature, Role } from './plans.ts';
 import type { Caller, Transport } from './auth/caller.ts';
 import type { ServiceConfig } from './config.ts';
+import type { TargetCheck } from './targets.ts';
 
 export const OPERATIONS = ['list', 'read', 'create', 'update', 'delete'] as const;
 export type OperationName = (typeof OPERATIONS)[number];
@@ -29,6 +30,8 @@ export interface HookContext {
   config: ServiceConfig;
   /** Reads rows of any family of the same organization, inside the running transaction. */
   lookup: RowLookup;
+  /** why a value may not be saved as this target under the deployment's address policies (engine/targets.ts), or null */
+  targets: TargetCheck;
 }
 
 export interface RowLookup {
@@ -173,9 +176,12 @@ export interface FamilyDescriptor {
   defaultLimit?: number;
   /**
    * rows a person may write for themselves: a caller below `role` creates, changes and deletes only rows whose
-   * `field` is their own email (before and after the change); a caller with no email (a key) needs `role`
+   * `field` is their own email (before and after the change); a caller with no email (a key) needs `role`.
+   * `private`: reads too: below `role` a caller sees only rows naming them (a key, no person, sees none); another's
+   * row answers 404, as if it did not exist. Families with ownRows are also served at the person's own surface
+   * (/api/v1/me/<family>), where the caller sees and writes only their own rows whatever their role.
    */
-  ownRows?: { field: string; role: Role };
+  ownRows?: { field: string; role: Role; private?: boolean };
   /** fields that only a user credential (personal token) may write */
   userTokenFields?: readonly string[];
   /**

@@ -21,7 +21,7 @@ import { jsonBodyParser } from './http/body.ts';
 import { auditLogOperation } from './operations/audit-log.ts';
 import { domainRestPath } from './operations/domain.ts';
 import { batchOperation } from './operations/batch.ts';
-import { CONFIG_PREFIX, configApi } from './http/config-api.ts';
+import { CONFIG_PREFIX, configApi, meApi } from './http/config-api.ts';
 import { openApiRoutes } from './http/openapi-routes.ts';
 import { checkModuleFamilies, checkModules, type Module } from './module.ts';
 import type { CredentialLimiter, FailureLimiter } from './http/rate-limit.ts';
@@ -255,6 +255,7 @@ function makeApp(options: ServeOptions, modules: readonly Module[], services: Se
   // the engine's own OpenAPI document and reference page first, then the modules' routes
   for (const make of [openApiRoutes, ...modules.flatMap((m) => m.routes ?? [])]) app.use(make(services).routes());
   app.use(configApi(services));
+  app.use(meApi(services));
   app.use(mcpEndpoint(services));
   app.use(operatorApi(services, operatorHash, operatorFailures).routes());
   return app;

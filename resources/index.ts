@@ -9,12 +9,14 @@ import change_notifications from './change_notifications.ts';
 import chat from './chat.ts';
 import cloud_external_id from './cloud_external_id.ts';
 import code_host_settings from './code_host_settings.ts';
+import contact_methods from './contact_methods.ts';
 import compliance_periods from './compliance_periods.ts';
 import connectors from './connectors.ts';
 import data_sources from './data_sources.ts';
 import deploy_policies from './deploy_policies.ts';
 import heartbeats from './heartbeats.ts';
 import image_targets from './image_targets.ts';
+import notification_rules from './notification_rules.ts';
 import notification_settings from './notification_settings.ts';
 import organization_settings from './organization_settings.ts';
 import outbound_configs from './outbound_configs.ts';
@@ -79,4 +81,6 @@ export const families: FamilyDescriptor[] = [
   schedules,
   schedule_overrides,
   escalation_policies,
+  contact_methods,
+  notification_rules,
 ];

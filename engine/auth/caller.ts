@@ -39,6 +39,11 @@ export interface Caller {
   /** the feature the endpoint itself needs (`config_api` for REST, `mcp` for the agent-tool endpoint); null: none (the console, on every plan) */
   endpointFeature: Feature | null;
   requestId: string;
+  /**
+   * the person's own surface (/api/v1/me): families with `ownRows` answer and take only rows naming this person,
+   * whatever their role
+   */
+  ownRowsOnly?: true;
 }
 
 /** The organization as every answer shows it. */

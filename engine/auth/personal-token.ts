@@ -47,7 +47,8 @@ export async function authenticatePersonalToken(
   token: string,
   organizationHeader: string | undefined,
   transport: Transport,
-  endpointFeature: Feature,
+  /** null: an endpoint on every plan (the person's own surface) */
+  endpointFeature: Feature | null,
   now: Date,
 ): Promise<Caller> {
   const sql = sqlExecutor(db);

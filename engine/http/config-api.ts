@@ -3,7 +3,9 @@
  * operation, translate the result back. One table maps (method, id present, kind) to an operation.
  */
 import type { Context, Next } from 'koa';
-import { authenticateApiKey } from '../auth/authenticate.ts';
+import { authenticateApiKey, bearerToken } from '../auth/authenticate.ts';
+import { API_KEY_PREFIX, PERSONAL_TOKEN_PREFIX } from '../auth/credentials.ts';
+import { authenticatePersonalToken, ORGANIZATION_HEADER } from '../auth/personal-token.ts';
 import { publicOrganization, type Caller } from '../auth/caller.ts';
 import { actionTransports, type FamilyDescriptor, type OperationName } from '../descriptor.ts';
 import { ApiError } from '../errors.ts';
@@ -17,6 +19,8 @@ import { countRequest } from './rate-limit.ts';
 import type { TSchema } from 'typebox';
 
 export const CONFIG_PREFIX = '/api/v1/config';
+/** The person's own surface: families with `ownRows` (and the operations on their rows), owner fixed to the token's user. */
+export const ME_PREFIX = '/api/v1/me';
 
 /** (method, has id) → operation; a singleton is addressed without an id. */
 const ROUTES: Record<string, Partial<Record<'family' | 'row', OperationName>>> = {
@@ -39,8 +43,8 @@ function operationFor(method: string, family: FamilyDescriptor | undefined, id: 
   throw new ApiError('method_not_allowed', `This method is not allowed here; use ${allowed.join(' or ')}.`, { headers: { Allow: allowed.join(', ') }, extra: { allowed } });
 }
 
-function parsePath(path: string): { family: string; id?: string } {
-  const segments = path.slice(CONFIG_PREFIX.length).split('/').filter(Boolean);
+function parsePath(path: string, prefix: string): { family: string; id?: string } {
+  const segments = path.slice(prefix.length).split('/').filter(Boolean);
   const decode = (s: string) => {
     let decoded: string;
     try {
@@ -72,11 +76,11 @@ function markReplay(ctx: Context, result: { replayed?: true }): void {
   if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
 }
 
-function render(ctx: Context, services: Services, caller: Caller, family: string, result: OperationResult): void {
+function render(ctx: Context, services: Services, caller: Caller, family: string, result: OperationResult, prefix: string): void {
   ctx.status = result.status;
   markReplay(ctx, result);
   if (result.etag) ctx.set('ETag', result.etag);
-  if (result.status === 201 && result.id) ctx.set('Location', `${services.config.publicUrl}${CONFIG_PREFIX}/${family}/${encodeURIComponent(result.id)}`);
+  if (result.status === 201 && result.id) ctx.set('Location', `${services.config.publicUrl}${prefix}/${family}/${encodeURIComponent(result.id)}`);
   const organization = publicOrganization(caller.organization);
   if (result.list) {
     ctx.body = { organization, ...listAnswer(result.list) };
@@ -115,35 +119,64 @@ async function runDomain(ctx: Context, services: Services, caller: Caller, opera
   }
 }
 
+/** One request to a family or an operation under `prefix`, for a caller already known. */
+async function serve(ctx: Context, services: Services, caller: Caller, prefix: string, served: (family: string) => boolean): Promise<void> {
+  const { family, id } = parsePath(ctx.path, prefix);
+  const domain = domainRoute(services.domain, family, id);
+  if (domain && served(family)) return runDomain(ctx, services, caller, domain.operation, domain.segment);
+  const descriptor = served(family) ? services.registry.get(family) : undefined;
+  const action = restAction(ctx.method, descriptor, id);
+  if (action) {
+    const body = (ctx.request as unknown as { body?: unknown }).body;
+    const result = await executeAction(services, caller, { family, action: action.name, id: action.id, body: body ?? {}, ifMatch: ctx.get('if-match') || undefined, idempotencyKey: idempotencyKey(ctx) });
+    return render(ctx, services, caller, family, result, prefix);
+  }
+  if (!served(family)) throw new ApiError('not_found', `Nothing is served at ${prefix}/${family}.`);
+  const op = operationFor(ctx.method, descriptor, id);
+  const body = (ctx.request as unknown as { body?: unknown }).body;
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  const result = await execute(services, caller, {
+    family,
+    op,
+    id,
+    body: op === 'create' || op === 'update' ? (hasBody ? body : {}) : undefined,
+    ifMatch: ctx.get('if-match') || undefined,
+    includeArchived: ctx.query.include_archived === 'true',
+    ...(op === 'list' ? pageQuery(ctx) : {}),
+    idempotencyKey: idempotencyKey(ctx),
+  });
+  render(ctx, services, caller, family, result, prefix);
+}
+
 export function configApi(services: Services) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.path !== CONFIG_PREFIX && !ctx.path.startsWith(`${CONFIG_PREFIX}/`)) return next();
     const caller = await authenticateApiKey(services.db, services.credentials, ctx.get('authorization'), 'rest', 'config_api');
     const limited = await countRequest(ctx, services.rateLimit, caller);
     if (limited) throw limited;
-    const { family, id } = parsePath(ctx.path);
-    const domain = domainRoute(services.domain, family, id);
-    if (domain) return runDomain(ctx, services, caller, domain.operation, domain.segment);
-    const descriptor = services.registry.get(family);
-    const action = restAction(ctx.method, descriptor, id);
-    if (action) {
-      const body = (ctx.request as unknown as { body?: unknown }).body;
-      const result = await executeAction(services, caller, { family, action: action.name, id: action.id, body: body ?? {}, ifMatch: ctx.get('if-match') || undefined, idempotencyKey: idempotencyKey(ctx) });
-      return render(ctx, services, caller, family, result);
+    return serve(ctx, services, caller, CONFIG_PREFIX, () => true);
+  };
+}
+
+/**
+ * `/api/v1/me/<family>[/<id>[/<action>]]`: a person's own rows of every family with `ownRows` (contact methods,
+ * notification rules, their overrides), with a personal access token only (an organization key names no person).
+ * The caller sees and writes only rows naming them (`ownRowsOnly`), whatever their role: another person's row
+ * answers 404. The same operations as the configuration API and the agent-tool endpoint; on every plan.
+ */
+export function meApi(services: Services) {
+  const own = new Set(services.registry.families.filter((d) => d.ownRows).map((d) => d.name));
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path !== ME_PREFIX && !ctx.path.startsWith(`${ME_PREFIX}/`)) return next();
+    const token = bearerToken(ctx.get('authorization'));
+    if (!token.startsWith(PERSONAL_TOKEN_PREFIX)) {
+      if (token.startsWith(API_KEY_PREFIX)) throw new ApiError('user_token_required', `${ME_PREFIX} is a person's own surface: send a personal access token; an organization key names no person.`);
+      throw new ApiError('unauthorized', 'Send a valid credential as "Authorization: Bearer <token>"; this one is missing, unknown or revoked.', { headers: { 'WWW-Authenticate': 'Bearer' } });
     }
-    const op = operationFor(ctx.method, descriptor, id);
-    const body = (ctx.request as unknown as { body?: unknown }).body;
-    const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-    const result = await execute(services, caller, {
-      family,
-      op,
-      id,
-      body: op === 'create' || op === 'update' ? (hasBody ? body : {}) : undefined,
-      ifMatch: ctx.get('if-match') || undefined,
-      includeArchived: ctx.query.include_archived === 'true',
-      ...(op === 'list' ? pageQuery(ctx) : {}),
-      idempotencyKey: idempotencyKey(ctx),
-    });
-    render(ctx, services, caller, family, result);
+    const person = await authenticatePersonalToken(services.db, token, ctx.get(ORGANIZATION_HEADER) || undefined, 'rest', null, services.clock.now());
+    const caller: Caller = { ...person, ownRowsOnly: true };
+    const limited = await countRequest(ctx, services.rateLimit, caller);
+    if (limited) throw limited;
+    return serve(ctx, services, caller, ME_PREFIX, (family) => own.has(family));
   };
 }

@@ -4,6 +4,8 @@ import { ApiError, validationFailed, type FieldError } from '../errors.ts';
 import type { FamilyStore } from '../persistence/store.ts';
 import { roleAtLeast } from '../plans.ts';
 import type { Services } from '../services.ts';
+import type { Caller } from '../auth/caller.ts';
+import { userEmail } from './context.ts';
 import type { Notice } from './types.ts';
 import { project } from './project.ts';
 
@@ -13,7 +15,7 @@ import { project } from './project.ts';
  */
 export async function checkOwnRow(d: FamilyDescriptor, rows: Row[], ctx: HookContext): Promise<void> {
   const own = d.ownRows;
-  if (!own || roleAtLeast(ctx.caller.role, own.role)) return;
+  if (!own || (roleAtLeast(ctx.caller.role, own.role) && !ctx.caller.ownRowsOnly)) return;
   const email = await ctx.lookup.callerEmail();
   const others = rows.some((row) => String(row[own.field] ?? '').toLowerCase() !== email);
   if (!email || others) {
@@ -21,6 +23,23 @@ export async function checkOwnRow(d: FamilyDescriptor, rows: Row[], ctx: HookCon
       errors: [{ field: own.field, message: email ? `must be your own email (${own.role} writes them for anyone)` : `needs a person's credential or the ${own.role} role` }],
     });
   }
+}
+
+/**
+ * Whether the caller sees only the rows of `d` that name them: a private `ownRows` family below its role, or any
+ * `ownRows` family on the person's own surface (`caller.ownRowsOnly`).
+ */
+export function seesOwnRowsOnly(d: FamilyDescriptor, caller: Caller): boolean {
+  const own = d.ownRows;
+  if (!own) return false;
+  return caller.ownRowsOnly === true || (own.private === true && !roleAtLeast(caller.role, own.role));
+}
+
+/** Whether `row` is one the caller may see: always, unless they see their own rows only and it names someone else. */
+export async function ownRowVisible(d: FamilyDescriptor, caller: Caller, store: FamilyStore, row: Row): Promise<boolean> {
+  if (!seesOwnRowsOnly(d, caller)) return true;
+  const email = await userEmail(store, caller.credential.userId);
+  return email !== null && String(row[d.ownRows!.field] ?? '').toLowerCase() === email;
 }
 
 export async function checkRow(d: FamilyDescriptor, row: Row, stage: WriteStage): Promise<void> {

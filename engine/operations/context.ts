@@ -24,6 +24,7 @@ export function hookContext(services: Services, caller: Caller, store: FamilySto
     caller,
     now,
     config: services.config,
+    targets: services.targets,
     lookup: {
       rows: (name, where) => store.list(family(name), caller.organization.id, { where }),
       singleton: (name) => store.get(family(name), caller.organization.id, caller.organization.id),

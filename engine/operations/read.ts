@@ -7,7 +7,8 @@ import { unwrapNullable } from '../fields.ts';
 import type { FamilyStore } from '../persistence/store.ts';
 import { recordAudit, diffRows } from './audit.ts';
 import { canWrite } from './authorize.ts';
-import { inTransaction, readStore } from './context.ts';
+import { inTransaction, readStore, userEmail } from './context.ts';
+import { ownRowVisible, seesOwnRowsOnly } from './checks.ts';
 import { nextCursor, PAGE_MAX, readPage, type KeyColumn, type PageLimits, type PageScope } from './page.ts';
 import { defaultRow, etagOf, project, referenceLoader } from './project.ts';
 import type { Services } from '../services.ts';
@@ -24,10 +25,12 @@ export const listLimits = (d: FamilyDescriptor): PageLimits => ({ default: Math.
 
 export async function listRows(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
   const archived = Boolean(d.archive && request.includeArchived);
-  const where = d.archive && !archived ? { [d.archive.field]: null } : {};
+  const where: Row = d.archive && !archived ? { [d.archive.field]: null } : {};
+  const store = readStore(services);
+  // a person who sees their own rows only lists those (no person: none)
+  if (seesOwnRowsOnly(d, caller)) where[d.ownRows!.field] = (await userEmail(store, caller.credential.userId)) ?? '';
   const scope: PageScope = { organizationId: caller.organization.id, list: d.name, filters: { include_archived: archived }, keys: listKeys(d) };
   const window = readPage(services, scope, { limit: request.limit, cursor: request.cursor }, listLimits(d));
-  const store = readStore(services);
   const page = await store.page(d, caller.organization.id, { where, keys: scope.keys, window });
   const referenced = await referenceLoader(services.registry, store, d, caller.organization.id, page.rows);
   const ctx = { now: services.clock.now(), config: services.config, referenced, maskCredentials: !canWrite(caller, d) };
@@ -38,7 +41,11 @@ export async function listRows(services: Services, caller: Caller, d: FamilyDesc
 /** The stored row, or (singletons) the defaults; a singleton that persists on first read is stored now. */
 export async function loadRow(services: Services, caller: Caller, d: FamilyDescriptor, store: FamilyStore, id: string | undefined, lock = false): Promise<Row | null> {
   const orgId = caller.organization.id;
-  if (d.kind === 'collection') return store.get(d, orgId, id ?? '', lock);
+  if (d.kind === 'collection') {
+    const row = await store.get(d, orgId, id ?? '', lock);
+    // another person's row of a family the caller sees only their own of does not exist for them
+    return row && (await ownRowVisible(d, caller, store, row)) ? row : null;
+  }
   return (await store.get(d, orgId, orgId, lock)) ?? { ...defaultRow(d), id: orgId };
 }
 

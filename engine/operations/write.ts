@@ -262,7 +262,8 @@ export async function deleteRow(services: Services, caller: Caller, d: FamilyDes
   /** The row to remove, checked; null when there is nothing to do (already archived). */
   async function removal(store: FamilyStore, lock: boolean) {
     const now = services.clock.now();
-    const existing = await store.get(d, orgId, request.id ?? '', lock);
+    // another person's row of a family the caller sees only their own of is not found (loadRow)
+    const existing = d.kind === 'collection' ? await loadRow(services, caller, d, store, request.id ?? '', lock) : await store.get(d, orgId, request.id ?? '', lock);
     if (!existing) throw notFound(d.name);
     if (!ifMatchHolds(request.ifMatch, etagOf(d, existing))) throw preconditionFailed(services, d, existing, now, 'deleted');
     const ctx = hookContext(services, caller, store, now);

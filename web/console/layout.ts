@@ -13,6 +13,7 @@ export const SECTIONS = [
   { path: '/alerts', label: 'Alerts' },
   { path: '/incidents', label: 'Incidents' },
   { path: '/oncall', label: 'On call' },
+  { path: '/paging', label: 'My paging' },
   { path: '/deployments', label: 'Deployments' },
   { path: '/deliveries', label: 'Deliveries' },
   { path: '/config', label: 'Configuration' },
