@@ -38,7 +38,7 @@ t.test('the first matching route wins; its team is recorded and paged', async (t
   t.same(effects(a, 'page').map((d) => d.team_ids), [[teams.payments]]);
   // the page says who it reached and by which channel: the team, and no outbound rule or email carries it here (issue 35)
   t.match(effects(a, 'page'), [{ reason: 'alert fired', teams: [{ id: teams.payments, name: 'Payments' }], outbound: [], email: false, notified: false, not_notified: 'no_channel' }]);
-  t.same(kinds(a), ['routed', 'page', 'chat_post', 'investigation_requested']);
+  t.same(kinds(a), ['routed', 'page', 'chat_post', 'investigation_requested', 'escalation_started'], 'the page starts the team\'s escalation (domain/paging)');
 
   await org.fire({ name: 'SlowRefunds', service: 'payments', severity: 'warning' });
   const b = await org.alert('SlowRefunds');
