@@ -7,19 +7,21 @@ import { emailSchema, normalEmail } from './team_members.ts';
 export const MAX_REPEAT = 9;
 export const MAX_STEPS = 20;
 
-const target = Type.Union(
-  [
-    Type.Object({ schedule_id: Type.String({ minLength: 1, description: 'whoever this schedule (a schedules id of this organization) has on call when the step starts' }) }, { additionalProperties: false }),
-    Type.Object({ email: emailSchema('a member of the organization') }, { additionalProperties: false }),
-    Type.Object({ team_id: Type.String({ minLength: 1, description: 'every member of this team (a teams id of this organization) when the step starts' }) }, { additionalProperties: false }),
-  ],
-  { description: 'one of { schedule_id }, { email } or { team_id }' },
+// one object with three optional keys rather than a union of three: every surface (the console's form, HCL, typed
+// clients) handles it, and the count keeps it to exactly one
+const target = Type.Object(
+  {
+    schedule_id: Type.Optional(Type.String({ minLength: 1, description: 'whoever this schedule (a schedules id of this organization) has on call when the step starts' })),
+    email: Type.Optional(emailSchema('a member of the organization')),
+    team_id: Type.Optional(Type.String({ minLength: 1, description: 'every member of this team (a teams id of this organization) when the step starts' })),
+  },
+  { additionalProperties: false, minProperties: 1, maxProperties: 1, description: 'exactly one of { schedule_id }, { email } or { team_id }' },
 );
 
 export const stepSchema = Type.Object(
   {
     delay_minutes: Type.Integer({ minimum: 0, maximum: 1440, description: 'minutes after the step before it started, unacknowledged, that this one starts; 0 for the first' }),
-    targets: Type.Array(target, { maxItems: 20, description: 'who this step notifies; a step that resolves to nobody is recorded and the next starts at once' }),
+    targets: Type.Optional(Type.Array(target, { maxItems: 20, description: 'who this step notifies (stored as [] when left out); a step that resolves to nobody is recorded and the next starts at once' })),
   },
   { additionalProperties: false },
 );

@@ -59,9 +59,10 @@ export function columns(d: FamilyDescriptor): string[] {
   return [...key, ...rest.slice(0, 4)];
 }
 
-/** A row's name in links, titles and pickers: its natural key's values, else its list's first column (a text), else its id. */
+/** A row's name in links, titles and pickers: its natural key's values, else its `name`, else its list's first column (a text), else its id. */
 export function rowName(d: FamilyDescriptor, row: Row): string {
   if (d.naturalKey?.length) return d.naturalKey.map((f) => String(row[f] ?? '')).join(' / ');
+  if (typeof row.name === 'string' && row.name) return row.name;
   const first = row[columns(d)[0] ?? 'id'];
   return typeof first === 'string' && first ? first : String(row.id);
 }
