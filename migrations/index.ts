@@ -25,8 +25,8 @@ import { Migration20261128144642 } from './Migration20261128144642.ts';
 import { Migration20261128145127 } from './Migration20261128145127.ts';
 import { Migration20261128172749 } from './Migration20261128172749.ts';
 import { Migration20261128173316 } from './Migration20261128173316.ts';
-import { Migration20261128175256 } from './Migration20261128175256.ts';
 import { Migration20261128174346 } from './Migration20261128174346.ts';
+import { Migration20261128175256 } from './Migration20261128175256.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -55,6 +55,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261128145127', class: Migration20261128145127 },
   { name: 'Migration20261128172749', class: Migration20261128172749 },
   { name: 'Migration20261128173316', class: Migration20261128173316 },
-  { name: 'Migration20261128175256', class: Migration20261128175256 },
   { name: 'Migration20261128174346', class: Migration20261128174346 },
+  { name: 'Migration20261128175256', class: Migration20261128175256 },
 ];
