@@ -84,11 +84,19 @@ function stateOf(d: FamilyDescriptor, stored: Row, now: Date): { state: State; r
   return { state: 'active' };
 }
 
-/** Which of two rows with the same label keeps it: the one first in public order, else the older one. */
+/**
+ * Which of two rows with the same label keeps it: the one first in public order, else the one first in the order the
+ * family lists rows by, else the older one. The listed order comes before age because an apply creates a file's rows
+ * together, often at one instant: age alone would leave the labels there to the ids.
+ */
 function rankOf(d: FamilyDescriptor, row: Row): string {
   if (d.positioned) return String(row[d.positioned.field] ?? 0).padStart(12, '0');
+  const listed = (d.order ?? []).map(({ field }) => {
+    const value = row[field];
+    return typeof value === 'number' ? String(value).padStart(12, '0') : value instanceof Date ? value.toISOString() : String(value ?? '');
+  });
   const created = row.created_at;
-  return created instanceof Date ? created.toISOString() : String(created ?? '');
+  return [...listed, created instanceof Date ? created.toISOString() : String(created ?? '')].join('\u0001');
 }
 
 async function loadFamily(services: Services, caller: Caller, d: FamilyDescriptor, now: Date): Promise<ExportedFamily> {

@@ -58,10 +58,10 @@ export class OidcClient {
   readonly #fetch: client.CustomFetch | undefined;
   #discovered: { server: client.ServerMetadata; at: number } | undefined;
 
-  constructor(settings: OidcProviderSettings, clock: Clock, fetch?: client.CustomFetch) {
+  constructor(settings: OidcProviderSettings, clock: Clock, requester?: client.CustomFetch) {
     this.#settings = settings;
     this.#clock = clock;
-    this.#fetch = fetch;
+    this.#fetch = requester;
   }
 
   /** plain http only for a loopback issuer (bin/env.ts refuses any other): trying it out, and the tests */
