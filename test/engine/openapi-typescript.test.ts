@@ -63,7 +63,7 @@ export async function updateTeam(base: string, token: string, id: string, change
 /** the partial update: only the name */
 export const rename = (base: string, token: string, id: string) => updateTeam(base, token, id, { name: 'Payments and billing' });
 /** default options: the fields with a default are sent too */
-export const create = (base: string, token: string) => createTeam(base, token, { name: 'Payments', description: 'payments on-call', member_emails: [], escalation: [], timezone: 'UTC' });
+export const create = (base: string, token: string) => createTeam(base, token, { name: 'Payments', description: 'payments on-call', member_emails: [], escalation: [], escalation_policy_id: null, timezone: 'UTC' });
 `;
 
 /** generated with defaultNonNullable: false, a create sends only what it means */
