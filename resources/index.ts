@@ -17,6 +17,7 @@ import deploy_policies from './deploy_policies.ts';
 import heartbeats from './heartbeats.ts';
 import image_targets from './image_targets.ts';
 import notification_rules from './notification_rules.ts';
+import paging_providers from './paging_providers.ts';
 import notification_settings from './notification_settings.ts';
 import organization_settings from './organization_settings.ts';
 import outbound_configs from './outbound_configs.ts';
@@ -83,4 +84,5 @@ export const families: FamilyDescriptor[] = [
   escalation_policies,
   contact_methods,
   notification_rules,
+  paging_providers,
 ];

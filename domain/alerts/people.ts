@@ -23,7 +23,7 @@ export const MEMBER = Type.Object({
 });
 
 export const ACTOR = Type.Object({
-  kind: Type.String({ description: 'session (a person in the console), personal_token, chat_user (id: the user), api_key, operator or system' }),
+  kind: Type.String({ description: 'session (a person in the console), personal_token, chat_user (id: the user), page (a person answering a page where it landed; id: the user), api_key, operator or system' }),
   id: Type.String(),
   name: Type.Optional(NAME),
   email: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'a person\'s email while they are a member' })),
@@ -39,7 +39,7 @@ export function memberOf(row: Record<string, unknown>): { id: string; email: str
 }
 
 /** Actor kinds whose id is a user's. */
-const PERSON_KINDS = new Set(['session', 'personal_token', 'chat_user']);
+export const PERSON_KINDS = new Set(['session', 'personal_token', 'chat_user', 'page']);
 
 /**
  * Names the people among these actors (those whose kind is a person's): each gets the member's `name` and `email`,

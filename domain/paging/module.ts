@@ -1,12 +1,13 @@
 /** Paging: escalation policies and the escalation engine (its tables, its periodic pass, the read of an alert's escalation); alert routing lives beside it (routing.ts). */
 import type { Module } from '../../engine/module.ts';
 import escalationPolicies from '../../resources/escalation_policies.ts';
+import pagingProviders from '../../resources/paging_providers.ts';
 import { PAGING_ENTITIES } from './escalation-entities.ts';
 import { escalationJob, escalationPasses } from './escalations.ts';
 import { getAlertEscalation } from './escalation-read.ts';
 
 export const pagingModule: Module = {
-  name: 'paging', families: [escalationPolicies],
+  name: 'paging', families: [escalationPolicies, pagingProviders],
   entities: PAGING_ENTITIES,
   jobs: [escalationJob],
   operations: [getAlertEscalation],

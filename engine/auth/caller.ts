@@ -15,9 +15,11 @@ export interface Organization {
  * `system`: work the service does on its own, never a request (e.g. a provider's model auto-upgrade, audited as such);
  * `session`: a person signed in to the console with a password (engine/auth/sessions.ts);
  * `chat_user`: a person pressing a button or typing a command in the organization's chat workspace, mapped to their
- * membership by email (the credential's id is `<workspace>:<chat user id>`, its userId the member's)
+ * membership by email (the credential's id is `<workspace>:<chat user id>`, its userId the member's);
+ * `page`: the person a page was sent to, answering it where it landed (a signed link, an SMS reply, a key on a call, a
+ * push action): the credential's id is `<channel>:<the page's reference>`, its userId the person's
  */
-export type CredentialKind = 'api_key' | 'personal_token' | 'session' | 'chat_user' | 'system';
+export type CredentialKind = 'api_key' | 'personal_token' | 'session' | 'chat_user' | 'page' | 'system';
 /**
  * Transports a part adds, each a key (`declare module '…/engine/auth/caller.ts' { interface PartTransports { <name>: true } }`,
  * as webhooks/chat/transport.ts does for presses and commands in the chat workspace): the engine names none.

@@ -8,9 +8,10 @@ import { ApiError } from '../../engine/errors.ts';
 import { html, type Html } from '../../engine/html.ts';
 import { csrfField } from './layout.ts';
 import type { Json } from './operations.ts';
+import { PERSON_KINDS } from '../../domain/alerts/people.ts';
 
 const ACTOR_KINDS: Record<string, string> = {
-  session: 'a person in the console', personal_token: 'a person (personal token)', chat_user: 'a person in chat', api_key: 'an API key', operator: 'the operator', system: 'Vigil',
+  session: 'a person in the console', personal_token: 'a person (personal token)', chat_user: 'a person in chat', page: 'a person answering a page', api_key: 'an API key', operator: 'the operator', system: 'Vigil',
 };
 
 /** A person by name and email ("Dana Ortiz <dana@example.com>"), as the operations answer members and actors. */
@@ -29,8 +30,7 @@ export function personText(person: unknown): string {
 export function actorText(session: ConsoleSession, by: unknown): string {
   if (!by || typeof by !== 'object') return '';
   const { kind, id } = by as { kind?: unknown; id?: unknown };
-  const isPerson = kind === 'session' || kind === 'personal_token' || kind === 'chat_user';
-  if (isPerson) return `${personText(by)}${id === session.userId ? ' (you)' : ''}`;
+  if (PERSON_KINDS.has(String(kind))) return `${personText(by)}${id === session.userId ? ' (you)' : ''}`;
   return ACTOR_KINDS[String(kind)] ?? String(kind);
 }
 

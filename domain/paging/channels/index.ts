@@ -1,0 +1,14 @@
+/**
+ * The channels a page can go out on, by contact method type: one file each. A type with no channel here is recorded
+ * as not sent (`no_channel`), so a method saved before its channel existed fails loudly on the timeline, not silently.
+ */
+import type { ContactType } from '../../../resources/contact_methods.ts';
+import type { Channel } from './channel.ts';
+
+const CHANNELS: readonly Channel[] = [];
+
+const byType = new Map<ContactType, Channel>(CHANNELS.map((c) => [c.type, c]));
+
+export function channelFor(type: ContactType): Channel | undefined {
+  return byType.get(type);
+}
