@@ -7,9 +7,8 @@
  * for the address it was sent to (a changed address voids it), with an expiry (the injected clock) and a count of
  * wrong tries. The answer to a send never depends on whether the address exists or the message arrives: mail is queued.
  *
- * `sendVerification` is the seam for providers: email goes through the existing SMTP transport (outbound/mail.ts,
- * queued in the same transaction as the code); sms and voice answer 422 "no SMS provider configured" until a provider
- * (Twilio, issue 37's providers) plugs in there.
+ * `sendVerification` hands the code to the method type's channel (channels/): email queues it for the SMTP transport
+ * in the same transaction as the code; a type whose channel sends no codes answers 422 "no SMS provider configured".
  */
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
@@ -17,15 +16,15 @@ import Type from 'typebox';
 import { publicOrganization, type Caller } from '../../engine/auth/caller.ts';
 import type { Row } from '../../engine/descriptor.ts';
 import { ApiError, validationFailed } from '../../engine/errors.ts';
-import { html } from '../../engine/html.ts';
 import { execute } from '../../engine/operations/index.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
 import { diffRows, recordAudit } from '../../engine/operations/audit.ts';
 import { ORGANIZATION } from '../../engine/operations/tool-schemas.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
-import { canSendMail, queueMail } from '../../outbound/mail.ts';
 import contactMethods, { VERIFIED_TYPES, type ContactType } from '../../resources/contact_methods.ts';
+import type { VerificationMessage } from './channels/channel.ts';
+import { channelFor } from './channels/index.ts';
 
 /** How long a code works. */
 export const CODE_TTL_MS = 10 * 60_000;
@@ -56,37 +55,19 @@ function sameHash(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export interface VerificationMessage {
-  type: ContactType;
-  address: string;
-  code: string;
-  /** the method's label, for the message */
-  name: string;
-  minutes: number;
-}
-
 /**
- * Sends a code through the method's own channel, inside the transaction that stored it. Email: queued for the SMTP
- * transport. sms and voice: no provider yet, a clear 422 (nothing is stored: the transaction rolls back).
+ * Sends a code through the method's own channel (channels/), inside the transaction that stored it. A type whose
+ * channel cannot send codes (sms and voice with no provider) answers a clear 422; nothing is stored (the transaction
+ * rolls back).
  */
-export async function sendVerification(services: Services, store: FamilyStore, message: VerificationMessage): Promise<void> {
-  if (message.type === 'email') {
-    if (!canSendMail(services)) {
-      throw new ApiError('validation_failed', 'No outgoing mail is configured on this deployment, so no code can be emailed; the operator sets VIGIL_SMTP_URL.', {
-        errors: [{ field: 'type', message: 'no email transport configured' }],
-      });
-    }
-    const subject = 'Your Vigil verification code';
-    const text = `Your code to verify "${message.name}" for paging is ${message.code}. It works for ${message.minutes} minutes.\n\nIf you did not ask for it, ignore this message.`;
-    const body = html`<!doctype html><html><head><meta charset="utf-8"><title>${subject}</title></head><body style="font-family: sans-serif">
-<p>Your code to verify “${message.name}” for paging is</p><p style="font-size: 24px; letter-spacing: 4px"><strong>${message.code}</strong></p>
-<p>It works for ${String(message.minutes)} minutes. If you did not ask for it, ignore this message.</p></body></html>`.text;
-    await queueMail(services, store, [{ to: message.address, subject, text, html: body }]);
-    return;
+export async function sendVerification(services: Services, store: FamilyStore, organizationId: string, message: VerificationMessage): Promise<void> {
+  const channel = channelFor(message.type);
+  if (!channel?.sendVerification) {
+    throw new ApiError('validation_failed', `No SMS provider is configured, so no code can be sent by ${message.type}; verify an email method, or ask the operator to set up an SMS and voice provider.`, {
+      errors: [{ field: 'type', message: 'no SMS provider configured' }],
+    });
   }
-  throw new ApiError('validation_failed', `No SMS provider is configured, so no code can be sent by ${message.type}; verify an email method, or ask the operator to set up an SMS and voice provider.`, {
-    errors: [{ field: 'type', message: 'no SMS provider configured' }],
-  });
+  await channel.sendVerification({ services, store, organizationId, now: services.clock.now() }, message);
 }
 
 /** The method as the caller may see it: a row of their own (or, for an org admin, anyone's); else 404. */
@@ -140,7 +121,7 @@ export const sendVerificationOperation: DomainOperation = {
         'insert into contact_verifications (organization_id, contact_method_id, address, code_hash, tries, sent_at, expires_at) values (?, ?, ?, ?, 0, ?, ?)',
         [orgId, method.id, method.address, hashCode(String(method.id), code), now, expires],
       );
-      await sendVerification(services, store, { type, address: String(method.address), code, name: String(method.name), minutes: CODE_TTL_MS / 60_000 });
+      await sendVerification(services, store, orgId, { type, address: String(method.address), code, name: String(method.name), minutes: CODE_TTL_MS / 60_000 });
     });
     return { json: { data: { id: String(method.id), verified: Boolean(method.verified), expires_at: expires.toISOString() }, organization: publicOrganization(caller.organization) } };
   },

@@ -36,7 +36,7 @@ export interface PageMessage {
   text: string;
   /**
    * The way back: a one-time signed URL whose GET shows an Acknowledge button and whose POST acknowledges every alert
-   * of the message as the person (domain/paging/acknowledge.ts); null when the deployment has no public URL.
+   * of the message as the person (domain/alerts/page-actions.ts); null when the deployment has no public URL.
    */
   acknowledgeUrl: string | null;
   /** the same, resolving */

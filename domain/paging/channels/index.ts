@@ -4,8 +4,9 @@
  */
 import type { ContactType } from '../../../resources/contact_methods.ts';
 import type { Channel } from './channel.ts';
+import { emailChannel } from './email.ts';
 
-const CHANNELS: readonly Channel[] = [];
+const CHANNELS: readonly Channel[] = [emailChannel];
 
 const byType = new Map<ContactType, Channel>(CHANNELS.map((c) => [c.type, c]));
 

@@ -15,8 +15,8 @@ import { MembershipEntity } from '../../engine/persistence/entities.ts';
 import { isRole } from '../../engine/plans.ts';
 import type { Services } from '../../engine/services.ts';
 import type { DomainOperation } from '../../engine/services.ts';
-import { acknowledgeAlert, resolveAlert } from '../alerts/alert-actions.ts';
-import { acknowledgeIncident, resolveIncident } from '../alerts/incident-actions.ts';
+import { acknowledgeAlert, resolveAlert } from './alert-actions.ts';
+import { acknowledgeIncident, resolveIncident } from './incident-actions.ts';
 
 /** The channels a page is answered through, each a transport in the audit log beside rest, mcp, console and chat. */
 declare module '../../engine/auth/caller.ts' {
