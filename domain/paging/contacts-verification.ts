@@ -95,7 +95,8 @@ export const sendVerificationOperation: DomainOperation = {
   input: Type.Object({ id: ID }, { additionalProperties: false }),
   role: 'member',
   kind: 'write',
-  idempotent: true,
+  // not idempotent: each send makes a new code and a new message (an sms costs money), so a retry takes an
+  // Idempotency-Key and replays the first answer instead of sending again
   reachesOutside: true,
   rest: { method: 'POST', path: contactMethods.name, param: 'id', action: 'send_verification' },
   answer: { schema: Type.Object({ data: STATE, organization: ORGANIZATION }), refusals: ['rate_limited'] },
@@ -135,7 +136,8 @@ export const verifyContactMethod: DomainOperation = {
   input: Type.Object({ id: ID, code: Type.String({ minLength: 1, maxLength: 12, description: 'the six digits received' }) }, { additionalProperties: false }),
   role: 'member',
   kind: 'write',
-  idempotent: true,
+  // not idempotent: a code works once, so a repeat answers "no code is waiting"; a retry with the same
+  // Idempotency-Key replays the first answer
   rest: { method: 'POST', path: contactMethods.name, param: 'id', action: 'verify' },
   answer: { schema: Type.Object({ data: STATE, organization: ORGANIZATION }) },
   async run(services, caller, input) {

@@ -264,6 +264,27 @@ t.test('verification: codes by email, wrong, expired, too many, resend limit; sm
   t.equal(phone.address, '+442071838750');
 });
 
+t.test('a retried send or verify with its Idempotency-Key replays the first answer: one code mailed, the method verified once', async (t) => {
+  const org = await vigil.organization('business');
+  const alice = await person(org.id);
+  const mail = (await alice.me.post(`${ME}/contact_methods`, { type: 'email', name: 'retry', address: 'alice.retry@example.com' })).body.data;
+  const path = `${ME}/contact_methods/${mail.id}`;
+  const key = { 'Idempotency-Key': 'send-once' };
+  const sent = await alice.me.post(`${path}/send_verification`, {}, key);
+  t.equal(sent.status, 200);
+  const code = await codeMailedTo('alice.retry@example.com', 1);
+  const retried = await alice.me.post(`${path}/send_verification`, {}, key);
+  t.equal(retried.status, 200, 'the retry is not refused as a resend within the minute');
+  t.same(retried.body, sent.body, 'it replays the first answer');
+  t.equal(smtp.messages.filter((m) => m.to.includes('alice.retry@example.com')).length, 1, 'and sends no second code');
+  const verified = await alice.me.post(`${path}/verify`, { code }, { 'Idempotency-Key': 'verify-once' });
+  t.equal(verified.status, 200);
+  const again = await alice.me.post(`${path}/verify`, { code }, { 'Idempotency-Key': 'verify-once' });
+  t.equal(again.status, 200, 'a retried verify answers as the first did');
+  t.same(again.body, verified.body);
+  t.equal((await alice.me.post(`${path}/verify`, { code })).status, 422, 'without the key a used code is refused');
+});
+
 t.test('verification answers the same whether or not the address exists', async (t) => {
   const org = await vigil.organization('business');
   const alice = await person(org.id);
