@@ -94,7 +94,6 @@ export async function startEscalations(
     );
     const base = { team_id: String(team.id), team: String(team.name), policy_id: (team.policy_id as string | null) ?? null, policy: policy.name, subject: subject.kind, ...(incidentId ? { incident_id: incidentId } : {}) };
     if (started[0]) {
-      await runSoon(services, sql);
       effects.push({ kind: 'escalation_started', detail: { escalation_id: String(started[0].id), ...base, steps: policy.steps.length, repeat: policy.repeat } });
     } else {
       const [running] = await sql(`select id from ${ESCALATIONS} where organization_id = ? and subject_id = ? and team_id = ?`, [organizationId, subject.id, String(team.id)]);
@@ -234,23 +233,38 @@ export async function runEscalations(services: Services): Promise<number> {
 }
 
 export const ESCALATION_QUEUE = 'paging.escalations';
-/** A pass queued by a new escalation, in its transaction: its first step runs as soon as it commits, not at the next tick. */
-export const ESCALATION_NOW_QUEUE = 'paging.escalations.now';
+/** Whether a pass is running in this process, and whether another was asked for meanwhile. */
+const waking = new WeakMap<Services, { again: boolean }>();
 
-/** Queues one pass now (one queued at a time), committed with the escalation that asks for it; none where passes are run by hand. */
-async function runSoon(services: Services, sql: Sql): Promise<void> {
+/**
+ * Runs a pass now, in this process, after a transaction that started escalations committed (the alert pipeline calls
+ * it), so a new escalation's first step does not wait for the next tick. One pass at a time per process: asked while
+ * one runs, one more follows it. A crash before it runs loses nothing: the step is still due for the next tick. Not
+ * where passes are run by hand (tick 0: tests).
+ */
+export function wakeEscalations(services: Services): void {
   if (services.config.checks?.tickSeconds === 0) return;
-  await services.jobs.send(ESCALATION_NOW_QUEUE, {}, { store: { execute: sql }, singletonKey: 'now', retryLimit: 0 });
+  const state = waking.get(services);
+  if (state) {
+    state.again = true;
+    return;
+  }
+  const running = { again: false };
+  waking.set(services, running);
+  void (async () => {
+    try {
+      do {
+        running.again = false;
+        await runEscalations(services);
+      } while (running.again);
+    } catch (error) {
+      if (!services.outage.noted(error)) services.log.error({ code: (error as { code?: unknown })?.code }, 'an escalation pass after a page failed; the next tick runs it');
+    } finally {
+      waking.delete(services);
+    }
+  })();
 }
 
-export const escalationNowJob: JobHandler = {
-  queue: ESCALATION_NOW_QUEUE,
-  retryLimit: 0,
-  expireInSeconds: 300,
-  async handle(_job, services) {
-    await runEscalations(services);
-  },
-};
 /** seconds between passes when the deployment does not say (the checks' cadence) */
 const PASS_SECONDS = 1;
 

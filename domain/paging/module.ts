@@ -3,13 +3,13 @@ import type { Module } from '../../engine/module.ts';
 import escalationPolicies from '../../resources/escalation_policies.ts';
 import pagingProviders from '../../resources/paging_providers.ts';
 import { PAGING_ENTITIES } from './escalation-entities.ts';
-import { escalationJob, escalationNowJob, escalationPasses } from './escalations.ts';
+import { escalationJob, escalationPasses } from './escalations.ts';
 import { getAlertEscalation } from './escalation-read.ts';
 
 export const pagingModule: Module = {
   name: 'paging', families: [escalationPolicies, pagingProviders],
   entities: PAGING_ENTITIES,
-  jobs: [escalationJob, escalationNowJob],
+  jobs: [escalationJob],
   operations: [getAlertEscalation],
   onStart: escalationPasses,
 };
