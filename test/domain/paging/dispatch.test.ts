@@ -6,7 +6,8 @@
  * not acknowledged by its delay; the signed link (GET shows, POST acts, audited as the person over email with
  * credential kind page) stopping the escalation and cancelling what was pending; used, expired and tampered links
  * refused alike; a failing channel recorded and the next method still tried; the limit and its summary; no rule →
- * the account email; a provider's later delivery status on the timeline.
+ * the account email; a provider's later delivery status on the timeline; a provider call never answered: unknown, not
+ * made again.
  */
 import t, { type Test } from 'tap';
 import type { Channel, ContactTarget, PageMessage, SendResult } from '../../../domain/paging/channels/channel.ts';
@@ -252,4 +253,31 @@ t.test('beyond a method\'s limit pages are held, then one summary', async (t) =>
   t.match(summary.text, /L3/);
   t.match(summary.text, /L4/);
   t.match(effects(await org.alert('L4'), 'notified').at(-1), { status: 'queued', summary: true, bundled: 2 });
+});
+
+t.test('a provider call whose answer is never recorded becomes unknown and is not made again', async (t) => {
+  const org = await alertOrg(vigil);
+  t.teardown(() => org.agent.close());
+  const fay = await person(t, org, { webhook: 0 });
+  const svc = await pageTo(org, fay.email);
+  // the provider hangs (as an instance dying mid-call would leave it): the row committed `sending` first
+  let release!: () => void;
+  answer = () => ({ status: 'sent', providerId: 'late' });
+  const hanging: Channel = { type: 'webhook', send: (_ctx, to, message) => new Promise((resolve) => { calls.push({ to, message }); release = () => resolve(answer()); }) };
+  const restore = useChannel(hanging);
+  await org.fire({ name: 'Hang', service: svc });
+  const first = runEscalations(services);
+  await waitFor(() => callsTo(fay.hook).length === 1, 'the provider called');
+  const alert = await org.alert('Hang');
+  const state = async () => (await org.api.get(`${CONFIG}/alerts/${alert.id}/escalation`)).body.data[0].notifications.map((x: any) => x.status);
+  t.same(await state(), ['sending'], 'committed as sending before the call');
+  vigil.clock.advance(3 * MINUTE);
+  await runEscalations(services);
+  t.same(await state(), ['unknown'], 'no answer recorded within two minutes: unknown');
+  t.equal(callsTo(fay.hook).length, 1, 'never called twice');
+  t.match(effects(await org.alert('Hang'), 'notified').at(-1), { status: 'unknown', reason: 'no_answer_recorded', method: 'my hook' });
+  release();
+  await first;
+  restore();
+  t.equal(callsTo(fay.hook).length, 1);
 });
