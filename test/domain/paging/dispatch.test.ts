@@ -7,7 +7,7 @@
  * credential kind page) stopping the escalation and cancelling what was pending; used, expired and tampered links
  * refused alike; a failing channel recorded and the next method still tried; the limit and its summary; no rule →
  * the account email; a provider's later delivery status on the timeline; a provider call never answered: unknown, not
- * made again.
+ * made again; a link answering what happened (an alert already resolved, a person no longer a member).
  */
 import t, { type Test } from 'tap';
 import type { Channel, ContactTarget, PageMessage, SendResult } from '../../../domain/paging/channels/channel.ts';
@@ -280,4 +280,31 @@ t.test('a provider call whose answer is never recorded becomes unknown and is no
   await first;
   restore();
   t.equal(callsTo(fay.hook).length, 1);
+});
+
+t.test('a link says what happened: an alert already resolved, a person no longer a member', async (t) => {
+  const org = await alertOrg(vigil);
+  t.teardown(() => org.agent.close());
+  const gus = await person(t, org, {});
+  const svc = await pageTo(org, gus.email);
+  await org.fire({ name: 'Gone', service: svc });
+  await runEscalations(services);
+  await waitFor(() => mailTo(gus.email).length === 1, 'paged');
+  const resolved = await org.agent.call('resolve_alert', { id: (await org.alert('Gone')).id });
+  t.notOk(resolved.isError, JSON.stringify(resolved.body));
+  const answer = await open(linkIn(mailTo(gus.email)[0]!, 'Acknowledge'), 'POST');
+  t.equal(answer.status, 200);
+  t.match(answer.text, /Nothing was acknowledged/);
+  t.match(answer.text, /Gone: not acknowledged/, 'the alert named with why');
+  t.equal((await org.alert('Gone')).status, 'resolved');
+
+  vigil.clock.advance(6_000);
+  await org.fire({ name: 'Left', service: svc });
+  await runEscalations(services);
+  await waitFor(() => mailTo(gus.email).length === 2, 'paged again');
+  t.equal((await vigil.operator.del(`${ADMIN}/organizations/${org.id}/members/${gus.id}`)).status, 204);
+  const left = await open(linkIn(mailTo(gus.email)[1]!, 'Acknowledge'), 'POST');
+  t.equal(left.status, 403);
+  t.match(left.text, /no longer a member/);
+  t.equal((await org.alert('Left')).status, 'firing', 'nothing changed');
 });
