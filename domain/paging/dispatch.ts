@@ -232,7 +232,8 @@ export async function sendBundles(services: Services): Promise<number> {
       }
       return { count: rows.length, deferred };
     });
-    // each provider call after its rows committed as `sending`, then its answer in a transaction of its own
+    // each provider call after its rows committed as `sending`, then its answer in a transaction of its own (an
+    // answer arriving after the sweep called it `unknown` is still recorded: the provider's word beats a guess)
     await Promise.all(deferred.map(async (d) => {
       const result = await attempt(d.channel, { services, now }, d.target, d.message, services.log);
       await inTransaction(services, (store) => record(store, services.clock.now(), d.message.bundleId, d.rows, result, d.rows.some((n) => n.status === 'limited')));
