@@ -3,7 +3,7 @@
  * acknowledges it in the app, unsigned, with `receipt`, `acknowledged`, `acknowledged_at` and `acknowledged_by`
  * (pushover.net/api/receipts). So the URL carries a token of its own per message (only its SHA-256 is kept here, with
  * whom and which alerts the page was for), and nothing is acted on until Pushover's receipts API, asked with the
- * application token, says that receipt was acknowledged. Each receipt acts once (`acted_at`).
+ * application token, says that receipt was acknowledged. Each receipt acts once (`acted_at`). Rows are kept a week.
  */
 import { EntitySchema } from '@mikro-orm/core';
 import { generateToken, hashToken } from '../../engine/crypto.ts';
@@ -21,7 +21,7 @@ export const PushoverReceiptEntity = new EntitySchema<any>({
     alert_ids: { type: 'json', columnType: 'jsonb' },
     /** Pushover's receipt, once it answered the message */
     receipt: { type: 'string', columnType: 'text', nullable: true, unique: true },
-    created_at: { type: 'Date', columnType: 'timestamptz' },
+    created_at: { type: 'Date', columnType: 'timestamptz', index: true },
     acted_at: { type: 'Date', columnType: 'timestamptz', nullable: true },
   },
 });
@@ -29,11 +29,15 @@ export const PushoverReceiptEntity = new EntitySchema<any>({
 const TABLE = PushoverReceiptEntity.meta.tableName;
 
 export const CALLBACK_PATH = '/paging/pushover';
+/** Pushover answers a receipt for a week; an emergency stops repeating after an hour: older rows serve nothing */
+const KEPT_MS = 7 * 24 * 3600_000;
 
 /** A callback URL for one emergency page, its token stored (hashed) with whom and what it acknowledges. */
 export async function newCallback(services: Services, page: { organizationId: string; userId: string; bundleId: string; alertIds: string[] }, now: Date): Promise<{ url: string; tokenHash: string }> {
   const token = generateToken('vpo_');
   const tokenHash = hashToken(token);
+  // each new page prunes what no callback can use any more, so the table holds about a week of emergencies
+  await readStore(services).execute(`delete from ${TABLE} where created_at < ?`, [new Date(now.getTime() - KEPT_MS)]);
   await readStore(services).execute(
     `insert into ${TABLE} (token_hash, organization_id, user_id, bundle_id, alert_ids, created_at) values (?, ?, ?, ?, ?, ?)`,
     [tokenHash, page.organizationId, page.userId, page.bundleId, JSON.stringify(page.alertIds), now],

@@ -132,3 +132,15 @@ t.test('refusals answer failed with Pushover\'s words and no secret', async (t) 
   const unreachable = { ...services, config: { ...services.config, pushover: { apiUrl: 'https://10.0.0.9', appToken: OPERATOR_TOKEN } } };
   t.same(await pushoverChannel.send({ services: unreachable, now: vigil.clock.now() }, to(), pageMessage(other.id, { urgency: 'low' })), { status: 'failed', reason: 'Pushover could not be reached' }, 'an address the guarded client refuses');
 });
+
+t.test('a callback is kept a week: a later page prunes it', async (t) => {
+  const { org, alert, message } = await paged('OldCallback');
+  await pushoverChannel.send(ctx(), to(), message);
+  const old = pushover.messages.at(-1)!;
+  vigil.clock.advance(8 * 24 * 3600_000);
+  await pushoverChannel.send(ctx(), to(), { ...message, bundleId: crypto.randomUUID() });
+  old.acknowledged = true;
+  const late = await callback(old.form.callback!, { receipt: old.receipt!, acknowledged: '1', acknowledged_at: '1', acknowledged_by: USER });
+  t.equal(late.status, 404, 'a week-old callback no longer acts');
+  t.equal(await statusOf(org, alert.id), 'firing');
+});
