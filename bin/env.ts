@@ -7,6 +7,7 @@ import { createPrivateKey } from 'node:crypto';
 import type { AiSettings } from '../domain/ai/config.ts';
 import { parsePrices, type Price } from '../domain/ai/prices.ts';
 import type { CheckOptions } from '../domain/checks/options.ts';
+import { DEFAULT_PUSHOVER_API, type PushoverSettings } from '../domain/paging/channels/pushover-config.ts';
 import type { ChatApiSettings } from '../outbound/chat/config.ts';
 import type { EmailSettings } from '../outbound/email/config.ts';
 import { addressPolicy, networksFromSetting } from '../outbound/net/addresses.ts';
@@ -78,6 +79,8 @@ export interface Settings {
   email?: EmailSettings;
   /** `VIGIL_OIDC_*`: the deployment's OpenID Connect provider, when an issuer is set */
   oidc?: OidcSettings;
+  /** `VIGIL_PUSHOVER_API_URL`, `VIGIL_PUSHOVER_APP_TOKEN` */
+  pushover: PushoverSettings;
 }
 
 /** The variable's value with surrounding blanks dropped; undefined when unset or blank. */
@@ -271,6 +274,17 @@ function chat(env: NodeJS.ProcessEnv): ChatApiSettings {
   return { apiUrl: apiUrl.replace(/\/+$/, ''), responseOrigin };
 }
 
+/**
+ * `VIGIL_PUSHOVER_API_URL`: Pushover's API (default https://api.pushover.net); `VIGIL_PUSHOVER_APP_TOKEN`: the
+ * operator's application token (30 letters and digits), used by organizations without their own; unset, none.
+ */
+function pushover(env: NodeJS.ProcessEnv): PushoverSettings {
+  const apiUrl = httpUrl(text(env, 'VIGIL_PUSHOVER_API_URL') ?? DEFAULT_PUSHOVER_API, 'VIGIL_PUSHOVER_API_URL', DEFAULT_PUSHOVER_API);
+  const appToken = text(env, 'VIGIL_PUSHOVER_APP_TOKEN') ?? null;
+  if (appToken !== null && !/^[A-Za-z0-9]{30}$/.test(appToken)) throw new SettingError('VIGIL_PUSHOVER_APP_TOKEN', 'VIGIL_PUSHOVER_APP_TOKEN must be a Pushover application token: 30 letters and digits, or unset');
+  return { apiUrl: apiUrl.replace(/\/+$/, ''), appToken };
+}
+
 /** `VIGIL_SMTP_URL` and `VIGIL_EMAIL_FROM`: outgoing mail; unset, email notifications are not sent. The URL may hold a password. */
 function email(env: NodeJS.ProcessEnv): EmailSettings | undefined {
   const smtpUrl = text(env, 'VIGIL_SMTP_URL');
@@ -381,5 +395,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     chat: chat(env),
     email: email(env),
     oidc: oidc(env),
+    pushover: pushover(env),
   };
 }

@@ -12,6 +12,7 @@ const FOLDERS = ['bin', 'engine', 'resources', 'webhooks', 'domain', 'outbound',
 export const OTHER_MARKUP: Record<string, string> = {
   'engine/html.ts': 'the template itself',
   'outbound/render/chat-messages.ts': "Slack mrkdwn text (& < >, as the chat Web API asks), not HTML",
+  'outbound/net/chat-api.ts': "Slack mrkdwn text (& < >, as the chat Web API asks), not HTML: chat posts and chat pages share it",
   'web/status-page/feed.ts': 'XML text of the Atom and RSS feeds, not HTML',
   'bin/lint-html.ts': 'this check names what it looks for',
 };

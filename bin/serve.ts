@@ -42,6 +42,7 @@ export function serviceOptions(settings: Settings = readSettings(), sources: Sou
       chat: settings.chat,
       email: settings.email,
       oidc: settings.oidc,
+      pushover: settings.pushover,
       webhooks: { ...sources, ...store, rateLimit: webhookRateLimit },
       checks: settings.checks,
       notify: settings.notify,

@@ -24,7 +24,8 @@ export default defineFamily({
     'write-only `pushover_app_token`. ntfy pages go to the topic URL on each contact method; `ntfy_access_token` (write-only) is sent only to ' +
     '`ntfy_server` (an https origin), never to a topic on another server. A field left null uses the operator\'s default account, where the ' +
     'deployment has one (VIGIL_TWILIO_ACCOUNT_SID, VIGIL_TWILIO_AUTH_TOKEN, VIGIL_TWILIO_FROM, VIGIL_PUSHOVER_APP_TOKEN); with neither, pages by that ' +
-    'channel are recorded as not sent, naming why, and the person\'s other methods are still tried. Tokens are sealed, answered only as `…_set`, ' +
+    'channel are recorded as not sent, naming why, and the person\'s other methods are still tried. `webhook_signing_secret` (write-only) signs ' +
+    '`webhook` pages Standard Webhooks style, exactly like outbound deliveries; without it they go unsigned. Tokens are sealed, answered only as `…_set`, ' +
     'shown in the audit log only as (set), (changed) or (cleared); an omitted one is kept and null removes it.',
   kind: 'singleton',
   operations: ['read', 'update'],
@@ -54,9 +55,14 @@ export default defineFamily({
       description: 'write-only: an ntfy access token (tk_…) sent only with publishes to ntfy_server; omitted keeps it; null removes it',
     }),
     ntfy_access_token_set: Type.Boolean({ readOnly: true, description: 'whether an ntfy access token is stored' }),
+    webhook_signing_secret: nullable(Type.String({ minLength: 16, maxLength: 512, format: 'password' }), {
+      writeOnly: true,
+      description: 'write-only: signs webhook pages Standard Webhooks style, like outbound deliveries (a whsec_ secret is base64 after the prefix, any other its UTF-8 bytes); omitted keeps it; null removes it and webhook pages go unsigned',
+    }),
+    webhook_signing_secret_set: Type.Boolean({ readOnly: true, description: 'whether webhook pages are signed' }),
     updated_at: nullable(Type.String({ format: 'date-time' }), { readOnly: true, description: 'null until the settings are first saved' }),
   },
-  presence: { twilio_auth_token_set: 'twilio_auth_token', pushover_app_token_set: 'pushover_app_token', ntfy_access_token_set: 'ntfy_access_token' },
+  presence: { twilio_auth_token_set: 'twilio_auth_token', pushover_app_token_set: 'pushover_app_token', ntfy_access_token_set: 'ntfy_access_token', webhook_signing_secret_set: 'webhook_signing_secret' },
   rules: [bothOrNeither('twilio_account_sid', 'twilio_auth_token'), bothOrNeither('ntfy_server', 'ntfy_access_token')],
   examples: {
     valid: [],
@@ -65,6 +71,7 @@ export default defineFamily({
       { body: { twilio_from: '4155552671' }, field: 'twilio_from' },
       { body: { pushover_app_token: 'short' }, field: 'pushover_app_token' },
       { body: { ntfy_server: 'https://10.0.0.5' }, field: 'ntfy_server' },
+      { body: { webhook_signing_secret: 'short' }, field: 'webhook_signing_secret' },
     ],
     update: {
       twilio_account_sid: 'ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
@@ -73,6 +80,7 @@ export default defineFamily({
       pushover_app_token: 'azGDORePK8gMaC0QOYAMyEEuzJnyUi',
       ntfy_server: 'https://ntfy.example.com',
       ntfy_access_token: 'tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2',
+      webhook_signing_secret: 'whsec_cGFnaW5nLXdlYmhvb2stc2VjcmV0',
     },
   },
 });

@@ -7,7 +7,7 @@
  *    settled the message is `waiting` with no job, and the predecessor queues it when it settles (the
  *    predecessor's row lock makes that hand-over race-free); then a reply or update, unless its thread's first post
  *    was sent, is `not_posted` — a reply never goes out unthreaded;
- * 3. calls the Web API (web-api.ts) with the bot token, opened only here: chat.postMessage to the channel (a reply
+ * 3. calls the Web API (net/chat-api.ts) with the bot token, opened only here: chat.postMessage to the channel (a reply
  *    with `thread_ts`), or chat.update of the first post. `channel_not_found` on a post moves it to its fallback
  *    channel (default_channel) in the same attempt, and with none the message is `not_posted`;
  * 4. records the outcome: `sent` (with the channel id and ts; a thread's first post fills its thread); a
@@ -24,7 +24,7 @@ import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { attemptsAllowed, retryDelay } from '../deliveries/schedule.ts';
 import { INTERRUPTED, type OrphanKind } from '../deliveries/orphans.ts';
 import { CHAT_QUEUE, chatGroup } from './queue.ts';
-import { callWebApi, type CallResult } from './web-api.ts';
+import { callWebApi, type CallResult } from '../net/chat-api.ts';
 import chat from '../../resources/chat.ts';
 
 /** waits after the 1st to 5th failed attempt: 6 attempts over about 9 minutes (±20 % jitter) */

@@ -24,13 +24,13 @@
  * other jobs of the batches its deliveries are in by at most its own timeout.
  */
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import type { FamilyDescriptor, Row } from '../../engine/descriptor.ts';
 import { planFields } from '../../engine/fields.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
+import { standardWebhookHeaders } from '../../engine/standard-webhooks.ts';
 import { prepared } from '../../engine/persistence/sql.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/store.ts';
 import { requestBody } from '../render/formats.ts';
@@ -94,18 +94,6 @@ export async function claimDelivery(services: Services, deliveryId: string, jobI
   };
 }
 
-/** Standard Webhooks keys: a `whsec_` secret is base64 after the prefix; any other is used as its UTF-8 bytes. */
-function signer(secret: string): Webhook {
-  if (secret.startsWith('whsec_')) {
-    try {
-      return new Webhook(secret);
-    } catch {
-      // not base64 after all: its bytes, as with any other secret
-    }
-  }
-  return new Webhook(new Uint8Array(Buffer.from(secret, 'utf8')), { format: 'raw' });
-}
-
 /** The config's write-only values, opened: its extra headers, its signing secret and a pager's routing key. */
 function secretsOf(services: Services, config: Row): { headers: Record<string, string>; signingSecret: string | null; routingKey: string | null } {
   return {
@@ -117,10 +105,7 @@ function secretsOf(services: Services, config: Row): { headers: Record<string, s
 
 /** The headers of one attempt: the config's own, then the delivery's (which a config cannot override). */
 function deliveryHeaders(secrets: ReturnType<typeof secretsOf>, deliveryId: string, body: string, now: Date): Record<string, string> {
-  const headers: Record<string, string> = { ...secrets.headers, 'content-type': 'application/json', 'user-agent': 'Vigil-Webhooks/1', 'webhook-id': deliveryId };
-  headers['webhook-timestamp'] = String(Math.floor(now.getTime() / 1000));
-  if (secrets.signingSecret !== null) headers['webhook-signature'] = signer(secrets.signingSecret).sign(deliveryId, now, body);
-  return headers;
+  return { ...secrets.headers, 'content-type': 'application/json', 'user-agent': 'Vigil-Webhooks/1', ...standardWebhookHeaders(secrets.signingSecret, deliveryId, now, body) };
 }
 
 /** The start of a receiver's answer as kept, with any of the config's secrets it echoed removed. */

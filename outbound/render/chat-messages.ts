@@ -6,6 +6,7 @@
  * Web API asks (&, <, >), and every text is cut to what a block takes.
  */
 import { headline } from './headline.ts';
+import { mrkdwnText } from '../net/chat-api.ts';
 import type { OutboundEvent } from '../events.ts';
 import { CHAT_BUTTONS, type ChatButton } from '../../resources/chat.ts';
 
@@ -23,7 +24,8 @@ const SECTION_MAX = 3000;
 const FIELD_MAX = 2000;
 const TEXT_MAX = 4000;
 
-export const escape = (value: unknown) => String(value ?? '').replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+/** mrkdwn text of any value (the Web API's own escaping, net/chat-api.ts) */
+export const escape = (value: unknown) => mrkdwnText(String(value ?? ''));
 const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const STATUS_WORD: Record<string, string> = { firing: 'Firing', acknowledged: 'Acknowledged', resolved: 'Resolved', open: 'Open', closed: 'Closed' };
 const word = (status: unknown) => STATUS_WORD[String(status)] ?? String(status ?? '');

@@ -89,6 +89,8 @@ t.test('accepted values', async (t) => {
   t.equal(settings.databaseUrl, `postgresql://vigil:${SECRET}@db.example.com/vigil`);
   t.equal(readSettings({ PORT: '65535' }).port, 65535);
   t.equal(readSettings({ VIGIL_TRUSTED_PROXIES: '2' }).trustedProxies, 2);
+  t.same(readSettings({}).pushover, { apiUrl: 'https://api.pushover.net', appToken: null }, 'Pushover: its API, no operator token');
+  t.same(readSettings({ VIGIL_PUSHOVER_API_URL: 'http://127.0.0.1:9000/', VIGIL_PUSHOVER_APP_TOKEN: 'azGDORePK8gMaC0QOYAMyEEuzJnyUi' }).pushover, { apiUrl: 'http://127.0.0.1:9000', appToken: 'azGDORePK8gMaC0QOYAMyEEuzJnyUi' });
 });
 
 t.test('refusals name the variable and never repeat a secret', async (t) => {
@@ -107,6 +109,9 @@ t.test('refusals name the variable and never repeat a secret', async (t) => {
     ['VIGIL_CODE_HOST_APP_PRIVATE_KEY', { VIGIL_CODE_HOST_APP_ID: '12', VIGIL_CODE_HOST_APP_PRIVATE_KEY: SECRET }],
     ['VIGIL_OUTBOUND_ALLOWED_NETWORKS', { VIGIL_OUTBOUND_ALLOWED_NETWORKS: '10.0.0.0/33' }],
     ['VIGIL_AI_PRICES', { VIGIL_AI_PRICES: '{' }],
+    // issue 37: the operator's Pushover account
+    ['VIGIL_PUSHOVER_API_URL', { VIGIL_PUSHOVER_API_URL: `ftp://u:${SECRET}@api.pushover.net` }],
+    ['VIGIL_PUSHOVER_APP_TOKEN', { VIGIL_PUSHOVER_APP_TOKEN: SECRET }],
   ];
   refusesEach(t, cases);
 });

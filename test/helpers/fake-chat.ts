@@ -4,7 +4,9 @@
  * its replies and updates), records every call, and answers errors as a test scripts them: an HTTP status, a Web
  * API error (`{ ok: false, error }`), or a 429 with Retry-After. A token other than `token` is `invalid_auth`.
  * `users.info` (a form body, as the Web API takes it) answers the profile of a user of `users` (`user_not_found`
- * otherwise), and `POST /response/<anything>` stands for an interaction's `response_url`, kept in `responses`.
+ * otherwise), `conversations.open` with `users` (one id) answers the direct-message channel with that user (`D…`,
+ * the same each time; posts to it are kept like any), and `POST /response/<anything>` stands for an interaction's
+ * `response_url`, kept in `responses`.
  */
 import http from 'node:http';
 
@@ -38,6 +40,8 @@ export interface FakeChat {
   calls: ChatCall[];
   /** channel name (without #) → id */
   channels: Map<string, string>;
+  /** chat user id → the id of their direct-message channel with the app (conversations.open) */
+  dms: Map<string, string>;
   messages: ChatMessage[];
   /** chat user id → the email on their profile (undefined: a profile without one) */
   users: Map<string, string | undefined>;
@@ -62,6 +66,7 @@ export async function startFakeChat(options: { token: string; channels: string[]
     token: options.token,
     calls: [],
     channels: new Map(options.channels.map((name, i) => [name.replace(/^#/, ''), `C${String(i + 1).padStart(6, '0')}`])),
+    dms: new Map(),
     messages: [],
     users: new Map(Object.entries(options.users ?? {})),
     responses: [],
@@ -88,7 +93,7 @@ export async function startFakeChat(options: { token: string; channels: string[]
   };
   const channelId = (value: unknown): string | null => {
     if (typeof value !== 'string') return null;
-    if ([...fake.channels.values()].includes(value)) return value;
+    if ([...fake.channels.values(), ...fake.dms.values()].includes(value)) return value;
     return fake.channels.get(value.replace(/^#/, '')) ?? null;
   };
   const handle = (method: string, headers: http.IncomingHttpHeaders, body: any): { status: number; answer: any; retryAfter?: number } => {
@@ -104,6 +109,12 @@ export async function startFakeChat(options: { token: string; channels: string[]
       return { status: 200, answer: { ok: true, user: { id, name: id.toLowerCase(), profile: { real_name: id, ...(email ? { email } : {}) } } } };
     }
     if (method !== 'users.info' && !String(headers['content-type']).startsWith('application/json')) return { status: 200, answer: { ok: false, error: 'invalid_form_data' } };
+    if (method === 'conversations.open') {
+      const user = body?.users;
+      if (typeof user !== 'string' || !/^[A-Z0-9]+$/.test(user)) return { status: 200, answer: { ok: false, error: 'user_not_found' } };
+      if (!fake.dms.has(user)) fake.dms.set(user, `D${String(fake.dms.size + 1).padStart(6, '0')}`);
+      return { status: 200, answer: { ok: true, channel: { id: fake.dms.get(user) } } };
+    }
     const channel = channelId(body?.channel);
     if (!channel) return { status: 200, answer: { ok: false, error: 'channel_not_found' } };
     if (method === 'chat.postMessage') {

@@ -172,6 +172,8 @@ export async function startVigil(
     webhookSources?: ServiceConfig['webhookSources'];
     /** VIGIL_OIDC_*: the deployment's OpenID Connect provider (a local one, test/helpers/oidc-provider.ts) */
     oidc?: Settings['oidc'];
+    /** VIGIL_PUSHOVER_*: Pushover's API (a local one, test/helpers/pushover-server.ts) and the operator's app token */
+    pushover?: Settings['pushover'];
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -211,6 +213,7 @@ export async function startVigil(
     chat: options.chat ?? defaults.chat,
     email: options.email,
     oidc: options.oidc,
+    pushover: options.pushover ?? defaults.pushover,
   };
   const service = serviceOptions(settings, sources);
   const running = await serve({

@@ -19,7 +19,7 @@ t.test('defaults: nothing set', async (t) => {
   t.equal(read.status, 200);
   t.same(read.body.data, {
     twilio_account_sid: null, twilio_auth_token_set: false, twilio_from: null, pushover_app_token_set: false,
-    ntfy_server: null, ntfy_access_token_set: false, updated_at: null,
+    ntfy_server: null, ntfy_access_token_set: false, webhook_signing_secret_set: false, updated_at: null,
   });
 });
 

@@ -4,9 +4,13 @@
  */
 import type { ContactType } from '../../../resources/contact_methods.ts';
 import type { Channel } from './channel.ts';
+import { chatChannel } from './chat.ts';
 import { emailChannel } from './email.ts';
+import { ntfyChannel } from './ntfy.ts';
+import { pushoverChannel } from './pushover.ts';
+import { webhookChannel } from './webhook.ts';
 
-const CHANNELS: readonly Channel[] = [emailChannel];
+const CHANNELS: readonly Channel[] = [emailChannel, ntfyChannel, pushoverChannel, chatChannel, webhookChannel];
 
 const byType = new Map<ContactType, Channel>(CHANNELS.map((c) => [c.type, c]));
 

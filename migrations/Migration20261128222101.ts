@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261128213426 extends Migration {
+export class Migration20261128222101 extends Migration {
 
-  override name = 'Migration20261128213426';
+  override name = 'Migration20261128222101';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "paging_bundles" ("id" uuid not null, "organization_id" uuid not null, "user_id" uuid null, "email" text not null, "method_key" text not null, "channel" text not null, "status" text not null, "reason" text null, "provider_id" text null, "delivery" text null, "summary" boolean not null default false, "sent_at" timestamptz not null, "acted_at" timestamptz null, primary key ("id"));`);
