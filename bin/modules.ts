@@ -26,6 +26,7 @@ import { oncallModule } from '../domain/oncall/module.ts';
 import { accountModule } from '../domain/account/module.ts';
 import { pagingModule } from '../domain/paging/module.ts';
 import { pagingContactsModule } from '../domain/paging/contacts-module.ts';
+import { pageLinksModule } from '../web/paging/module.ts';
 import { outboundModule } from '../outbound/module.ts';
 import { chatModule } from '../outbound/chat/module.ts';
 import { emailModule } from '../outbound/email/module.ts';
@@ -62,6 +63,7 @@ export function modules(): Module[] {
     accountModule,
     pagingModule,
     pagingContactsModule,
+    pageLinksModule,
     chatModule,
     emailModule,
   ];

@@ -44,7 +44,7 @@ import { enqueueInvestigation } from '../ai/investigations.ts';
 import { AlertAnnouncer } from '../../outbound/alerts.ts';
 import { outboundQuery } from '../../outbound/rules.ts';
 import { routedEffects, routeFire, routesQuery, type Route, type Routing } from '../paging/routing.ts';
-import { startEscalations, type PagedTeam } from '../paging/escalations.ts';
+import { startEscalations, wakeEscalations, type PagedTeam } from '../paging/escalations.ts';
 import type { Actor, Effect, EffectKind, EventResult, Outcome } from './outcomes.ts';
 import { policyQuery, type Policy } from './policy.ts';
 import { monthStart } from '../ai/spend.ts';
@@ -110,19 +110,26 @@ async function pipelineTransaction<T>(services: Services, organization: Organiza
     readStore(services).execute, policyQuery(services, organization.id, now), pairQuery(outboundQuery(services, organization.id), routesQuery(services, organization.id)),
   );
   for (let attempt = 1; ; attempt++) {
+    let paged = false;
     try {
-      return await inTransaction(services, async (store) => {
+      const committed = await inTransaction(services, async (store) => {
         const announce = new AlertAnnouncer(organization.id, outbound, now);
         const window = stormWindow(policy.settings, now);
         const alerts = new AlertStore(new WriteBatcher(store.execute), organization.id, now, window);
         // an investigation's job commits with its row (the same transaction)
-        const escalate = (alertId: string, incidentId: string | null, paged: readonly PagedTeam[]) => startEscalations(services, store.execute, organization.id, alertId, incidentId, paged, now);
+        const escalate = (alertId: string, incidentId: string | null, teams: readonly PagedTeam[]) => {
+          paged ||= teams.length > 0;
+          return startEscalations(services, store.execute, organization.id, alertId, incidentId, teams, now);
+        };
         const run = new Ingestion(alerts, policy, window, now, (id) => enqueueInvestigation(services, store, id), announce, routes, by, escalate);
         const result = await work(run, store);
         await run.finish();
         await announce.enqueue(services, store);
         return result;
       });
+      // a page's first step runs as the page commits, not at the next tick
+      if (paged) wakeEscalations(services);
+      return committed;
     } catch (error) {
       if (!(error instanceof DeadlockException) || attempt >= DEADLOCK_RETRIES) throw error;
     }

@@ -2,7 +2,7 @@
  * The escalation engine's tables. An escalation is a row per (organization, subject, team): the alert or incident it
  * pages for, the policy as it stood when the page started (`policy`, a snapshot: editing a policy changes later pages,
  * not running ones), the step and loop it is at, and `next_at`, the deadline of its next step, claimed with
- * `FOR UPDATE SKIP LOCKED` (escalations.ts). A notification is a row per (escalation, step, loop, person), written in
+ * `FOR UPDATE SKIP LOCKED` (escalations.ts). A notification is a row per (escalation, step, loop, person, contact method), written in
  * the same transaction that runs the step, before anything is sent (notify.ts): a step run twice finds it and sends
  * nothing again.
  */
@@ -51,25 +51,64 @@ export const NotificationEntity = new EntitySchema<any>({
     step: { type: 'integer', columnType: 'integer', primary: true },
     loop: { type: 'integer', columnType: 'integer', primary: true },
     email: { ...text, primary: true },
+    /** the contact method's id, or `account` for the account email (a person with no usable rule, and rows older than rules) */
+    method_key: { ...text, primary: true, default: 'account' },
     organization_id: uuid,
     user_id: { ...uuid, nullable: true },
     alert_id: uuid,
     incident_id: { ...uuid, nullable: true },
     urgency: text,
-    /** pending (waiting for its bundle), queued (handed to the email transport) or not_sent (reason) */
+    /** the contact method's type (the channel), address and label as they were when the step ran */
+    contact_type: { ...text, default: 'email' },
+    address: { ...text, nullable: true },
+    method_name: { ...text, nullable: true },
+    /**
+     * pending (waiting for its rule's delay or its bundle), limited (held by the method's limit: goes out in a summary),
+     * sending (handed to a provider after its row committed), queued (handed to the email transport), sent, failed (reason),
+     * unknown (a provider call cut short by a crash: not retried), cancelled (the escalation stopped first); not_sent: older rows
+     */
     status: text,
     reason: { ...text, nullable: true },
     channel: { ...text, nullable: true },
-    /** when the bundle this notification waits in goes out */
+    /** when it is due: the step's time plus the rule's delay, moved on by a bundle window or a limit */
     send_after: time,
     created_at: time,
     sent_at: { ...time, nullable: true },
-    /** the notifications sent as one message share it */
+    /** the notifications sent as one message share it (a paging_bundles row) */
     bundle_id: { ...uuid, nullable: true },
   },
-  indexes: [{ properties: ['status', 'send_after'] }, { properties: ['organization_id', 'alert_id'] }],
+  indexes: [{ properties: ['status', 'send_after'] }, { properties: ['organization_id', 'alert_id'] }, { properties: ['bundle_id'] }],
 });
 
-export const PAGING_ENTITIES = [EscalationEntity, NotificationEntity];
+/**
+ * One message to one person on one contact method (one or more alerts): what bundling and limits count, what a
+ * provider's id names back (`recordDeliveryStatus`) and what a page link acts on (`acted_at`: a link works once).
+ */
+export const BundleEntity = new EntitySchema<any>({
+  name: 'PagingBundle',
+  tableName: 'paging_bundles',
+  properties: {
+    id: { ...uuid, primary: true },
+    organization_id: uuid,
+    user_id: { ...uuid, nullable: true },
+    email: text,
+    method_key: text,
+    channel: text,
+    /** sending, queued, sent, failed, unknown; a provider's later report in delivery */
+    status: text,
+    reason: { ...text, nullable: true },
+    provider_id: { ...text, nullable: true },
+    delivery: { ...text, nullable: true },
+    /** a summary of pages held by the method's limit */
+    summary: { type: 'boolean', columnType: 'boolean', default: false },
+    sent_at: time,
+    /** when a page link of this message was used (a link works once) */
+    acted_at: { ...time, nullable: true },
+  },
+  indexes: [{ properties: ['organization_id', 'email', 'method_key', 'sent_at'] }, { properties: ['channel', 'provider_id'] }, { properties: ['status', 'sent_at'] }],
+});
+
+export const PAGING_ENTITIES = [EscalationEntity, NotificationEntity, BundleEntity];
 export const ESCALATIONS = EscalationEntity.meta.tableName;
 export const NOTIFICATIONS = NotificationEntity.meta.tableName;
+export const BUNDLES = BundleEntity.meta.tableName;

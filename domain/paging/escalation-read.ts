@@ -16,9 +16,18 @@ const NOTIFICATION = Type.Object({
   step: Type.Integer({ description: 'the step (0 the first)' }),
   loop: Type.Integer({ description: 'the repeat it was in (0: the first run)' }),
   email: Type.String({ description: 'the person notified' }),
-  status: literals(['pending', 'queued', 'not_sent'], 'pending (waiting a few seconds to be bundled with others to the same person), queued (handed to the email transport), not_sent (reason)'),
+  contact_method_id: Type.Union([Type.String(), Type.Null()], { description: 'the contact method; null: the account email (the person had no usable rule for the urgency)' }),
+  method: Type.String({ description: 'the contact method\'s name, or "account email"' }),
+  type: Type.String({ description: 'the contact method\'s type, which names its channel' }),
+  send_after: Type.String({ format: 'date-time', description: 'when it is due: the step plus the rule\'s delay, moved by a bundle window or a limit' }),
+  status: literals(
+    ['pending', 'limited', 'sending', 'queued', 'sent', 'failed', 'unknown', 'cancelled', 'not_sent'],
+    'pending (waiting for its rule\'s delay or its bundle), limited (held by the method\'s limit: goes out in one summary), sending (with the provider), ' +
+      'queued (handed to the email transport), sent (the provider accepted it), failed (reason), unknown (the provider call was cut short: not retried), ' +
+      'cancelled (the escalation stopped first), not_sent (older rows: reason)',
+  ),
   reason: Type.Union([Type.String(), Type.Null()]),
-  channel: Type.Union([Type.String(), Type.Null()], { description: 'email for now' }),
+  channel: Type.Union([Type.String(), Type.Null()], { description: 'the channel it went out on' }),
   created_at: Type.String({ format: 'date-time' }),
   sent_at: time('when it was handed to its channel'),
 });
@@ -62,14 +71,16 @@ export const getAlertEscalation = {
       [org, id, id, (alert.incident_id as string | null) ?? id],
     );
     const notes = rows.length
-      ? await sql(`select * from ${NOTIFICATIONS} where organization_id = ? and escalation_id in (${rows.map(() => '?').join(', ')}) order by loop, step, created_at, email`, [org, ...rows.map((r) => r.id)])
+      ? await sql(`select * from ${NOTIFICATIONS} where organization_id = ? and escalation_id in (${rows.map(() => '?').join(', ')}) order by loop, step, created_at, email, send_after`, [org, ...rows.map((r) => r.id)])
       : [];
     const data = rows.map((r) => ({
       id: String(r.id), subject: r.subject_kind as 'alert' | 'incident', subject_id: String(r.subject_id), team_id: String(r.team_id),
       policy_id: (r.policy_id as string | null) ?? null, policy: jsonValue(r.policy) as Record<string, unknown>, state: r.state as 'active' | 'stopped' | 'done',
       reason: (r.reason as string | null) ?? null, step: Number(r.step), loop: Number(r.loop), next_at: iso(r.next_at), started_at: iso(r.started_at)!,
       notifications: notes.filter((n) => n.escalation_id === r.id).map((n) => ({
-        step: Number(n.step), loop: Number(n.loop), email: String(n.email), status: n.status as 'pending' | 'queued' | 'not_sent', reason: (n.reason as string | null) ?? null,
+        step: Number(n.step), loop: Number(n.loop), email: String(n.email), contact_method_id: n.method_key === 'account' ? null : String(n.method_key),
+        method: (n.method_name as string | null) ?? 'account email', type: String(n.contact_type), send_after: iso(n.send_after)!,
+        status: n.status as 'pending', reason: (n.reason as string | null) ?? null,
         channel: (n.channel as string | null) ?? null, created_at: iso(n.created_at)!, sent_at: iso(n.sent_at),
       })),
     }));

@@ -19,7 +19,7 @@ import { inTransaction } from '../../engine/operations/context.ts';
 import { periodicPass } from '../../engine/jobs/periodic.ts';
 import type { JobHandler } from '../../engine/jobs/types.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
-import { jsonValue } from '../../engine/persistence/store.ts';
+import { jsonValue, type FamilyStore } from '../../engine/persistence/store.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
 import type { Services } from '../../engine/services.ts';
 import escalationPolicies, { type PolicyStep, type PolicyTarget } from '../../resources/escalation_policies.ts';
@@ -29,7 +29,9 @@ import teams from '../../resources/teams.ts';
 import { onCallAt } from '../oncall/on-call.ts';
 import { ESCALATIONS } from './escalation-entities.ts';
 import { recordEffects, type PagingEffect } from './effects.ts';
-import { membersOf, notifyPerson, sendBundles } from './notify.ts';
+import { cancelPending, sendBundles } from './dispatch.ts';
+import { membersOf, notifyPerson } from './notify.ts';
+import { stopReason } from './stop.ts';
 
 /** Minutes between the steps of a policy a team's old `escalation` list implies (GoAlert's default step delay). */
 export const IMPLIED_STEP_MINUTES = 15;
@@ -114,25 +116,6 @@ interface EscalationRow {
   next_at: Date;
 }
 
-/** Why the escalation stops before its next step, or null while its subject still needs someone. */
-async function stopReason(sql: Sql, e: EscalationRow): Promise<string | null> {
-  if (e.subject_kind === 'alert') {
-    const [alert] = await sql('select status from alerts where organization_id = ? and id = ?', [e.organization_id, e.subject_id]);
-    if (!alert) return 'resolved';
-    return alert.status === 'firing' ? null : alert.status === 'acknowledged' ? 'acknowledged' : alert.status === 'muted' ? 'muted' : 'resolved';
-  }
-  const [incident] = await sql(
-    `select i.status, i.acknowledged_at, exists (select 1 from alerts a where a.organization_id = i.organization_id and a.incident_id = i.id and a.status = 'firing') as firing,
-            exists (select 1 from alerts a where a.organization_id = i.organization_id and a.incident_id = i.id and a.status = 'acknowledged') as acknowledged
-       from incidents i where i.organization_id = ? and i.id = ?`,
-    [e.organization_id, e.subject_id],
-  );
-  if (!incident || incident.status === 'closed') return 'resolved';
-  if (incident.acknowledged_at) return 'acknowledged';
-  if (!incident.firing) return incident.acknowledged ? 'acknowledged' : 'resolved';
-  return null;
-}
-
 /** The people a target names at `at` (emails, lowercased): a schedule's on-call person, a team's members, a member. */
 async function resolveTarget(services: Services, sql: Sql, organizationId: string, target: PolicyTarget, at: Date): Promise<string[]> {
   if (target.email) return [target.email];
@@ -151,8 +134,18 @@ async function resolveTarget(services: Services, sql: Sql, organizationId: strin
   return [];
 }
 
+/**
+ * The page's urgency, which chooses the person's notification rules: high for an alert of severity critical or high
+ * (as its route set it, else as its source did), low for warning and info.
+ */
+async function urgencyOf(sql: Sql, e: EscalationRow): Promise<'high' | 'low'> {
+  const [alert] = await sql('select coalesce(severity_override, severity) as severity from alerts where organization_id = ? and id = ?', [e.organization_id, e.alert_id]);
+  return alert && ['critical', 'high'].includes(String(alert.severity)) ? 'high' : 'low';
+}
+
 /** Runs the claimed escalation's due step(s), in the claim's transaction; answers its effects. */
-async function runDue(services: Services, sql: Sql, e: EscalationRow, now: Date): Promise<PagingEffect[]> {
+async function runDue(services: Services, store: FamilyStore, e: EscalationRow, now: Date): Promise<PagingEffect[]> {
+  const sql = store.execute;
   const effects: PagingEffect[] = [];
   const effect = (kind: PagingEffect['kind'], detail: Record<string, unknown>) => effects.push({ organizationId: e.organization_id, alertId: e.alert_id, kind, detail: { escalation_id: e.id, ...detail } });
   const save = (fields: { step: number; loop: number; next_at: Date | null; state: string; reason: string | null }) =>
@@ -161,9 +154,11 @@ async function runDue(services: Services, sql: Sql, e: EscalationRow, now: Date)
   if (stop) {
     effect('escalation_stopped', { reason: stop, step: e.step, loop: e.loop });
     await save({ step: e.step, loop: e.loop, next_at: null, state: 'stopped', reason: stop });
+    effects.push(...(await cancelPending(store, now, e.id, stop)));
     return effects;
   }
   const incidentId = e.subject_kind === 'incident' ? e.subject_id : null;
+  const urgency = await urgencyOf(sql, e);
   const steps = e.policy.steps;
   let { step, loop } = e;
   let due = e.next_at;
@@ -174,8 +169,8 @@ async function runDue(services: Services, sql: Sql, e: EscalationRow, now: Date)
     const members = await membersOf(services, sql, e.organization_id, people);
     const reached = people.filter((p) => members.has(p));
     for (const email of reached) {
-      await notifyPerson({ services, sql, now }, {
-        organizationId: e.organization_id, userId: members.get(email) ?? null, email, alertId: e.alert_id, incidentId, urgency: 'high', stepIndex: step, loop, escalationId: e.id,
+      await notifyPerson({ services, store, now }, {
+        organizationId: e.organization_id, userId: members.get(email) ?? null, email, alertId: e.alert_id, incidentId, urgency, stepIndex: step, loop, escalationId: e.id,
       });
     }
     effect('escalation_step', {
@@ -225,7 +220,7 @@ export async function runEscalations(services: Services): Promise<number> {
       const effects: PagingEffect[] = [];
       for (const r of rows) {
         const row = { ...r, policy: jsonValue(r.policy), next_at: new Date(r.next_at as string | Date) } as unknown as EscalationRow;
-        effects.push(...(await runDue(services, store.execute, row, now)));
+        effects.push(...(await runDue(services, store, row, now)));
       }
       await recordEffects(store.execute, now, effects);
       return rows.length;
@@ -238,6 +233,38 @@ export async function runEscalations(services: Services): Promise<number> {
 }
 
 export const ESCALATION_QUEUE = 'paging.escalations';
+/** Whether a pass is running in this process, and whether another was asked for meanwhile. */
+const waking = new WeakMap<Services, { again: boolean }>();
+
+/**
+ * Runs a pass now, in this process, after a transaction that started escalations committed (the alert pipeline calls
+ * it), so a new escalation's first step does not wait for the next tick. One pass at a time per process: asked while
+ * one runs, one more follows it. A crash before it runs loses nothing: the step is still due for the next tick. Not
+ * where passes are run by hand (tick 0: tests).
+ */
+export function wakeEscalations(services: Services): void {
+  if (services.config.checks?.tickSeconds === 0) return;
+  const state = waking.get(services);
+  if (state) {
+    state.again = true;
+    return;
+  }
+  const running = { again: false };
+  waking.set(services, running);
+  void (async () => {
+    try {
+      do {
+        running.again = false;
+        await runEscalations(services);
+      } while (running.again);
+    } catch (error) {
+      if (!services.outage.noted(error)) services.log.error({ code: (error as { code?: unknown })?.code }, 'an escalation pass after a page failed; the next tick runs it');
+    } finally {
+      waking.delete(services);
+    }
+  })();
+}
+
 /** seconds between passes when the deployment does not say (the checks' cadence) */
 const PASS_SECONDS = 1;
 

@@ -1,4 +1,9 @@
-/** Paging: escalation policies and the escalation engine (its tables, its periodic pass, the read of an alert's escalation), and the table behind Pushover's callback (webhooks/paging/pushover.ts); alert routing lives beside it (routing.ts). */
+/**
+ * Paging: escalation policies and the escalation engine (its tables, its periodic pass, the read of an alert's
+ * escalation, the dispatch of notifications through each contact type's channel), and the table behind Pushover's
+ * callback (webhooks/paging/pushover.ts); alert routing lives beside it (routing.ts); the pages a page's links open
+ * are web/paging's.
+ */
 import type { Module } from '../../engine/module.ts';
 import escalationPolicies from '../../resources/escalation_policies.ts';
 import pagingProviders from '../../resources/paging_providers.ts';

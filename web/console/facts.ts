@@ -100,10 +100,24 @@ export function effectText(kind: string, detail: Json, deliveries?: unknown): st
       const people = Array.isArray(detail.people) ? detail.people.map(String) : [];
       return people.length ? `${where}: paged ${people.join(', ')}` : `${where}: nobody to page, the next step starts at once`;
     }
-    case 'notified': return `${String(detail.email)} ${detail.queued === false ? `not notified: ${String(detail.not_notified ?? 'not sent').replaceAll('_', ' ')}` : `notified by ${String(detail.channel ?? 'email')}`}${Number(detail.bundled) > 1 ? ` (one message for ${Number(detail.bundled)} alerts)` : ''}`;
+    case 'notified': return notifiedText(detail);
     case 'escalation_stopped': return detail.reason === 'exhausted' ? 'Escalation ended: every step and repeat ran' : `Escalation stopped: ${String(detail.reason ?? '')}`;
     default: return kind.replaceAll('_', ' ');
   }
+}
+
+/** A notification attempt (domain/paging/dispatch.ts): the person, the method, what became of it; older effects had no status. */
+function notifiedText(detail: Record<string, unknown>): string {
+  const bundled = Number(detail.bundled) > 1 ? ` (one message for ${Number(detail.bundled)} alerts)` : '';
+  const why = detail.reason ? `: ${String(detail.reason).replaceAll('_', ' ')}` : '';
+  if (!detail.status) return `${String(detail.email)} ${detail.queued === false ? `not notified: ${String(detail.not_notified ?? 'not sent').replaceAll('_', ' ')}` : `notified by ${String(detail.channel ?? 'email')}`}${bundled}`;
+  const by = `by ${String(detail.channel)} (${String(detail.method ?? 'account email')})`;
+  const what: Record<string, string> = {
+    queued: `notified ${by}`, sent: `notified ${by}`, sending: `being notified ${by}`, failed: `not notified ${by}${why}`,
+    unknown: `perhaps notified ${by}: the provider call was cut short`, cancelled: `not notified ${by}: the escalation stopped${why}`,
+    limited: `held ${by}: the method's limit; a summary follows`, delivery: `${by}: the provider reports ${String(detail.delivery ?? '')}${why}`,
+  };
+  return `${String(detail.email)} ${what[String(detail.status)] ?? `${String(detail.status)} ${by}`}${detail.summary ? ' (a summary)' : ''}${bundled}`;
 }
 
 /** Access keys of the actions people take most at 3 a.m. (Alt+A / Alt+R in most browsers), the same on alerts and incidents. */

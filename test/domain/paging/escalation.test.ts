@@ -3,7 +3,7 @@
  * team through its policy, steps run with the injected clock (runEscalations is the periodic pass's body), people
  * reached by email through a real SMTP server (test/helpers/smtp.ts), the state read over REST and MCP, and the steps
  * on the alert's effects. A three-step policy with a schedule target and a repeat; acknowledging stops it; an empty
- * step falls through at once; several alerts paged together make one message per person; a team's old escalation
+ * step falls through at once; the first page goes out at once and those within its bundle window make one more message; a team's old escalation
  * list keeps paging.
  */
 import t, { type Test } from 'tap';
@@ -177,25 +177,31 @@ t.test('a step that resolves to nobody is recorded and the next starts at once',
   t.same(effects(alert, 'escalation_step').map((s) => [s.step, s.people, s.empty ?? false]), [[0, [], true], [1, [p.cat], false]]);
 });
 
-t.test('several alerts paged within seconds reach a person as one message', async (t) => {
+t.test('the first page goes out at once; alerts paged within the bundle window after it reach a person as one message', async (t) => {
   const { org, p } = await pagingOrg(t);
   const policy = await org.create('escalation_policies', { name: 'Ann', steps: [{ delay_minutes: 0, targets: [{ email: p.ann }] }] });
   await pageThrough(org, policy.id);
   await org.fire({ name: 'One', service: 'payments' });
   await pass();
+  await waitFor(() => mailTo(p.ann).length === 1, 'the first page at once, without a bundling wait');
+  vigil.clock.advance(1_000);
+  await org.fire({ name: 'Two', service: 'payments' });
+  await pass();
   vigil.clock.advance(2_000);
-  await org.fire({ name: 'Two', service: 'payments' }, { name: 'Three', service: 'payments' });
+  await org.fire({ name: 'Three', service: 'payments' }, { name: 'Four', service: 'payments' });
   await pass();
-  vigil.clock.advance(4_000);
-  await pass();
-  await waitFor(() => mailTo(p.ann).length === 1, 'one message');
   await new Promise((r) => setTimeout(r, 300));
-  t.equal(mailTo(p.ann).length, 1, 'only one');
-  const mail = mailTo(p.ann)[0]!;
+  t.equal(mailTo(p.ann).length, 1, 'held while the window of the first is open');
+  vigil.clock.advance(2_000);
+  await pass();
+  await waitFor(() => mailTo(p.ann).length === 2, 'one more message when the window ends');
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(mailTo(p.ann).length, 2, 'only one more');
+  const mail = mailTo(p.ann)[1]!;
   t.match(mail.subject, /3 alerts/);
-  for (const name of ['One', 'Two', 'Three']) t.match(mail.text, name);
-  const one = await org.alert('One');
-  t.match(effects(one, 'notified'), [{ email: p.ann, bundled: 3 }]);
+  for (const name of ['Two', 'Three', 'Four']) t.match(mail.text, name);
+  t.match(effects(await org.alert('Two'), 'notified'), [{ email: p.ann, bundled: 3, status: 'queued', method: 'account email', channel: 'email' }]);
+  t.match(effects(await org.alert('One'), 'notified'), [{ email: p.ann, bundled: 1 }]);
 });
 
 t.test('a team without a policy pages through its old escalation list', async (t) => {

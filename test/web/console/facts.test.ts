@@ -35,6 +35,10 @@ t.test('who took an action: people by name and email, never an id', async (t) =>
 });
 
 t.test('an effect says who was reached by which channel, and delivered or why not', async (t) => {
+  t.equal(effectText('notified', { email: 'a@x.io', channel: 'sms', method: 'phone', status: 'failed', reason: 'provider answered 401' }), 'a@x.io not notified by sms (phone): provider answered 401');
+  t.equal(effectText('notified', { email: 'a@x.io', channel: 'email', method: 'work', status: 'queued', bundled: 3 }), 'a@x.io notified by email (work) (one message for 3 alerts)');
+  t.equal(effectText('notified', { email: 'a@x.io', channel: 'sms', method: 'phone', status: 'cancelled', reason: 'acknowledged' }), 'a@x.io not notified by sms (phone): the escalation stopped: acknowledged');
+  t.equal(effectText('notified', { email: 'a@x.io', channel: 'email', queued: true }), 'a@x.io notified by email', 'an effect from before the status keeps its words');
   t.equal(effectText('page', { notified: false, not_notified: 'no_route', teams: [] }), 'No one to page: no route matched');
   t.equal(effectText('page', { notified: false, not_notified: 'no_channel', teams: [{ id: 't', name: 'Payments' }] }), 'No one to page: no outbound rule or email takes alert.fired (team Payments)');
   t.equal(effectText('page', { notified: true, teams: [{ id: 't', name: 'Payments' }], outbound: ['c'], email: true }), 'Paged team Payments by 1 outbound config(s) and email');

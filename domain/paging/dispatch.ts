@@ -1,0 +1,272 @@
+/**
+ * Sends the notification rows notify.ts wrote, through each contact method type's channel (channels/index.ts), with
+ * the rules docs/paging.md states:
+ *
+ * - Due rows (`send_after` passed) are claimed with `FOR UPDATE SKIP LOCKED` and grouped per person and contact
+ *   method: one message per group (a bundle row, paging_bundles).
+ * - A row whose escalation stopped (acknowledged, resolved, muted) is recorded `cancelled` and never sent.
+ * - Bundling: the first message to a person on a method goes out at once; rows that fall due within BUNDLE_SECONDS
+ *   of the last message on that method wait until that window ends and go out together.
+ * - Limits: a channel's `limit` (messages per minutes, per method); a group beyond it is held (`limited`, on the
+ *   timeline) until the window allows one more message, which is one summary of everything held.
+ * - A channel that `sendsInTransaction` (email: mail queued with its row) is called in the claiming transaction.
+ *   Others are called after their rows committed as `sending`, and the answer recorded in a second transaction. A
+ *   row still `sending` after SENDING_TIMEOUT_SECONDS (its instance crashed mid-call) becomes `unknown`: never sent
+ *   twice (docs/decisions.md: at most once for a provider call).
+ * - Every attempt and its result is a `notified` effect on each alert of the message (its timeline and its incident's).
+ */
+import { randomUUID } from 'node:crypto';
+import { inTransaction } from '../../engine/operations/context.ts';
+import type { FamilyStore } from '../../engine/persistence/store.ts';
+import type { Services } from '../../engine/services.ts';
+import type { ContactType } from '../../resources/contact_methods.ts';
+import type { Channel, ContactTarget, PageMessage, SendResult } from './channels/channel.ts';
+import { channelFor } from './channels/index.ts';
+import { BUNDLES, ESCALATIONS, NOTIFICATIONS } from './escalation-entities.ts';
+import { recordEffects, type PagingEffect } from './effects.ts';
+import { ACCOUNT_METHOD } from './notify.ts';
+import { pageLink } from './page-links.ts';
+import { stopReason } from './stop.ts';
+
+/** A message on a method opens a window of this many seconds: what falls due in it waits and goes out as one more message. */
+export const BUNDLE_SECONDS = 5;
+/** A provider call not answered (recorded) within this long is taken as cut short by a crash: recorded `unknown`, never retried. */
+export const SENDING_TIMEOUT_SECONDS = 120;
+const CLAIM_LIMIT = 200;
+
+interface Claimed {
+  escalation_id: string;
+  step: number;
+  loop: number;
+  email: string;
+  method_key: string;
+  organization_id: string;
+  user_id: string | null;
+  alert_id: string;
+  incident_id: string | null;
+  urgency: string;
+  contact_type: string;
+  address: string | null;
+  method_name: string | null;
+  status: string;
+  title: string;
+  severity: string;
+  subject_kind: 'alert' | 'incident';
+  subject_id: string;
+  bundle_id?: string | null;
+}
+
+/** A message handed to a channel after its rows commit. */
+interface Deferred {
+  channel: Channel;
+  target: ContactTarget;
+  message: PageMessage;
+  rows: Claimed[];
+}
+
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+const keyOf = (n: Claimed) => `${n.organization_id} ${n.email} ${n.method_key}`;
+const where = 'escalation_id = ? and step = ? and loop = ? and email = ? and method_key = ?';
+const idOf = (n: Claimed) => [n.escalation_id, n.step, n.loop, n.email, n.method_key];
+
+function notified(n: Claimed, detail: Record<string, unknown>): PagingEffect {
+  return {
+    organizationId: n.organization_id, alertId: n.alert_id, kind: 'notified',
+    detail: {
+      escalation_id: n.escalation_id, step: n.step, loop: n.loop, email: n.email, user_id: n.user_id, channel: n.contact_type,
+      contact_method_id: n.method_key === ACCOUNT_METHOD ? null : n.method_key, method: n.method_name ?? 'account email', urgency: n.urgency, ...detail,
+    },
+  };
+}
+
+/** The message for one person's group on one method: the alerts paged, or a summary of those a limit held. */
+function message(services: Services, group: Claimed[], bundleId: string, summary: boolean, now: Date): PageMessage {
+  const base = services.config.publicUrl?.replace(/\/$/, '') ?? '';
+  const alerts = [...new Map(group.map((n) => [n.alert_id, n])).values()];
+  const first = group[0]!;
+  const lines = alerts.map((n) => `- [${n.severity}] ${oneLine(n.title)} (step ${n.step + 1}${n.loop ? `, repeat ${n.loop}` : ''})${base ? `: ${base}/console/alerts/${n.alert_id}` : ''}`);
+  const subject = summary
+    ? `[Vigil] ${alerts.length} more alert${alerts.length === 1 ? '' : 's'} paged you`
+    : alerts.length === 1 ? `[Vigil] Page: ${oneLine(alerts[0]!.title)}` : `[Vigil] Page: ${alerts.length} alerts`;
+  const text = summary
+    ? `${alerts.length} more alert${alerts.length === 1 ? '' : 's'} paged you while this contact method was at its limit; open Vigil.\n\n${lines.join('\n')}\n`
+    : `You are paged for ${alerts.length === 1 ? 'this alert' : `these ${alerts.length} alerts`}:\n\n${lines.join('\n')}\n\nAcknowledge it in Vigil to stop the escalation.\n`;
+  const link = (action: 'acknowledge' | 'resolve') => pageLink(services, { organizationId: first.organization_id, bundleId, userId: first.user_id, action }, now);
+  return {
+    organizationId: first.organization_id, bundleId, userId: first.user_id, email: first.email, urgency: first.urgency === 'low' ? 'low' : 'high',
+    alerts: alerts.map((n) => ({ id: n.alert_id, title: n.title, severity: n.severity, incidentId: n.incident_id, url: base ? `${base}/console/alerts/${n.alert_id}` : null })),
+    subject, text, acknowledgeUrl: link('acknowledge'), resolveUrl: link('resolve'),
+  };
+}
+
+/** Calls a channel; a throw (a bug, an outage the channel did not catch) is a failure with a reason, never a lost row. */
+async function attempt(channel: Channel, ctx: Parameters<Channel['send']>[0], target: ContactTarget, msg: PageMessage, log: Services['log']): Promise<SendResult> {
+  try {
+    return await channel.send(ctx, target, msg);
+  } catch (error) {
+    log.error({ channel: channel.type, code: (error as { code?: unknown })?.code }, 'a paging channel threw');
+    return { status: 'failed', reason: 'channel_error' };
+  }
+}
+
+/** Records a message's result on its bundle, its rows and each alert's timeline. */
+async function record(store: FamilyStore, now: Date, bundleId: string, rows: Claimed[], result: SendResult, summary: boolean): Promise<void> {
+  await store.execute(`update ${BUNDLES} set status = ?, reason = ?, provider_id = ? where id = ?`, [result.status, result.reason ?? null, result.providerId ?? null, bundleId]);
+  for (const n of rows) {
+    await store.execute(`update ${NOTIFICATIONS} set status = ?, reason = ?, sent_at = ? where ${where}`, [result.status, result.reason ?? null, now, ...idOf(n)]);
+  }
+  await recordEffects(store.execute, now, rows.map((n) => notified(n, {
+    status: result.status, bundle_id: bundleId, bundled: rows.length, ...(summary ? { summary: true } : {}),
+    ...(result.reason ? { reason: result.reason } : {}), ...(result.providerId ? { provider_id: result.providerId } : {}),
+    // the email channel's older shape, kept for readers of earlier effects
+    ...(result.status === 'queued' ? { queued: true } : {}),
+  })));
+}
+
+/** Takes a due group on: cancelled, held (bundle window or limit), or one message. Answers a message to send after commit. */
+async function dispatchGroup(services: Services, store: FamilyStore, now: Date, group: Claimed[], stopped: Map<string, string | null>): Promise<Deferred | null> {
+  const sql = store.execute;
+  const live: Claimed[] = [];
+  const cancelled: PagingEffect[] = [];
+  for (const n of group) {
+    const reason = stopped.get(n.escalation_id);
+    if (!reason) {
+      live.push(n);
+      continue;
+    }
+    await sql(`update ${NOTIFICATIONS} set status = 'cancelled', reason = ?, sent_at = ? where ${where}`, [reason, now, ...idOf(n)]);
+    cancelled.push(notified(n, { status: 'cancelled', reason }));
+  }
+  await recordEffects(sql, now, cancelled);
+  if (!live.length) return null;
+  const first = live[0]!;
+  const type = first.contact_type as ContactType;
+  const channel = channelFor(type);
+  // bundling: a message on this method less than BUNDLE_SECONDS ago holds the group until its window ends
+  const [last] = await sql(`select max(sent_at) as at from ${BUNDLES} where organization_id = ? and email = ? and method_key = ?`, [first.organization_id, first.email, first.method_key]);
+  const lastAt = last?.at ? new Date(last.at as string | Date) : null;
+  if (lastAt && now.getTime() < lastAt.getTime() + BUNDLE_SECONDS * 1000) {
+    const until = new Date(lastAt.getTime() + BUNDLE_SECONDS * 1000);
+    for (const n of live) await sql(`update ${NOTIFICATIONS} set send_after = ? where ${where}`, [until, ...idOf(n)]);
+    return null;
+  }
+  // the method's limit: held beyond it, then one summary when the window allows
+  if (channel?.limit) {
+    const since = new Date(now.getTime() - channel.limit.perMinutes * 60_000);
+    const sent = await sql(
+      `select sent_at from ${BUNDLES} where organization_id = ? and email = ? and method_key = ? and sent_at > ? and status <> 'failed' order by sent_at`,
+      [first.organization_id, first.email, first.method_key, since],
+    );
+    if (sent.length >= channel.limit.messages) {
+      const until = new Date(new Date(sent[sent.length - channel.limit.messages]!.sent_at as string | Date).getTime() + channel.limit.perMinutes * 60_000);
+      const held: PagingEffect[] = [];
+      for (const n of live) {
+        await sql(`update ${NOTIFICATIONS} set status = 'limited', reason = 'limit', send_after = ? where ${where}`, [until, ...idOf(n)]);
+        if (n.status !== 'limited') held.push(notified(n, { status: 'limited', limit: channel.limit, until: until.toISOString() }));
+      }
+      await recordEffects(sql, now, held);
+      return null;
+    }
+  }
+  const summary = live.some((n) => n.status === 'limited');
+  const bundleId = randomUUID();
+  const target: ContactTarget = { id: first.method_key === ACCOUNT_METHOD ? null : first.method_key, type, address: first.address ?? first.email, name: first.method_name ?? 'account email' };
+  const msg = message(services, live, bundleId, summary, now);
+  await sql(
+    `insert into ${BUNDLES} (id, organization_id, user_id, email, method_key, channel, status, summary, sent_at) values (?, ?, ?, ?, ?, ?, 'sending', ?, ?)`,
+    [bundleId, first.organization_id, first.user_id, first.email, first.method_key, type, summary, now],
+  );
+  for (const n of live) await sql(`update ${NOTIFICATIONS} set bundle_id = ?, channel = ? where ${where}`, [bundleId, type, ...idOf(n)]);
+  if (!channel) {
+    await record(store, now, bundleId, live, { status: 'failed', reason: 'no_channel' }, summary);
+    return null;
+  }
+  if (channel.sendsInTransaction) {
+    await record(store, now, bundleId, live, await attempt(channel, { services, store, now }, target, msg, services.log), summary);
+    return null;
+  }
+  for (const n of live) await sql(`update ${NOTIFICATIONS} set status = 'sending', reason = null, sent_at = ? where ${where}`, [now, ...idOf(n)]);
+  await recordEffects(sql, now, live.map((n) => notified(n, { status: 'sending', bundle_id: bundleId, bundled: live.length, ...(summary ? { summary: true } : {}) })));
+  return { channel, target, message: msg, rows: live };
+}
+
+/** Rows left `sending` by an instance that stopped mid-call: `unknown`, never called again. */
+async function sweepUnknown(services: Services, now: Date): Promise<void> {
+  const before = new Date(now.getTime() - SENDING_TIMEOUT_SECONDS * 1000);
+  await inTransaction(services, async (store) => {
+    const bundles = await store.execute(`update ${BUNDLES} set status = 'unknown', reason = 'no_answer_recorded' where status = 'sending' and sent_at < ? returning id`, [before]);
+    if (!bundles.length) return;
+    const ids = bundles.map((b) => String(b.id));
+    const rows = (await store.execute(
+      `update ${NOTIFICATIONS} set status = 'unknown', reason = 'no_answer_recorded' where status = 'sending' and bundle_id in (${ids.map(() => '?').join(', ')}) returning *`, ids,
+    )) as unknown as Claimed[];
+    await recordEffects(store.execute, now, rows.map((n) => notified(n, { status: 'unknown', reason: 'no_answer_recorded', bundle_id: n.bundle_id })));
+  });
+}
+
+/** Sends every due notification (the injected clock's now). Answers how many rows were taken on. */
+export async function sendBundles(services: Services): Promise<number> {
+  const now = services.clock.now();
+  await sweepUnknown(services, now);
+  let taken = 0;
+  for (;;) {
+    const { count, deferred } = await inTransaction(services, async (store) => {
+      const rows = (await store.execute(
+        `select n.escalation_id, n.step, n.loop, n.email, n.method_key, n.organization_id, n.user_id, n.alert_id, n.incident_id, n.urgency, n.contact_type, n.address,
+                n.method_name, n.status, a.title, a.severity, e.subject_kind, e.subject_id
+           from ${NOTIFICATIONS} n join alerts a on a.organization_id = n.organization_id and a.id = n.alert_id join ${ESCALATIONS} e on e.id = n.escalation_id
+          where n.status in ('pending', 'limited') and n.send_after <= ?
+          order by n.organization_id, n.email, n.method_key, n.created_at
+          limit ${CLAIM_LIMIT}
+          for update of n skip locked`,
+        [now],
+      )) as unknown as Claimed[];
+      const stopped = new Map<string, string | null>();
+      for (const n of rows) if (!stopped.has(n.escalation_id)) stopped.set(n.escalation_id, await stopReason(store.execute, n));
+      const groups = new Map<string, Claimed[]>();
+      for (const n of rows) groups.set(keyOf(n), [...(groups.get(keyOf(n)) ?? []), n]);
+      const deferred: Deferred[] = [];
+      for (const group of groups.values()) {
+        const later = await dispatchGroup(services, store, now, group, stopped);
+        if (later) deferred.push(later);
+      }
+      return { count: rows.length, deferred };
+    });
+    // each provider call after its rows committed as `sending`, then its answer in a transaction of its own (an
+    // answer arriving after the sweep called it `unknown` is still recorded: the provider's word beats a guess)
+    await Promise.all(deferred.map(async (d) => {
+      const result = await attempt(d.channel, { services, now }, d.target, d.message, services.log);
+      await inTransaction(services, (store) => record(store, services.clock.now(), d.message.bundleId, d.rows, result, d.rows.some((n) => n.status === 'limited')));
+    }));
+    taken += count;
+    if (count < CLAIM_LIMIT) return taken;
+  }
+}
+
+/** Cancels the notifications still waiting for an escalation that stopped (in the transaction that stops it). */
+export async function cancelPending(store: FamilyStore, now: Date, escalationId: string, reason: string): Promise<PagingEffect[]> {
+  const rows = (await store.execute(
+    `update ${NOTIFICATIONS} set status = 'cancelled', reason = ?, sent_at = ? where escalation_id = ? and status in ('pending', 'limited') returning *`, [reason, now, escalationId],
+  )) as unknown as Claimed[];
+  return rows.map((n) => notified(n, { status: 'cancelled', reason }));
+}
+
+/**
+ * A provider's later report on a message it accepted (a Twilio status callback, a Pushover receipt): recorded on the
+ * message and as a `notified` effect with `delivery` on each of its alerts. Answers false when no message of that
+ * channel carries that provider id (a callback for something else, or forged: nothing recorded).
+ */
+export async function recordDeliveryStatus(
+  services: Services, channel: ContactType, providerId: string, delivery: { status: string; reason?: string },
+): Promise<boolean> {
+  const now = services.clock.now();
+  return inTransaction(services, async (store) => {
+    const [bundle] = await store.execute(`update ${BUNDLES} set delivery = ? where channel = ? and provider_id = ? returning id`, [delivery.status, channel, providerId]);
+    if (!bundle) return false;
+    const rows = (await store.execute(`select * from ${NOTIFICATIONS} where bundle_id = ?`, [bundle.id])) as unknown as Claimed[];
+    await recordEffects(store.execute, now, rows.map((n) => notified(n, {
+      status: 'delivery', delivery: delivery.status, ...(delivery.reason ? { reason: delivery.reason } : {}), provider_id: providerId, bundle_id: String(bundle.id),
+    })));
+    return true;
+  });
+}
