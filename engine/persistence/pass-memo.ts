@@ -21,7 +21,22 @@ interface Entry {
   held: number;
   /** what the next position of a positioned family is: one past the highest stored */
   next?: { field: string; value: number };
+  /**
+   * Every row of the organization in the table (read once, then each held row as it is written), to know that a
+   * lookup by key finds nothing without asking; with its lookups since the table was last written by a statement.
+   */
+  present?: Row[];
+  presentAsked: number;
+  /** `present` indexed by the columns of a lookup: their values as text, for rows whose values there are all strings */
+  keys?: Map<string, { columns: string[]; values: Set<string>; other: boolean }>;
 }
+
+/** The key of a row's values in `columns` when they are all strings (null: another value, which a lookup cannot rule out). */
+const keyOf = (row: Row, columns: string[]): string | null => {
+  const values = columns.map((c) => row[c] ?? null);
+  if (values.some((v) => v !== null && typeof v !== 'string')) return null;
+  return values.some((v) => v === null) ? '' : JSON.stringify(values);
+};
 
 const isRead = (sql: string) => /^\s*select\b/i.test(sql) && !/\b(insert|update|delete)\b/i.test(sql);
 
@@ -34,7 +49,7 @@ export class PassMemo {
   #entry(table: string, organizationId: string): Entry {
     const key = this.#key(table, organizationId);
     let entry = this.#entries.get(key);
-    if (!entry) this.#entries.set(key, (entry = { table, asked: 0, held: 0 }));
+    if (!entry) this.#entries.set(key, (entry = { table, asked: 0, held: 0, presentAsked: 0 }));
     return entry;
   }
 
@@ -74,6 +89,50 @@ export class PassMemo {
     // kept only if nothing was written or held for the table while it loaded
     if (this.#entries.get(this.#key(table, organizationId)) === entry && entry.held === held) entry.rows = rows;
     return rows;
+  }
+
+  /** Rows held for `table` were written: they are among its rows now. */
+  flushed(table: string, rows: Row[]): void {
+    for (const row of rows) {
+      const entry = this.#entries.get(this.#key(table, String(row.organization_id)));
+      if (!entry?.present) continue;
+      entry.present.push(row);
+      for (const index of entry.keys?.values() ?? []) {
+        const key = keyOf(row, index.columns);
+        if (key === null) index.other = true;
+        else if (key !== '') index.values.add(key);
+      }
+    }
+  }
+
+  /**
+   * Whether no row of the organization in `table` has these string values in these columns (a lookup by id or
+   * natural key), known without a query; false when unsure. `load` reads every row, on the second lookup since the
+   * table was last written by a statement. The rows held and not yet written are the caller's to rule out.
+   */
+  async surelyAbsent(table: string, organizationId: string, where: Row, load: () => Promise<Row[]>): Promise<boolean> {
+    const columns = Object.keys(where).sort();
+    if (columns.length === 0 || columns.some((c) => typeof where[c] !== 'string')) return false;
+    const entry = this.#entry(table, organizationId);
+    if (!entry.present) {
+      if (entry.presentAsked++ === 0) return false;
+      const rows = await load();
+      if (this.#entries.get(this.#key(table, organizationId)) !== entry) return false;
+      entry.present = rows;
+    }
+    const signature = columns.join('\n');
+    entry.keys ??= new Map();
+    let index = entry.keys.get(signature);
+    if (!index) {
+      index = { columns, values: new Set(), other: false };
+      for (const row of entry.present) {
+        const key = keyOf(row, columns);
+        if (key === null) index.other = true;
+        else if (key !== '') index.values.add(key);
+      }
+      entry.keys.set(signature, index);
+    }
+    return !index.other && !index.values.has(JSON.stringify(columns.map((c) => where[c])));
   }
 
   /** The next position of a positioned family, when known since the table was last written. */

@@ -181,6 +181,7 @@ export class InsertBuffer {
     const pending = this.#pending;
     this.#pending = [];
     this.#tables.clear();
+    for (const [table, rows] of this.#held) this.memo.flushed(table, rows);
     this.#held.clear();
     const byTable = new Map<string, typeof pending>();
     for (const p of pending) {
@@ -247,8 +248,24 @@ export class FamilyStore {
     return this.#buffer && !this.#buffer.mayHold(shape.table.slice(1, -1), where) ? this.#buffer.reader() : this.execute;
   }
 
+  /**
+   * In a batch's first pass: whether a lookup by string values (an id, a natural key) surely finds no row, neither
+   * held nor stored, known without a query (pass-memo.ts).
+   */
+  async #surelyNone(family: FamilyDescriptor, organizationId: string, where: Row): Promise<boolean> {
+    const buffer = this.#buffer;
+    if (!buffer) return false;
+    // text columns only (a family's id is text): PostgreSQL compares text as JavaScript compares strings, not so a
+    // timestamp, a uuid or JSON given as text
+    if (!Object.keys(where).every((c) => c === 'id' || (family.fields[c] !== undefined && columnFor(family.fields[c]!).columnType === 'text'))) return false;
+    const table = shapeOf(family).table.slice(1, -1);
+    if (buffer.mayHold(table, where)) return false;
+    return buffer.memo.surelyAbsent(table, organizationId, where, () => this.list(family, organizationId));
+  }
+
   async list(family: FamilyDescriptor, organizationId: string, options: ListOptions = {}): Promise<Row[]> {
     const shape = shapeOf(family);
+    if (options.where && (await this.#surelyNone(family, organizationId, options.where))) return [];
     const { sql, params } = whereClause(shape, organizationId, options.where);
     // creation order breaks ties, then the id, so lists are stable
     const orderBy: Record<string, 'asc' | 'desc'> = { ...options.orderBy };
@@ -305,6 +322,7 @@ export class FamilyStore {
     // no stored id holds U+0000 (PostgreSQL text cannot): such an id, from any transport, names no row
     if (id.includes('\u0000')) return null;
     const shape = shapeOf(family);
+    if (await this.#surelyNone(family, organizationId, { id })) return null;
     const [record] = await this.#readerOf(shape, { id })(
       prepared(`select ${shape.selectList} from ${shape.table} where "organization_id" = ? and "id" = ?${lock ? ' for update' : ''}`),
       [organizationId, id],
