@@ -38,7 +38,8 @@ const keyOf = (row: Row, columns: string[]): string | null => {
   return values.some((v) => v === null) ? '' : JSON.stringify(values);
 };
 
-const isRead = (sql: string) => /^\s*select\b/i.test(sql) && !/\b(insert|update|delete)\b/i.test(sql);
+/** A `select` that writes nothing (one that only locks its rows, `for update`, is a read too). */
+const isRead = (sql: string) => /^\s*select\b/i.test(sql) && !/\b(insert|update|delete)\b/i.test(sql.replace(/\bfor\s+(no\s+key\s+)?update\b/gi, ''));
 
 export class PassMemo {
   readonly #entries = new Map<string, Entry>();
