@@ -11,9 +11,12 @@
  * The source organization is grown with the export benchmark's mix (bench/scenarios/export.ts). Results in
  * bench/results/plan-apply-latest.md, with the machine's load average (other work on the machine slows every figure).
  *
- * DATABASE_URL an administrative connection (default postgres://postgres@127.0.0.1:5432/postgres); BENCH_ROWS (5000).
+ * DATABASE_URL an administrative connection (default postgres://postgres@127.0.0.1:5432/postgres); BENCH_ROWS (5000);
+ * BENCH_PROFILE=<file.cpuprofile> writes a CPU profile of the plan of creates alone (client and service: one process),
+ * for Chrome's DevTools or `node bench/profile-summary.ts <file>`. Each step's process CPU time is reported beside its wall time.
  */
 import { randomBytes } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -48,10 +51,30 @@ async function organization(base: string, name: string): Promise<string> {
   return (await call(`${base}/api/admin/v1/organizations/${org.body.id}/api_keys`, 'POST', OPERATOR, { name: 'bench', scopes: ['api:admin'] })).body.key as string;
 }
 
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+/** Wall time and this process's CPU time (user + system: the client and the service both run here; PostgreSQL does not). */
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; cpuMs: number; value: T }> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const value = await work();
-  return { ms: performance.now() - started, value };
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, value };
+}
+
+/** `work` under the V8 CPU profiler, the profile written to `file`. */
+async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (!file) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(file, JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 function timedSync<T>(work: () => T): { ms: number; value: T } {
@@ -118,7 +141,7 @@ try {
 
   const target = await organization(base, 'plan-apply bench target');
   const api = httpConfigApi(base, target);
-  const plan = await timed(() => checkedPlan(api, families, file));
+  const plan = await profiled(process.env.BENCH_PROFILE, () => timed(() => checkedPlan(api, families, file)));
   if (plan.value.refusals.length) throw new Error(`the plan was refused: ${JSON.stringify(plan.value.refusals.slice(0, 3))}`);
   const applied = await timed(() => planAndApply(api, families, file));
   if (!applied.value.result || applied.value.result.stopped || applied.value.plan.refusals.length) throw new Error(`the apply was refused: ${JSON.stringify(applied.value.plan.refusals.slice(0, 3))}`);
@@ -146,11 +169,11 @@ try {
     `| read the file | readConfigFile of the ${kib(exported.value)} export (the plain-HCL reader) | ${ms(read.ms)} | JSON.parse of the same blocks: ${ms(bareParse.ms)} | ${ratio(read.ms, bareParse.ms)} | |`,
     ...(full ? [`| (before) hcl2-parser | the full parser alone on the same file, as every file was read before | ${ms(full.ms)} | JSON.parse: ${ms(bareParse.ms)} | ${ratio(full.ms, bareParse.ms)} | |`] : []),
     `| syntax error | readConfigFile of a ${kib(broken.text)} file with one error, on line ${broken.line}: named by line and column | ${ms(located.ms)} | JSON.parse: ${ms(bareParse.ms)} | ${ratio(located.ms, bareParse.ms)} | ${goal(located.ms, 1000)} |`,
-    `| plan, ${creates} creates | read the empty target (format=json), compare, the service's dry run of every change (POST /batch, dry_run) | ${ms(plan.ms)} | bare insert of ${file.resources.length} rows in one statement: ${ms(bare)} | ${ratio(plan.ms, bare)} | ${goal(plan.ms, 3000)} |`,
-    `| apply, ${creates} creates | as \`vigil apply\`: the plan, then the changes as one batch (one transaction, one change id), no dry run first | ${ms(applied.ms)} | bare insert: ${ms(bare)} | ${ratio(applied.ms, bare)} | ${goal(applied.ms, 10000)} |`,
-    `| plan, ${ROWS} unchanged | the target now matches: 0 changes, so no dry run | ${ms(again.ms)} | GET /export?format=json of the target: ${ms(readBack.ms)} | ${ratio(again.ms, readBack.ms)} | ${goal(again.ms, 2000)} |`,
+    `| plan, ${creates} creates | read the empty target (format=json), compare, the service's dry run of every change (POST /batch, dry_run) | ${ms(plan.ms)} (CPU ${ms(plan.cpuMs)}) | bare insert of ${file.resources.length} rows in one statement: ${ms(bare)} | ${ratio(plan.ms, bare)} | ${goal(plan.ms, 3000)} |`,
+    `| apply, ${creates} creates | as \`vigil apply\`: the plan, then the changes as one batch (one transaction, one change id), no dry run first | ${ms(applied.ms)} (CPU ${ms(applied.cpuMs)}) | bare insert: ${ms(bare)} | ${ratio(applied.ms, bare)} | ${goal(applied.ms, 10000)} |`,
+    `| plan, ${ROWS} unchanged | the target now matches: 0 changes, so no dry run | ${ms(again.ms)} (CPU ${ms(again.cpuMs)}) | GET /export?format=json of the target: ${ms(readBack.ms)} | ${ratio(again.ms, readBack.ms)} | ${goal(again.ms, 2000)} |`,
     '',
-    `The export of the source: ${ms(exported.ms)} as HCL, ${ms(exportedJson.ms)} as JSON. \`vigil plan\` from a person's machine is "read the file" plus the plan; \`vigil apply\` is "read the file" plus the apply.`,
+    `Time is wall time; CPU is this process's (the client and the service run in it; PostgreSQL's own work is not counted). The export of the source: ${ms(exported.ms)} as HCL, ${ms(exportedJson.ms)} as JSON. \`vigil plan\` from a person's machine is "read the file" plus the plan; \`vigil apply\` is "read the file" plus the apply.`,
     '',
   ].join('\n');
   await writeFile(fileURLToPath(new URL('./results/plan-apply-latest.md', import.meta.url)), text);

@@ -54,7 +54,7 @@ export async function checkRow(d: FamilyDescriptor, row: Row, stage: WriteStage)
  * Ids of another family's rows: each must be a row of the caller's organization. Ids that are not (unknown
  * or another organization's, treated alike) are refused, or left out and named, as the descriptor says.
  */
-export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Row, ctx: HookContext, archiveField: (family: string) => string | undefined): Promise<{ row: Row; notices: Notice[] }> {
+export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Row, ctx: HookContext, store: FamilyStore, family: (name: string) => FamilyDescriptor): Promise<{ row: Row; notices: Notice[] }> {
   const notices: Notice[] = [];
   const errors: FieldError[] = [];
   const next = { ...row };
@@ -63,9 +63,8 @@ export async function resolveReferences(d: FamilyDescriptor, row: Row, input: Ro
     const many = Array.isArray(input[field]);
     const ids = (many ? (input[field] as string[]) : [input[field] as string]).filter((v, i, all) => all.indexOf(v) === i);
     // an archived row cannot be linked anew (rows already linked keep naming it)
-    const target = archiveField(ref.family);
-    const where = target ? { id: { $in: ids }, [target]: null } : { id: { $in: ids } };
-    const known = new Set((await ctx.lookup.rows(ref.family, where)).map((r) => r.id));
+    const target = family(ref.family);
+    const known = new Set((await store.byIds(target, ctx.caller.organization.id, ids, target.archive?.field)).map((r) => r.id));
     const missing = ids.filter((id) => !known.has(id));
     if (many) next[field] = ids; // a list of ids names each row once
     if (!missing.length) continue;

@@ -97,7 +97,7 @@ export async function referenceLoader(registry: Registry, store: FamilyStore, d:
   for (const [field, ref] of Object.entries(d.references)) {
     const ids = [...new Set(rows.flatMap((r) => (Array.isArray(r[field]) ? (r[field] as unknown[]) : [r[field]])).filter((v) => typeof v === 'string'))];
     const target = registry.get(ref.family)!;
-    const found = ids.length ? await store.list(target, organizationId, { where: { id: { $in: ids } } }) : [];
+    const found = await store.byIds(target, organizationId, ids);
     loaded.set(field, new Map(found.map((r) => [r.id, r])));
   }
   return (row: Row, field: string): Row[] => {

@@ -54,9 +54,7 @@ export const MOVE_INPUT = Type.Union([Type.Literal('up'), Type.Literal('down')],
 });
 
 export async function nextPosition(store: FamilyStore, d: FamilyDescriptor, organizationId: string): Promise<number> {
-  const field = d.positioned!.field;
-  const [last] = await store.list(d, organizationId, { orderBy: { [field]: 'desc' }, limit: 1 });
-  return last ? Number(last[field]) + 1 : 1;
+  return store.nextPosition(d, organizationId, d.positioned!.field);
 }
 
 /** Swaps the row with its neighbour among unarchived rows; false when it is already at that end. */

@@ -36,10 +36,10 @@ function parseOrRefuse(services: Services, d: FamilyDescriptor, caller: Caller, 
 }
 
 /** prepare → rules and validate hook → references: the row as it will be stored, plus notices. */
-async function settle(services: Services, d: FamilyDescriptor, row: Row, input: Row, stage: WriteStage): Promise<{ row: Row; notices: Notice[] }> {
+async function settle(services: Services, d: FamilyDescriptor, store: FamilyStore, row: Row, input: Row, stage: WriteStage): Promise<{ row: Row; notices: Notice[] }> {
   const prepared = d.hooks?.prepare ? await d.hooks.prepare(row, input, stage) : row;
   await checkRow(d, prepared, stage);
-  return resolveReferences(d, prepared, input, stage.ctx, (family) => services.registry.get(family)?.archive?.field);
+  return resolveReferences(d, prepared, input, stage.ctx, store, (family) => services.registry.get(family)!);
 }
 
 /** A unique-index race lost at commit is the same 409 as one caught before writing. */
@@ -100,7 +100,7 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
     const row: Row = { ...defaultRow(d), ...input };
     for (const [field, make] of Object.entries(d.generated ?? {})) row[field] = make();
     row.id = composeId(d, row);
-    const settled = await settle(services, d, row, input, { op: 'create', ctx });
+    const settled = await settle(services, d, store, row, input, { op: 'create', ctx });
     candidate = settled.row;
     return { ...settled, ctx };
   }
@@ -171,7 +171,7 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
         data: project(d, existing, { now: ctx.now, config: services.config }),
       });
     }
-    const settled = await settle(services, d, { ...existing, ...input }, input, { op: 'update', existing, ctx });
+    const settled = await settle(services, d, store, { ...existing, ...input }, input, { op: 'update', existing, ctx });
     candidate = settled.row;
     // a unique index refuses a second holder of the natural key, which conflictOnRace answers as the check would
     if (!naturalKeyIndexed(d) && ((d.naturalKey ?? []).some((f) => settled.row[f] !== existing[f]) || (creating && d.kind === 'collection'))) {
@@ -220,10 +220,19 @@ export async function updateRow(services: Services, caller: Caller, d: FamilyDes
     const changes = diffRows(d, existing, row);
     if (Object.keys(changes).length === 0 && !(creating && d.kind === 'collection')) return null;
     if (creating) {
-      const stored = await store.insert(d, orgId, row, now);
       // a singleton always exists for its users: its first write is an update from the defaults
       const [action, before] = d.kind === 'singleton' ? (['update', existing] as const) : (['create', null] as const);
-      await recordAudit(services, store, { caller, family: d.name, rowId: String(stored.id), action, changes: diffRows(d, before, stored), at: now });
+      const note = (stored: Row) => ({ caller, family: d.name, rowId: String(stored.id), action, changes: diffRows(d, before, stored), at: now });
+      if (inBatchFirstPass(services)) {
+        // held with its audit entry, as a create of the first pass is (createLocked)
+        const stored = store.inserted(d, orgId, row, now);
+        const entry = auditEntry(services, note(stored));
+        await store.writeAlone(d, { op: 'insert', row: stored }, auditRow(entry));
+        await tellListeners(services, store, entry);
+        return { row: stored, notices, ctx };
+      }
+      const stored = await store.insert(d, orgId, row, now);
+      await recordAudit(services, store, note(stored));
       return { row: stored, notices, ctx };
     }
     const stored = await store.update(d, existing, changedValues(row, changes), now);

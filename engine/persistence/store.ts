@@ -7,6 +7,7 @@
 import type { FamilyDescriptor, Row } from '../descriptor.ts';
 import { columnFor, planFields } from '../fields.ts';
 import { tableName } from './entities.ts';
+import { PassMemo } from './pass-memo.ts';
 import { selectPage, type KeyColumn, type PageWindow } from './keyset.ts';
 import { prepared, type SqlExecutor } from './sql.ts';
 
@@ -147,7 +148,11 @@ export interface ListOptions {
 export class InsertBuffer {
   #pending: { table: string; columns: string; placeholders: string; params: unknown[] }[] = [];
   #tables = new Set<string>();
+  /** the family rows held, by table: a read that none of them can answer need not wait for them */
+  #held = new Map<string, Row[]>();
   #execute: SqlExecutor;
+  /** what the pass has read and may answer again (pass-memo.ts): every statement and held row goes by it */
+  readonly memo = new PassMemo();
   constructor(execute: SqlExecutor) {
     this.#execute = execute;
   }
@@ -155,9 +160,14 @@ export class InsertBuffer {
   add(family: FamilyDescriptor, row: Row, also: InsertedRow): void {
     const shape = shapeOf(family);
     const { columns, params } = insertValues(shape, row);
+    const held = this.#held.get(shape.table.slice(1, -1));
+    if (held) held.push(row);
+    else this.#held.set(shape.table.slice(1, -1), [row]);
     this.#pending.push({ table: shape.table, columns: shape.selectList, placeholders: columns, params });
     this.#pending.push({ table: also.table, columns: also.columns.join(', '), placeholders: also.columns.map(() => '?').join(', '), params: also.params });
     this.#tables.add(shape.table.slice(1, -1)).add(also.table);
+    this.memo.held(shape.table.slice(1, -1), row, family.positioned?.field);
+    this.memo.forget(also.table);
   }
 
   /** Whether a statement may read or write a table with held rows (by its name anywhere in the text: never too few). */
@@ -171,6 +181,8 @@ export class InsertBuffer {
     const pending = this.#pending;
     this.#pending = [];
     this.#tables.clear();
+    for (const [table, rows] of this.#held) this.memo.flushed(table, rows);
+    this.#held.clear();
     const byTable = new Map<string, typeof pending>();
     for (const p of pending) {
       const rows = byTable.get(p.table);
@@ -186,9 +198,32 @@ export class InsertBuffer {
     }
   }
 
+  /**
+   * Whether a row held for `table` may be one that `where` (equalities, as FamilyStore.list takes them) selects:
+   * false only when every held row differs from it in a plain value (a string, number or boolean; null against a
+   * value), which the database compares as JavaScript does. Anything else (a list, a date, an operator) may match.
+   */
+  mayHold(table: string, where: Row): boolean {
+    const held = this.#held.get(table);
+    if (!held) return false;
+    const plain = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+    const differ = (a: unknown, b: unknown) => plain(a) && plain(b) && a !== b && (a === null || b === null || typeof a === typeof b);
+    const entries = Object.entries(where);
+    return held.some((row) => entries.every(([column, value]) => !differ(row[column] ?? null, value)));
+  }
+
+  /** The executor for a read of one table that no held row can answer (mayHold): it goes now, without writing them. */
+  reader(): SqlExecutor {
+    return (sql, params) => {
+      this.memo.statement(sql);
+      return this.#execute(sql, params);
+    };
+  }
+
   /** The executor, writing the held rows before any statement that names their tables. */
   executor(): SqlExecutor {
     return async (sql, params) => {
+      this.memo.statement(sql);
       if (this.touches(sql)) await this.flush();
       return this.#execute(sql, params);
     };
@@ -204,8 +239,33 @@ export class FamilyStore {
     this.#buffer = buffer;
   }
 
+  /**
+   * How a read of one table goes: in a batch's first pass, without first writing the held rows when none of them
+   * can be among the rows it selects (a lookup by id or natural key, asked once per row of a batch that creates
+   * hundreds of that family's rows: each would otherwise write the one row held before it).
+   */
+  #readerOf(shape: Shape, where: Row): SqlExecutor {
+    return this.#buffer && !this.#buffer.mayHold(shape.table.slice(1, -1), where) ? this.#buffer.reader() : this.execute;
+  }
+
+  /**
+   * In a batch's first pass: whether a lookup by string values (an id, a natural key) surely finds no row, neither
+   * held nor stored, known without a query (pass-memo.ts).
+   */
+  async #surelyNone(family: FamilyDescriptor, organizationId: string, where: Row): Promise<boolean> {
+    const buffer = this.#buffer;
+    if (!buffer) return false;
+    // text columns only (a family's id is text): PostgreSQL compares text as JavaScript compares strings, not so a
+    // timestamp, a uuid or JSON given as text
+    if (!Object.keys(where).every((c) => c === 'id' || (family.fields[c] !== undefined && columnFor(family.fields[c]!).columnType === 'text'))) return false;
+    const table = shapeOf(family).table.slice(1, -1);
+    if (buffer.mayHold(table, where)) return false;
+    return buffer.memo.surelyAbsent(table, organizationId, where, () => this.list(family, organizationId));
+  }
+
   async list(family: FamilyDescriptor, organizationId: string, options: ListOptions = {}): Promise<Row[]> {
     const shape = shapeOf(family);
+    if (options.where && (await this.#surelyNone(family, organizationId, options.where))) return [];
     const { sql, params } = whereClause(shape, organizationId, options.where);
     // creation order breaks ties, then the id, so lists are stable
     const orderBy: Record<string, 'asc' | 'desc'> = { ...options.orderBy };
@@ -215,8 +275,38 @@ export class FamilyStore {
       .map(([column, direction]) => `${quote(column)} ${direction === 'desc' ? 'desc nulls last' : 'asc nulls first'}`)
       .join(', ');
     const limit = options.limit !== undefined ? ` limit ${Math.max(0, Math.floor(options.limit))}` : '';
-    const records = await this.execute(`select ${shape.selectList} from ${shape.table} where ${sql} order by ${order}${limit}`, params);
+    const records = await this.#readerOf(shape, options.where ?? {})(`select ${shape.selectList} from ${shape.table} where ${sql} order by ${order}${limit}`, params);
     return records.map((r: Record<string, unknown>) => toRow(shape, r));
+  }
+
+  /**
+   * The organization's rows of `family` whose id is among `ids`, in no particular order; with `activeField`, only
+   * those where it is null (not archived). In a batch's first pass, a family asked about again is read once and
+   * answered from memory until it is written (pass-memo.ts).
+   */
+  async byIds(family: FamilyDescriptor, organizationId: string, ids: readonly unknown[], activeField?: string): Promise<Row[]> {
+    if (ids.length === 0) return [];
+    const memo = this.#buffer?.memo;
+    const all = memo && ids.every((id) => typeof id === 'string') ? await memo.rows(shapeOf(family).table.slice(1, -1), organizationId, () => this.list(family, organizationId)) : undefined;
+    if (!all) return this.list(family, organizationId, { where: activeField ? { id: { $in: [...ids] }, [activeField]: null } : { id: { $in: [...ids] } } });
+    const found: Row[] = [];
+    for (const id of new Set(ids as string[])) {
+      const row = all.get(id);
+      if (row && (!activeField || row[activeField] === null)) found.push(row);
+    }
+    return found;
+  }
+
+  /** The position a new row of a positioned family takes: one past the highest stored, 1 for the first. */
+  async nextPosition(family: FamilyDescriptor, organizationId: string, field: string): Promise<number> {
+    const memo = this.#buffer?.memo;
+    const table = shapeOf(family).table.slice(1, -1);
+    const known = memo?.nextPosition(table, organizationId, field);
+    if (known !== undefined) return known;
+    const [last] = await this.list(family, organizationId, { orderBy: { [field]: 'desc' }, limit: 1 });
+    const next = last ? Number(last[field]) + 1 : 1;
+    memo?.knowNextPosition(table, organizationId, field, next);
+    return next;
   }
 
   /** One keyset page of the organization's rows in `keys` order (the last key unique), and the key values to go on from. */
@@ -232,7 +322,8 @@ export class FamilyStore {
     // no stored id holds U+0000 (PostgreSQL text cannot): such an id, from any transport, names no row
     if (id.includes('\u0000')) return null;
     const shape = shapeOf(family);
-    const [record] = await this.execute(
+    if (await this.#surelyNone(family, organizationId, { id })) return null;
+    const [record] = await this.#readerOf(shape, { id })(
       prepared(`select ${shape.selectList} from ${shape.table} where "organization_id" = ? and "id" = ?${lock ? ' for update' : ''}`),
       [organizationId, id],
     );
@@ -315,6 +406,9 @@ export class FamilyStore {
 
   /** A transaction-scoped lock per organization and family, for natural keys no index can hold. */
   async lockFamily(family: FamilyDescriptor, organizationId: string): Promise<void> {
-    await this.execute(prepared('select pg_advisory_xact_lock(hashtext(?))'), [`${organizationId}:${family.name}`]);
+    const key = `${organizationId}:${family.name}`;
+    // a batch's first pass (one transaction, no savepoint) holds the lock from its first taking to its end
+    if (this.#buffer?.memo.lockHeld(key)) return;
+    await this.execute(prepared('select pg_advisory_xact_lock(hashtext(?))'), [key]);
   }
 }

@@ -149,6 +149,73 @@ t.test('a batch larger than one multi-row statement writes every row and every a
   t.same([...ids].sort(), res.body.changes.map((c: { id: string }) => c.id).sort(), 'one audit entry per row, each under the batch\'s change id');
 });
 
+t.test('in a batch, references, positions, upserts and mutes answer as the single writes would, however the changes interleave', async (t) => {
+  // the first pass answers repeated lookups from memory and reads past held rows (engine/persistence/pass-memo.ts):
+  // each case here is one that memory kept too long, or a read past a row it needed, would answer wrongly
+  const org = await vigil.organization('enterprise');
+  const api = await org.key();
+  const first = await api.post(`${CONFIG}/status_page_components`, { display_name: 'before the batch' });
+  t.equal(first.body.data.position, 1);
+
+  const slo = (name: string, sli: string) => ({ family: 'slos', op: 'create', ref: name, body: { name, sli_id: { $ref: sli }, target_percent: 99 } });
+  const component = (name: string) => ({ family: 'status_page_components', op: 'create', ref: name, body: { display_name: name } });
+  const binding = (region: string, service = 'checkout') => ({ family: 'service_bindings', op: 'update', id: `${service}/prod`, body: { region } });
+  const mute = (pattern: string) => ({ family: 'alert_mutes', op: 'create', body: { pattern } });
+  const slis = ['a', 'b', 'c'].map(sli);
+  const stored = await api.post(`${CONFIG}/slis`, { name: 'stored', service: 'checkout', indicator: 'availability' });
+  const res = await api.post(BATCH, {
+    changes: [
+      ...slis,
+      slo('on a', 'a'),
+      slo('on b', 'b'), // the second lookup of slis: read once, answered from memory after
+      { family: 'slos', op: 'create', ref: 'on stored', body: { name: 'on stored', sli_id: stored.body.data.id, target_percent: 99 } },
+      { family: 'slis', op: 'delete', id: stored.body.data.id }, // written: memory of slis is no longer true
+      { family: 'slos', op: 'create', ref: 'on deleted', body: { name: 'on deleted', sli_id: stored.body.data.id, target_percent: 99 } },
+      component('one'),
+      component('two'),
+      { family: 'status_page_components', op: 'delete', id: first.body.data.id }, // archived: its position stays taken
+      component('three'),
+      binding('us-east-1'),
+      binding('eu-west-1'), // the row the change before made, held, is read and updated
+      binding('us-east-1', 'search'),
+      binding('us-east-1', 'cart'),
+      binding('ap-south-1'), // read again after other rows were held and written: found, updated
+      mute('Disk full'),
+      mute('other'),
+      mute('DISK FULL'), // the same pattern, lowercased: the mute held first is in force
+    ],
+  });
+  t.equal(res.status, 422, 'answered as its first refusal: the reference');
+  const statuses = res.body.changes.map((c: { status: number }) => c.status);
+  t.same(statuses.slice(0, 6), [201, 201, 201, 201, 201, 201], 'the slos on created and stored slis go through');
+  t.same(statuses[6], 204, 'the stored sli is deleted');
+  t.equal(statuses[7], 422, 'a slo on the sli deleted earlier in the batch is refused');
+  t.match(res.body.changes[7].error.errors, [{ field: 'sli_id', message: /not an active row of slis/ }]);
+  t.same(res.body.changes.slice(8, 12).map((c: { data: { position?: number } | null }) => c.data?.position ?? null), [2, 3, null, 4], 'positions follow the stored row, the archived one still counted');
+  t.same(statuses.slice(12, 17), [200, 200, 200, 200, 200], 'an upsert answers 200 as the single PUT does');
+  t.same(res.body.changes.slice(12, 17).map((c: { data: { region: string } }) => c.data.region), ['us-east-1', 'eu-west-1', 'us-east-1', 'us-east-1', 'ap-south-1'], 'a later upsert of the same id updates the row the first made');
+  t.same(statuses.slice(17), [201, 201, 409], 'a mute in force earlier in the batch holds its pattern');
+  t.equal(res.body.changes[19].error.data.id, res.body.changes[17].id, 'the 409 names the mute the batch made');
+
+  // without the refused changes the same batch commits, and reads back as the answers said
+  const ok = await api.post(BATCH, {
+    changes: [
+      ...slis, slo('on a', 'a'), slo('on b', 'b'),
+      component('one'), component('two'), { family: 'status_page_components', op: 'delete', id: first.body.data.id }, component('three'),
+      binding('us-east-1'), binding('eu-west-1'), binding('us-east-1', 'search'), binding('us-east-1', 'cart'), binding('ap-south-1'), mute('Disk full'), mute('other'),
+    ],
+  });
+  t.equal(ok.status, 200);
+  t.same(ok.body.changes.map((c: { status: number }) => c.status), [201, 201, 201, 201, 201, 201, 201, 204, 201, 200, 200, 200, 200, 200, 201, 201]);
+  const components = (await api.get(`${CONFIG}/status_page_components?include_archived=true`)).body.data;
+  t.same(components.map((c: { display_name: string; position: number }) => [c.display_name, c.position]).sort((a: [string, number], b: [string, number]) => a[1] - b[1]), [['before the batch', 1], ['one', 2], ['two', 3], ['three', 4]]);
+  const bindings = (await api.get(`${CONFIG}/service_bindings`)).body.data;
+  t.same(bindings.map((b: { id: string; region: string }) => [b.id, b.region]).sort(), [['cart/prod', 'us-east-1'], ['checkout/prod', 'ap-south-1'], ['search/prod', 'us-east-1']], 'one binding a service, as its last change left it');
+  const audit = (await api.get(`${CONFIG}/audit_log?limit=1000`)).body.data.filter((e: { change_id: string }) => e.change_id === ok.body.change_id);
+  t.equal(audit.length, 16, 'one audit entry per change');
+  t.same(audit.filter((e: { family: string }) => e.family === 'service_bindings').map((e: { action: string }) => e.action).sort(), ['create', 'create', 'create', 'update', 'update']);
+});
+
 t.test('the batch is checked as a whole before it runs; each change is authorized as its own write', async (t) => {
   const org = await vigil.organization('business');
   const api = await org.key();
