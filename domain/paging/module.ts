@@ -1,4 +1,4 @@
-/** Paging: escalation policies and the escalation engine (its tables, its periodic pass, the read of an alert's escalation), and the table behind Pushover's callback (webhooks/paging/pushover.ts); alert routing lives beside it (routing.ts). */
+/** Paging: escalation policies and the escalation engine (its tables, its periodic pass, the read of an alert's escalation), the table behind Pushover's callback (webhooks/paging/pushover.ts) and the Twilio pages behind replies, key presses and status callbacks (twilio-pages.ts); alert routing lives beside it (routing.ts). */
 import type { Module } from '../../engine/module.ts';
 import escalationPolicies from '../../resources/escalation_policies.ts';
 import pagingProviders from '../../resources/paging_providers.ts';
@@ -6,10 +6,11 @@ import { PAGING_ENTITIES } from './escalation-entities.ts';
 import { escalationJob, escalationPasses } from './escalations.ts';
 import { getAlertEscalation } from './escalation-read.ts';
 import { PushoverReceiptEntity } from './pushover-receipts.ts';
+import { TwilioPageEntity } from './twilio-pages.ts';
 
 export const pagingModule: Module = {
   name: 'paging', families: [escalationPolicies, pagingProviders],
-  entities: [...PAGING_ENTITIES, PushoverReceiptEntity],
+  entities: [...PAGING_ENTITIES, PushoverReceiptEntity, TwilioPageEntity],
   jobs: [escalationJob],
   operations: [getAlertEscalation],
   onStart: escalationPasses,
