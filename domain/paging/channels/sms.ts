@@ -45,8 +45,8 @@ export const smsChannel: Channel = {
     if (page) await settleTwilioPage(services, page.id, result.status === 'sent' ? result.providerId : undefined);
     return result;
   },
-  async sendVerification({ services, organizationId }, message) {
-    const account = await twilioAccount(services, organizationId);
+  async sendVerification({ services, store, organizationId }, message) {
+    const account = await twilioAccount(services, organizationId, store);
     if (!account) throw noSmsProvider('sms');
     const form = new URLSearchParams({ To: message.address, Body: `Your Vigil verification code for ${message.name.slice(0, 40)} is ${message.code}. It expires in ${message.minutes} minutes.` });
     fromField(account, form);

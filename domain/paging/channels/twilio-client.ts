@@ -9,6 +9,7 @@ import twilio from 'twilio';
 import { ApiError } from '../../../engine/errors.ts';
 import { readStore } from '../../../engine/operations/context.ts';
 import { tableName } from '../../../engine/persistence/entities.ts';
+import type { FamilyStore } from '../../../engine/persistence/store.ts';
 import type { Services } from '../../../engine/services.ts';
 import pagingProviders from '../../../resources/paging_providers.ts';
 import type { SendResult } from './channel.ts';
@@ -32,8 +33,8 @@ export function twilioWebhookUrl(services: Services, path: string): string {
 }
 
 /** The organization's own account when it saved one (its number too, else the operator's), else the operator's; null with neither. */
-export async function twilioAccount(services: Services, organizationId: string): Promise<TwilioAccount | null> {
-  const own = await providerAccounts(services, organizationId);
+export async function twilioAccount(services: Services, organizationId: string, store?: Pick<FamilyStore, 'execute'>): Promise<TwilioAccount | null> {
+  const own = await providerAccounts(services, organizationId, store);
   const operator = services.config.twilio;
   if (own.twilioAccountSid && own.twilioAuthToken) {
     const from = own.twilioFrom ?? operator?.from ?? null;

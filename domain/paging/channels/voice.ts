@@ -47,8 +47,8 @@ export const voiceChannel: Channel = {
     if (page) await settleTwilioPage(services, page.id, result.status === 'sent' ? result.providerId : undefined);
     return result;
   },
-  async sendVerification({ services, organizationId }, message) {
-    const account = await twilioAccount(services, organizationId);
+  async sendVerification({ services, store, organizationId }, message) {
+    const account = await twilioAccount(services, organizationId, store);
     if (!account) throw noSmsProvider('voice');
     if (account.from.startsWith('MG')) throw cannotSendCode('voice', NOT_A_NUMBER);
     const digits = message.code.split('').join(', ');
