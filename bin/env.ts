@@ -8,6 +8,7 @@ import type { AiSettings } from '../domain/ai/config.ts';
 import { parsePrices, type Price } from '../domain/ai/prices.ts';
 import type { CheckOptions } from '../domain/checks/options.ts';
 import { DEFAULT_PUSHOVER_API, type PushoverSettings } from '../domain/paging/channels/pushover-config.ts';
+import { DEFAULT_TWILIO_API, type TwilioSettings } from '../domain/paging/channels/twilio-config.ts';
 import type { ChatApiSettings } from '../outbound/chat/config.ts';
 import type { EmailSettings } from '../outbound/email/config.ts';
 import { addressPolicy, networksFromSetting } from '../outbound/net/addresses.ts';
@@ -81,6 +82,8 @@ export interface Settings {
   oidc?: OidcSettings;
   /** `VIGIL_PUSHOVER_API_URL`, `VIGIL_PUSHOVER_APP_TOKEN` */
   pushover: PushoverSettings;
+  /** `VIGIL_TWILIO_API_URL`, `VIGIL_TWILIO_ACCOUNT_SID`, `VIGIL_TWILIO_AUTH_TOKEN`, `VIGIL_TWILIO_FROM` */
+  twilio: TwilioSettings;
 }
 
 /** The variable's value with surrounding blanks dropped; undefined when unset or blank. */
@@ -285,6 +288,27 @@ function pushover(env: NodeJS.ProcessEnv): PushoverSettings {
   return { apiUrl: apiUrl.replace(/\/+$/, ''), appToken };
 }
 
+/**
+ * `VIGIL_TWILIO_API_URL`: Twilio's REST API (default https://api.twilio.com), the only place the auth token is sent;
+ * `VIGIL_TWILIO_ACCOUNT_SID` (AC and 32 hex digits), `VIGIL_TWILIO_AUTH_TOKEN` and `VIGIL_TWILIO_FROM` (E.164 or MG…):
+ * the operator's account for sms and voice pages of organizations without their own; all three or none.
+ */
+function twilio(env: NodeJS.ProcessEnv): TwilioSettings {
+  const apiUrl = httpUrl(text(env, 'VIGIL_TWILIO_API_URL') ?? DEFAULT_TWILIO_API, 'VIGIL_TWILIO_API_URL', DEFAULT_TWILIO_API);
+  const accountSid = text(env, 'VIGIL_TWILIO_ACCOUNT_SID') ?? null;
+  const authToken = text(env, 'VIGIL_TWILIO_AUTH_TOKEN') ?? null;
+  const from = text(env, 'VIGIL_TWILIO_FROM') ?? null;
+  if (accountSid !== null && !/^AC[0-9a-fA-F]{32}$/.test(accountSid)) throw new SettingError('VIGIL_TWILIO_ACCOUNT_SID', 'VIGIL_TWILIO_ACCOUNT_SID must be a Twilio account SID: AC and 32 hex digits, or unset');
+  if (authToken !== null && (authToken.length < 16 || authToken.length > 128)) throw new SettingError('VIGIL_TWILIO_AUTH_TOKEN', 'VIGIL_TWILIO_AUTH_TOKEN must be the account\'s auth token (16 to 128 characters), or unset');
+  if (from !== null && !/^(\+[1-9][0-9]{6,14}|MG[0-9a-fA-F]{32})$/.test(from)) throw new SettingError('VIGIL_TWILIO_FROM', 'VIGIL_TWILIO_FROM must be a number in E.164 (such as +14155552671) or a Messaging Service SID (MG and 32 hex digits), or unset');
+  const set = [accountSid, authToken, from].filter((v) => v !== null).length;
+  if (set !== 0 && set !== 3) {
+    const missing = accountSid === null ? 'VIGIL_TWILIO_ACCOUNT_SID' : authToken === null ? 'VIGIL_TWILIO_AUTH_TOKEN' : 'VIGIL_TWILIO_FROM';
+    throw new SettingError(missing, `${missing} is required while another VIGIL_TWILIO_ account setting is set: set VIGIL_TWILIO_ACCOUNT_SID, VIGIL_TWILIO_AUTH_TOKEN and VIGIL_TWILIO_FROM together`);
+  }
+  return { apiUrl: apiUrl.replace(/\/+$/, ''), accountSid, authToken, from };
+}
+
 /** `VIGIL_SMTP_URL` and `VIGIL_EMAIL_FROM`: outgoing mail; unset, email notifications are not sent. The URL may hold a password. */
 function email(env: NodeJS.ProcessEnv): EmailSettings | undefined {
   const smtpUrl = text(env, 'VIGIL_SMTP_URL');
@@ -396,5 +420,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     email: email(env),
     oidc: oidc(env),
     pushover: pushover(env),
+    twilio: twilio(env),
   };
 }

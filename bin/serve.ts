@@ -43,6 +43,7 @@ export function serviceOptions(settings: Settings = readSettings(), sources: Sou
       email: settings.email,
       oidc: settings.oidc,
       pushover: settings.pushover,
+      twilio: settings.twilio,
       webhooks: { ...sources, ...store, rateLimit: webhookRateLimit },
       checks: settings.checks,
       notify: settings.notify,

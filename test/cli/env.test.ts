@@ -91,6 +91,9 @@ t.test('accepted values', async (t) => {
   t.equal(readSettings({ VIGIL_TRUSTED_PROXIES: '2' }).trustedProxies, 2);
   t.same(readSettings({}).pushover, { apiUrl: 'https://api.pushover.net', appToken: null }, 'Pushover: its API, no operator token');
   t.same(readSettings({ VIGIL_PUSHOVER_API_URL: 'http://127.0.0.1:9000/', VIGIL_PUSHOVER_APP_TOKEN: 'azGDORePK8gMaC0QOYAMyEEuzJnyUi' }).pushover, { apiUrl: 'http://127.0.0.1:9000', appToken: 'azGDORePK8gMaC0QOYAMyEEuzJnyUi' });
+  t.same(readSettings({}).twilio, { apiUrl: 'https://api.twilio.com', accountSid: null, authToken: null, from: null }, 'Twilio: its API, no operator account');
+  t.same(readSettings({ VIGIL_TWILIO_API_URL: 'http://127.0.0.1:9001/', VIGIL_TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef', VIGIL_TWILIO_AUTH_TOKEN: 'twilio-auth-token-0123', VIGIL_TWILIO_FROM: '+14155552671' }).twilio,
+    { apiUrl: 'http://127.0.0.1:9001', accountSid: 'AC0123456789abcdef0123456789abcdef', authToken: 'twilio-auth-token-0123', from: '+14155552671' });
 });
 
 t.test('refusals name the variable and never repeat a secret', async (t) => {
@@ -112,6 +115,11 @@ t.test('refusals name the variable and never repeat a secret', async (t) => {
     // issue 37: the operator's Pushover account
     ['VIGIL_PUSHOVER_API_URL', { VIGIL_PUSHOVER_API_URL: `ftp://u:${SECRET}@api.pushover.net` }],
     ['VIGIL_PUSHOVER_APP_TOKEN', { VIGIL_PUSHOVER_APP_TOKEN: SECRET }],
+    // issue 37: the operator's Twilio account, all three settings or none
+    ['VIGIL_TWILIO_API_URL', { VIGIL_TWILIO_API_URL: `ftp://u:${SECRET}@api.twilio.com` }],
+    ['VIGIL_TWILIO_ACCOUNT_SID', { VIGIL_TWILIO_ACCOUNT_SID: SECRET }],
+    ['VIGIL_TWILIO_FROM', { VIGIL_TWILIO_FROM: SECRET }],
+    ['VIGIL_TWILIO_AUTH_TOKEN', { VIGIL_TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef', VIGIL_TWILIO_FROM: '+14155552671' }],
   ];
   refusesEach(t, cases);
 });

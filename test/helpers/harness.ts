@@ -174,6 +174,8 @@ export async function startVigil(
     oidc?: Settings['oidc'];
     /** VIGIL_PUSHOVER_*: Pushover's API (a local one, test/helpers/pushover-server.ts) and the operator's app token */
     pushover?: Settings['pushover'];
+    /** VIGIL_TWILIO_*: Twilio's API (a local one, test/helpers/twilio-server.ts) and the operator's account */
+    twilio?: Settings['twilio'];
   } = {},
 ): Promise<Vigil> {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
@@ -214,6 +216,7 @@ export async function startVigil(
     email: options.email,
     oidc: options.oidc,
     pushover: options.pushover ?? defaults.pushover,
+    twilio: options.twilio ?? defaults.twilio,
   };
   const service = serviceOptions(settings, sources);
   const running = await serve({

@@ -8,9 +8,11 @@ import { chatChannel } from './chat.ts';
 import { emailChannel } from './email.ts';
 import { ntfyChannel } from './ntfy.ts';
 import { pushoverChannel } from './pushover.ts';
+import { smsChannel } from './sms.ts';
+import { voiceChannel } from './voice.ts';
 import { webhookChannel } from './webhook.ts';
 
-const CHANNELS: readonly Channel[] = [emailChannel, ntfyChannel, pushoverChannel, chatChannel, webhookChannel];
+const CHANNELS: readonly Channel[] = [emailChannel, ntfyChannel, pushoverChannel, chatChannel, webhookChannel, smsChannel, voiceChannel];
 
 const byType = new Map<ContactType, Channel>(CHANNELS.map((c) => [c.type, c]));
 
