@@ -28,6 +28,7 @@ import { Migration20261128173316 } from './Migration20261128173316.ts';
 import { Migration20261128174346 } from './Migration20261128174346.ts';
 import { Migration20261128175256 } from './Migration20261128175256.ts';
 import { Migration20261128210654 } from './Migration20261128210654.ts';
+import { Migration20261128215734 } from './Migration20261128215734.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128174346', class: Migration20261128174346 },
   { name: 'Migration20261128175256', class: Migration20261128175256 },
   { name: 'Migration20261128210654', class: Migration20261128210654 },
+  { name: 'Migration20261128215734', class: Migration20261128215734 },
 ];
