@@ -216,3 +216,22 @@ t.test('plans: free has no insights; team sees the last 7 days only', async (t) 
   t.equal(addOn.status, 200);
   t.equal((await teamKey.get(`${CONFIG}/insights?from=2026-03-01T00:00:00Z&to=2026-03-06T00:00:00Z`)).status, 200, 'the history add-on lifts the limit');
 });
+
+t.test('team_id: the alerts a route of the team matched, and the team\'s schedules only', async (t) => {
+  const other = await alertOrg(vigil, { investigation_paused: true });
+  t.teardown(() => other.agent.close());
+  const payments = await other.create('teams', { name: 'Payments' });
+  const platform = await other.create('teams', { name: 'Platform' });
+  await other.create('alert_routes', { name: 'Payments', team_id: payments.id, matchers: [{ field: 'service', operator: 'equals', value: 'payments' }] });
+  at('2026-03-13T09:00:00Z');
+  await other.fire({ name: 'CardDeclines', severity: 'warning', service: 'payments' });
+  await other.fire({ name: 'BuildSlow', severity: 'warning', service: 'ci' });
+  at('2026-03-13T12:00:00Z');
+  const range = 'from=2026-03-13T00:00:00Z&to=2026-03-14T00:00:00Z';
+  const all = (await other.api.get(`${CONFIG}/insights?${range}`)).body.data;
+  t.equal(all.alerts.alerts_fired, 2);
+  const mine = (await other.api.get(`${CONFIG}/insights?${range}&team_id=${payments.id}`)).body.data;
+  t.same(mine.noisiest.map((n: any) => n.fingerprint), ['metric-dashboard:carddeclines'], 'only the alert the team\'s route matched');
+  const none = (await other.api.get(`${CONFIG}/insights?${range}&team_id=${platform.id}`)).body.data;
+  t.equal(none.alerts.fires, 0, 'another team\'s view has none of it');
+});
