@@ -18,7 +18,9 @@ const waiting = new Map<number, { resolve: (svg: string) => void; reject: (error
 
 function thread(): Worker {
   if (worker) return worker;
-  const started = new Worker(new URL('./worker.ts', import.meta.url));
+  // from the checkout this file is render.ts beside worker.ts; in the installed package it is inside dist/vigil.js,
+  // beside dist/chart-worker.js (package.json's bundle script builds both)
+  const started = new Worker(import.meta.url.endsWith('.ts') ? new URL('./worker.ts', import.meta.url) : new URL('./chart-worker.js', import.meta.url));
   started.on('message', (m: { id: number; svg?: string; error?: string }) => {
     const w = waiting.get(m.id);
     waiting.delete(m.id);
