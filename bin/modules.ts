@@ -23,6 +23,7 @@ import { statusPageSubscribersModule } from '../domain/status-page/module.ts';
 import { SUBSCRIBE_LIMIT } from '../domain/status-page/subscribers.ts';
 import { heartbeatsModule } from '../domain/heartbeats/module.ts';
 import { oncallModule } from '../domain/oncall/module.ts';
+import { insightsModule } from '../domain/insights/module.ts';
 import { accountModule } from '../domain/account/module.ts';
 import { pagingModule } from '../domain/paging/module.ts';
 import { pagingContactsModule } from '../domain/paging/contacts-module.ts';
@@ -60,6 +61,7 @@ export function modules(): Module[] {
     heartbeatsModule,
     statusPageSubscribersModule,
     oncallModule,
+    insightsModule,
     accountModule,
     pagingModule,
     pagingContactsModule,

@@ -11,6 +11,9 @@ export const FEATURES = {
   ticket_systems: { label: 'ticket systems', plans: ['team', 'business', 'enterprise'] },
   fix_pull_requests: { label: 'fix pull requests', plans: ['business', 'enterprise'] },
   compliance: { label: 'compliance', plans: ['enterprise'] },
+  insights: { label: 'insights', plans: ['team', 'business', 'enterprise'] },
+  // the team plan sees the last 7 days of insights; this is everything before
+  insights_history: { label: 'insights older than 7 days', plans: ['business', 'enterprise'] },
 } as const satisfies Record<string, { label: string; plans: readonly Plan[] }>;
 
 export type Feature = keyof typeof FEATURES;

@@ -107,6 +107,11 @@ export interface DomainOperation {
    * token: a credential never mints credentials). Without `rest` too, the console is its one transport.
    */
   agentTool?: false;
+  /**
+   * the answer as flat records for a spreadsheet: REST answers `text/csv` (one column per key, in first-seen order)
+   * when the request's Accept prefers it to JSON (engine/http/csv.ts). Absent: JSON only.
+   */
+  csv?(json: Record<string, unknown>): Record<string, string | number | boolean | null>[];
   run(services: Services, caller: Caller, input: Row): Promise<DomainResult>;
 }
 

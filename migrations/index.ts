@@ -29,6 +29,7 @@ import { Migration20261128174346 } from './Migration20261128174346.ts';
 import { Migration20261128175256 } from './Migration20261128175256.ts';
 import { Migration20261128210654 } from './Migration20261128210654.ts';
 import { Migration20261128214630 } from './Migration20261128214630.ts';
+import { Migration20261128215734 } from './Migration20261128215734.ts';
 import { Migration20261128221258 } from './Migration20261128221258.ts';
 import { Migration20261128222101 } from './Migration20261128222101.ts';
 
@@ -63,6 +64,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261128175256', class: Migration20261128175256 },
   { name: 'Migration20261128210654', class: Migration20261128210654 },
   { name: 'Migration20261128214630', class: Migration20261128214630 },
+  { name: 'Migration20261128215734', class: Migration20261128215734 },
   { name: 'Migration20261128221258', class: Migration20261128221258 },
   { name: 'Migration20261128222101', class: Migration20261128222101 },
 ];

@@ -79,7 +79,9 @@ export const AlertEffectEntity = new EntitySchema<any>({
     kind: text,
     detail: { type: 'json', columnType: 'jsonb' },
   },
-  indexes: [{ properties: ['alert_id', 'seq'] }],
+  // (organization_id, kind, at): insights read one organization's fires, pages and incident openings over a range
+  // (domain/insights/history.ts); bench/insights.ts measures what it costs each effect written
+  indexes: [{ properties: ['alert_id', 'seq'] }, { properties: ['organization_id', 'kind', 'at'] }],
 });
 
 export const AlertStormEntity = new EntitySchema<any>({

@@ -16,6 +16,7 @@ import { executeAction } from '../operations/action.ts';
 import { listAnswer } from '../operations/page.ts';
 import { linkNext, pageQuery } from './page-links.ts';
 import { countRequest } from './rate-limit.ts';
+import { toCsv } from './csv.ts';
 import type { TSchema } from 'typebox';
 
 export const CONFIG_PREFIX = '/api/v1/config';
@@ -110,7 +111,10 @@ async function runDomain(ctx: Context, services: Services, caller: Caller, opera
   if (operation.rest!.param && segment !== undefined && input && typeof input === 'object') input = { ...input, [operation.rest!.param]: segment };
   const result = await executeDomain(services, caller, operation, input, idempotencyKey(ctx));
   markReplay(ctx, result);
-  if ('json' in result) {
+  if ('json' in result && operation.csv && ctx.accepts('application/json', 'text/csv') === 'text/csv') {
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.body = toCsv(operation.csv(result.json));
+  } else if ('json' in result) {
     ctx.body = result.json;
     linkNext(ctx, services.config.publicUrl, result.json.next_cursor);
   } else {

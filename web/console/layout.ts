@@ -14,6 +14,7 @@ export const SECTIONS = [
   { path: '/incidents', label: 'Incidents' },
   { path: '/oncall', label: 'On call' },
   { path: '/paging', label: 'My paging' },
+  { path: '/insights', label: 'Insights' },
   { path: '/deployments', label: 'Deployments' },
   { path: '/deliveries', label: 'Deliveries' },
   { path: '/config', label: 'Configuration' },

@@ -18,6 +18,7 @@ import { onCallScreen, overrideScreen, rotateFeedScreen, scheduleScreen } from '
 import { addMethodScreen, addRuleScreen, deleteMethodScreen, deleteRuleScreen, myPagingScreen, PAGING_SECTION, sendCodeScreen, verifyScreen } from './paging/my-paging.ts';
 import { incidentActionScreen, incidentScreen, incidentsScreen } from './incidents.ts';
 import { nowAcknowledgeScreen, nowScreen, nowSelectScreen } from './now.ts';
+import { INSIGHTS_SECTION, insightsScreen } from './insights.ts';
 import { screen } from './page.ts';
 import { signInRoutes } from './sign-in.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
@@ -52,6 +53,7 @@ export function consoleRoutes(services: Services, throttle?: SignInThrottle, del
   router.post(`${PAGING_SECTION}/methods/:id/delete`, screen(services, PAGING_SECTION, deleteMethodScreen));
   router.post(`${PAGING_SECTION}/rules`, screen(services, PAGING_SECTION, addRuleScreen));
   router.post(`${PAGING_SECTION}/rules/:id/delete`, screen(services, PAGING_SECTION, deleteRuleScreen));
+  router.get(INSIGHTS_SECTION, screen(services, INSIGHTS_SECTION, insightsScreen));
   router.get('/deployments', screen(services, '/deployments', deploymentsScreen));
   if (deliveryLog) router.get('/deliveries', screen(services, '/deliveries', deliveriesScreen(deliveryLog)));
   router.get('/account', screen(services, '/account', accountScreen));

@@ -1,0 +1,7 @@
+/** Insights: how on call is going, as figures over a range (get_insights; docs/insights.md). Reads the alerts' and on call's rows. */
+import type { Module } from '../../engine/module.ts';
+import scheduleOverrides from '../../resources/schedule_overrides.ts';
+import schedules from '../../resources/schedules.ts';
+import { getInsights } from './operation.ts';
+
+export const insightsModule: Module = { name: 'insights', families: [schedules, scheduleOverrides], operations: [getInsights] };

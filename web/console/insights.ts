@@ -1,0 +1,108 @@
+/**
+ * `/insights`: how on call is going (`get_insights`), with the range and filters in the URL so a view can be linked:
+ * `from` and `to` are UTC days (`to` included) or instants, `team_id`, `service`, `source`, `severity` as the API
+ * takes them. The timings are a table; fires by day, the noisiest alerts, pages by person and hours on call are
+ * charts drawn on the server as SVG (engine/charts), each with its title, axis titles and the table of its values
+ * under it, so the page needs no script and a screen reader reads the same numbers.
+ */
+import { renderChart, type BarChart } from '../../engine/charts/render.ts';
+import { html, htmlText, raw, type Html } from '../../engine/html.ts';
+import { hasFeature } from '../../engine/plans.ts';
+import { getInsights } from '../../domain/insights/operation.ts';
+import type { Insights } from '../../domain/insights/schema.ts';
+import { layout } from './layout.ts';
+import { filters, run } from './operations.ts';
+import type { Screen } from './page.ts';
+
+export const INSIGHTS_SECTION = '/insights';
+const DAY = 86_400_000;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const FILTERS = ['team_id', 'service', 'source', 'severity'] as const;
+
+/** A day of the form as the operation's instant: `from` its start, `to` the end of the day (the range excludes its end). */
+function instant(value: string | undefined, end: boolean): string | undefined {
+  if (value === undefined || !DATE.test(value)) return value;
+  const start = Date.parse(`${value}T00:00:00Z`);
+  return Number.isNaN(start) ? value : new Date(start + (end ? DAY : 0)).toISOString();
+}
+
+const dayOf = (iso: string, end: boolean) => new Date(Date.parse(iso) - (end ? DAY : 0)).toISOString().slice(0, 10);
+
+/** Seconds as people read a wait: "45 s", "12 min", "2 h 5 min"; blank when unknown. */
+export function duration(seconds: number | null): string {
+  if (seconds === null) return '–';
+  const sign = seconds < 0 ? '−' : '';
+  const s = Math.round(Math.abs(seconds));
+  if (s < 60) return `${sign}${s} s`;
+  const minutes = Math.round(s / 60);
+  if (minutes < 60) return `${sign}${minutes} min`;
+  return `${sign}${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+}
+
+type Timing = Insights['alerts']['time_to_acknowledge'];
+const timingRow = (label: string, t: Timing) => html`<tr><th scope="row">${label}</th><td>${String(t.count)}</td><td>${duration(t.median)}</td><td>${duration(t.p90)}</td>
+<td>${duration(t.previous.median)}</td><td>${duration(t.previous.p90)}</td><td>${t.median_change === null ? '–' : `${t.median_change > 0 ? '+' : ''}${duration(t.median_change)}`}</td></tr>`;
+
+/** The chart's SVG, named for a screen reader by its description (its values are in the table beside it). */
+async function figure(id: string, chart: BarChart, table: Html): Promise<Html> {
+  if (!chart.data.length) return html`<section class="panel" aria-labelledby="${id}"><h2 id="${id}">${chart.title}</h2><p class="muted">Nothing in this range.</p></section>`;
+  const svg = (await renderChart(chart)).replace(/^<svg /, `<svg role="img" aria-label="${htmlText(chart.description)}" `);
+  return html`<section class="panel" aria-labelledby="${id}"><h2 id="${id}">${chart.title}</h2><figure class="chart">${raw(svg)}</figure>${table}</section>`;
+}
+
+function filterForm(query: Record<string, string>, data: Insights): Html {
+  const field = (name: string, label: string, value: string, type = 'text') =>
+    html`<p><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" type="${type}" value="${value}"></p>`;
+  const severity = query.severity ?? '';
+  return html`<form method="get" action="${INSIGHTS_SECTION}" class="filters">
+${field('from', 'From (UTC day)', dayOf(data.from, false), 'date')}${field('to', 'To (UTC day, included)', dayOf(data.to, true), 'date')}
+${field('service', 'Service', query.service ?? '')}${field('source', 'Source', query.source ?? '')}${field('team_id', 'Team id', query.team_id ?? '')}
+<p><label for="f-severity">Severity</label><select id="f-severity" name="severity">${['', 'critical', 'high', 'warning', 'info'].map((s) => html`<option value="${s}"${s === severity ? html` selected` : ''}>${s || 'Any'}</option>`)}</select></p>
+<p><button type="submit">Show</button></p></form>`;
+}
+
+export const insightsScreen: Screen = async (services, { session, ctx }) => {
+  const query = filters(ctx.query, ['from', 'to', ...FILTERS]) as Record<string, string>;
+  const input = { ...Object.fromEntries(FILTERS.filter((f) => query[f]).map((f) => [f, query[f]])), from: instant(query.from, false), to: instant(query.to, true) };
+  const data = (await run(services, session.caller, getInsights, input)).data as Insights;
+  const org = session.caller.organization;
+  const recentOnly = !hasFeature(org.plan, org.features, 'insights_history');
+  const a = data.alerts;
+  const charts = await Promise.all([
+    figure('volume', {
+      title: 'Alert fires by day', description: `Fires per UTC day from ${dayOf(data.from, false)} to ${dayOf(data.to, true)}: ${a.fires} in all.`,
+      x: { field: 'day', title: 'Day (UTC)' }, y: { field: 'fires', title: 'Fires' }, data: data.volume_by_day,
+    }, html`<table><caption>Fires by day</caption><thead><tr><th scope="col">Day (UTC)</th><th scope="col">Fires</th></tr></thead><tbody>${data.volume_by_day.map((v) => html`<tr><td>${v.day}</td><td>${String(v.fires)}</td></tr>`)}</tbody></table>`),
+    figure('noisiest', {
+      title: 'Noisiest alerts', description: 'The alerts that fired most in the range, by fires.',
+      x: { field: 'title', title: 'Alert' }, y: { field: 'fires', title: 'Fires' }, data: data.noisiest.map((n) => ({ title: n.title, fires: n.fires })),
+    }, html`<table><caption>Noisiest alerts</caption><thead><tr><th scope="col">Alert</th><th scope="col">Fingerprint</th><th scope="col">Service</th><th scope="col">Fires</th></tr></thead><tbody>${data.noisiest.map((n) => html`<tr><td>${n.title}</td><td><code>${n.fingerprint}</code></td><td>${n.service ?? ''}</td><td>${String(n.fires)}</td></tr>`)}</tbody></table>`),
+    figure('pages', {
+      title: 'Pages by person', description: 'Pages each person received, split into working hours, off hours and the night in their schedule\'s time zone.',
+      x: { field: 'email', title: 'Person' }, y: { field: 'pages', title: 'Pages' },
+      series: { field: 'when', title: 'When', order: ['working hours', 'off hours', 'night'] },
+      data: data.pages_by_person.flatMap((p) => [
+        { email: p.email, when: 'working hours', pages: p.working_hours }, { email: p.email, when: 'off hours', pages: p.off_hours }, { email: p.email, when: 'night', pages: p.night },
+      ]),
+    }, html`<table><caption>Pages by person</caption><thead><tr><th scope="col">Person</th><th scope="col">Working hours</th><th scope="col">Off hours</th><th scope="col">Night</th><th scope="col">Total</th></tr></thead><tbody>${data.pages_by_person.map((p) => html`<tr><td>${p.email}</td><td>${String(p.working_hours)}</td><td>${String(p.off_hours)}</td><td>${String(p.night)}</td><td>${String(p.total)}</td></tr>`)}</tbody></table>`),
+    figure('oncall', {
+      title: 'Hours on call', description: 'Hours each person was on call in the range, from the schedules.',
+      x: { field: 'email', title: 'Person' }, y: { field: 'hours', title: 'Hours on call' }, data: data.on_call.map((o) => ({ email: o.email, hours: o.hours_on_call })),
+    }, html`<table><caption>Hours on call and pages</caption><thead><tr><th scope="col">Person</th><th scope="col">Hours on call</th><th scope="col">Pages</th></tr></thead><tbody>${data.on_call.map((o) => html`<tr><td>${o.email}</td><td>${String(o.hours_on_call)}</td><td>${String(o.pages)}</td></tr>`)}</tbody></table>`),
+  ]);
+  const body = html`<h1>Insights</h1>
+<p class="muted">From ${data.from} to ${data.to} (UTC), beside ${data.previous.from} to ${data.previous.to}.${recentOnly ? ' Your plan shows the last 7 days.' : ''} The same figures: <code>GET /api/v1/config/insights</code>.</p>
+${filterForm(query, data)}
+<section class="panel" aria-labelledby="timings"><h2 id="timings">How fast</h2>
+<table><caption>Median and 90th percentile, this range and the one before</caption><thead><tr><th scope="col">Measure</th><th scope="col">Measured</th><th scope="col">Median</th><th scope="col">90th percentile</th><th scope="col">Median before</th><th scope="col">90th percentile before</th><th scope="col">Median moved</th></tr></thead>
+<tbody>${timingRow('Alerts: time to acknowledge', a.time_to_acknowledge)}${timingRow('Alerts: time to resolve', a.time_to_resolve)}${timingRow('Incidents: time to acknowledge', data.incidents.time_to_acknowledge)}${timingRow('Incidents: time to resolve', data.incidents.time_to_resolve)}</tbody></table>
+<p>${String(a.fires)} fires of ${String(a.alerts_fired)} alerts; ${String(a.opened_incidents)} opened an incident${a.incident_share === null ? '' : ` (${Math.round(a.incident_share * 100)} %)`}; ${String(data.incidents.opened)} incidents opened; ${String(a.resolved_unacknowledged)} alerts resolved with no one acknowledging.</p></section>
+${charts}
+<section class="panel" aria-labelledby="flapping"><h2 id="flapping">Flapping alerts</h2>${data.flapping.length
+    ? html`<table><thead><tr><th scope="col">Alert</th><th scope="col">Worst day</th><th scope="col">Fires that day</th><th scope="col">Days flapping</th></tr></thead><tbody>${data.flapping.map((f) => html`<tr><td>${f.title} <code>${f.fingerprint}</code></td><td>${f.day}</td><td>${String(f.cycles)}</td><td>${String(f.flapping_days)}</td></tr>`)}</tbody></table>`
+    : html`<p class="muted">No alert fired three times in one day.</p>`}</section>
+<section class="panel" aria-labelledby="unacked"><h2 id="unacked">Resolved with no one acknowledging</h2><p class="muted">Candidates to delete or quieten: nobody acted before they resolved.</p>${data.resolved_unacknowledged.length
+    ? html`<ul>${data.resolved_unacknowledged.map((u) => html`<li>${u.title} <code>${u.fingerprint}</code></li>`)}</ul>`
+    : html`<p class="muted">None.</p>`}</section>`;
+  return { page: layout(session, { title: 'Insights', section: INSIGHTS_SECTION, body }) };
+};
