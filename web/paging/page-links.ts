@@ -10,21 +10,10 @@ import type { Context } from 'koa';
 import type { Services } from '../../engine/services.ts';
 import { actOnPage, pagedPerson, type PageActionResult, type PageChannel } from '../../domain/alerts/page-actions.ts';
 import { openLink, useLink, type OpenLink } from '../../domain/paging/page-links.ts';
-import { renderMessagePage } from '../status-page/html.ts';
+import { renderMessagePage, sendMessagePage as send } from '../status-page/html.ts';
 
-const POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const GONE = renderMessagePage('This link does not work', ['It is not a valid page link, was already used, or has expired. Open Vigil to see the alert.']);
 const VERB = { acknowledge: { button: 'Acknowledge', done: 'acknowledged' }, resolve: { button: 'Resolve', done: 'resolved' } } as const;
-
-function send(ctx: Context, status: number, body: string): void {
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Content-Security-Policy', POLICY);
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.status = status;
-  ctx.body = body;
-}
 
 const listed = (link: OpenLink) => link.alerts.map((a) => `[${a.severity}] ${a.title} (${a.status})`);
 

@@ -2,6 +2,7 @@
  * The status page as one small HTML document: no script, no external resource, status said in words (a
  * symbol and colour only repeat it), every stored text escaped.
  */
+import type { Context } from 'koa';
 import { html, raw, safeUrl, type Html } from '../../engine/html.ts';
 import type { PublicComponent, PublicIncident, PublicMaintenance, PublicPage } from './query.ts';
 
@@ -143,4 +144,17 @@ export function renderMessagePage(title: string, paragraphs: string[], form?: { 
  * The one answer for an unknown, private or unavailable page: it tells nothing about which. It wears the status
  * page's own look (the same inline styles and layout), not the console's, since a visitor of a page meets it.
  */
+const MESSAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/** Answers a message page (renderMessagePage): never cached, not sniffed, no referrer, no script, not framed. */
+export function sendMessagePage(ctx: Context, status: number, body: string): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Content-Security-Policy', MESSAGE_POLICY);
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.status = status;
+  ctx.body = body;
+}
+
 export const NOT_FOUND_HTML = renderMessagePage('Status page not found', ['No public status page is published at this address.']);

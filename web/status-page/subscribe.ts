@@ -17,19 +17,8 @@ import type { CredentialLimiter } from '../../engine/http/rate-limit.ts';
 import { clientOf } from '../../engine/http/client-address.ts';
 import type { Services } from '../../engine/services.ts';
 import { FormError, readForm } from '../console/http.ts';
-import { NOT_FOUND_HTML, renderMessagePage } from './html.ts';
+import { NOT_FOUND_HTML, renderMessagePage, sendMessagePage as send } from './html.ts';
 
-const POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-function send(ctx: Context, status: number, body: string): void {
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Content-Security-Policy', POLICY);
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.status = status;
-  ctx.body = body;
-}
 
 async function form(ctx: Context): Promise<Record<string, string> | null> {
   try {
