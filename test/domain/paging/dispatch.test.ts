@@ -16,7 +16,7 @@ import { useChannel } from '../../../domain/paging/channels/index.ts';
 import { recordDeliveryStatus } from '../../../domain/paging/dispatch.ts';
 import { runEscalations } from '../../../domain/paging/escalations.ts';
 import { client, CONFIG, startVigil } from '../../helpers/harness.ts';
-import { waitFor } from '../../helpers/jobs.ts';
+import { drainJobs, waitFor } from '../../helpers/jobs.ts';
 import { alertOrg, effects, type AlertOrg } from '../../helpers/outbound.ts';
 import { startSmtp, type Mail } from '../../helpers/smtp.ts';
 
@@ -31,7 +31,6 @@ t.teardown(() => vigil.close());
 const services = vigil.running.services;
 
 const mailTo = (to: string): Mail[] => smtp.messages.filter((m) => m.to.includes(to));
-const quiet = () => new Promise((r) => setTimeout(r, 300));
 
 /** The webhook type's channel for this file: records each message, answers what `answer` says. */
 const calls: { to: ContactTarget; message: PageMessage }[] = [];
@@ -162,7 +161,7 @@ t.test('the link acknowledges as the person over email, stops the escalation and
   t.equal(callsTo(bob.hook).length, 0, 'the webhook is never called');
   vigil.clock.advance(10 * MINUTE);
   await runEscalations(services);
-  await quiet();
+  await drainJobs(services);
   t.equal(mailTo(bob.work).length, 2, 'the repeat pages nobody');
   const state = await org.api.get(`${CONFIG}/alerts/${alert.id}/escalation`);
   t.match(state.body.data, [{ state: 'stopped', reason: 'acknowledged' }]);
@@ -238,12 +237,12 @@ t.test('beyond a method\'s limit pages are held, then one summary', async (t) =>
     vigil.clock.advance(10_000);
   }
   await waitFor(() => mailTo(eve.email).length === 2, 'two pages');
-  await quiet();
+  await drainJobs(services);
   t.equal(mailTo(eve.email).length, 2, 'the limit holds the rest');
   t.match(effects(await org.alert('L3'), 'notified'), [{ status: 'limited', limit: { messages: 2, perMinutes: 15 } }], 'a held page is on its timeline');
   vigil.clock.advance(14 * MINUTE);
   await runEscalations(services);
-  await quiet();
+  await drainJobs(services);
   t.equal(mailTo(eve.email).length, 2, 'still held: 15 minutes from the first are not over');
   vigil.clock.advance(1 * MINUTE);
   await runEscalations(services);

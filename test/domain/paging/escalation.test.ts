@@ -9,7 +9,7 @@
 import t, { type Test } from 'tap';
 import { runEscalations } from '../../../domain/paging/escalations.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
-import { waitFor } from '../../helpers/jobs.ts';
+import { drainJobs, waitFor } from '../../helpers/jobs.ts';
 import { alertOrg, effects, type AlertOrg } from '../../helpers/outbound.ts';
 import { startSmtp, type Mail } from '../../helpers/smtp.ts';
 
@@ -121,7 +121,7 @@ t.test('a three-step policy with a schedule target runs each step after its dela
   await waitFor(() => mailTo(p.cat).length === 2, 'the repeat ran to its end');
   vigil.clock.advance(60 * MINUTE);
   await passAndSend();
-  await new Promise((r) => setTimeout(r, 300));
+  await drainJobs(services);
   t.same([mailTo(p.ann).length, mailTo(p.bob).length, mailTo(p.cat).length], [2, 2, 2], 'each step once per run, two runs, then nothing');
 
   alert = await org.alert('CardDeclines');
@@ -158,7 +158,7 @@ t.test('acknowledging the alert stops the escalation before its next step', asyn
   t.notOk(ack.isError, JSON.stringify(ack.body));
   vigil.clock.advance(5 * MINUTE);
   await passAndSend();
-  await new Promise((r) => setTimeout(r, 300));
+  await drainJobs(services);
   t.equal(mailTo(p.bob).length, 0, 'bob is never paged');
   const after = await org.alert('Latency');
   t.match(effects(after, 'escalation_stopped'), [{ reason: 'acknowledged', step: 1 }]);
@@ -190,12 +190,12 @@ t.test('the first page goes out at once; alerts paged within the bundle window a
   vigil.clock.advance(2_000);
   await org.fire({ name: 'Three', service: 'payments' }, { name: 'Four', service: 'payments' });
   await pass();
-  await new Promise((r) => setTimeout(r, 300));
+  await drainJobs(services);
   t.equal(mailTo(p.ann).length, 1, 'held while the window of the first is open');
   vigil.clock.advance(2_000);
   await pass();
   await waitFor(() => mailTo(p.ann).length === 2, 'one more message when the window ends');
-  await new Promise((r) => setTimeout(r, 300));
+  await drainJobs(services);
   t.equal(mailTo(p.ann).length, 2, 'only one more');
   const mail = mailTo(p.ann)[1]!;
   t.match(mail.subject, /3 alerts/);
