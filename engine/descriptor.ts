@@ -143,7 +143,9 @@ export interface FamilyDescriptor {
   /**
    * fields whose value no two organizations may share (a public slug): a unique index across the whole
    * deployment; a value another organization holds is refused with 422 naming the field, never a 409 that
-   * would show that organization's row
+   * would show that organization's row. A list field: no value in the list may be in another organization's list
+   * (the email domains a sign-in provider claims); no index can hold that, so such a write takes a deployment-wide
+   * lock per family and runs in a transaction
    */
   uniqueAcrossOrganizations?: readonly string[];
   /** a natural key that holds only under a condition: enforced by a per-organization lock, not an index */

@@ -12,6 +12,9 @@ const json = (schema: TSchema): Json => schema as unknown as Json;
 export const isReadOnly = (schema: TSchema): boolean => json(schema).readOnly === true;
 export const isWriteOnly = (schema: TSchema): boolean => json(schema).writeOnly === true;
 
+/** Whether a field holds a list (`T[]` or `T[] | null`). */
+export const isListField = (schema: TSchema): boolean => unwrapNullable(schema).inner.type === 'array';
+
 /** The non-null member of `T | null`, and whether null is allowed. */
 export function unwrapNullable(schema: TSchema): { inner: Json; nullable: boolean } {
   const s = json(schema);

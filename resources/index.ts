@@ -31,6 +31,7 @@ import schedules from './schedules.ts';
 import escalation_policies from './escalation_policies.ts';
 import service_bindings from './service_bindings.ts';
 import slis from './slis.ts';
+import sso_settings from './sso_settings.ts';
 import slos from './slos.ts';
 import status_page_components from './status_page_components.ts';
 import status_page_incidents from './status_page_incidents.ts';
@@ -85,4 +86,5 @@ export const families: FamilyDescriptor[] = [
   contact_methods,
   notification_rules,
   paging_providers,
+  sso_settings,
 ];

@@ -8,6 +8,7 @@ import type { Caller } from '../auth/caller.ts';
 import { userEmail } from './context.ts';
 import type { Notice } from './types.ts';
 import { project } from './project.ts';
+import { isListField } from '../fields.ts';
 
 /**
  * A family's `ownRows`: below the role named there, a person writes only rows that name them (the stored row and
@@ -110,11 +111,27 @@ export async function checkUniqueAcrossOrganizations(d: FamilyDescriptor, store:
   const errors: FieldError[] = [];
   for (const field of d.uniqueAcrossOrganizations ?? []) {
     const value = row[field];
+    if (isListField(d.fields[field]!)) {
+      // no index holds "no element shared": the writer holds the family's deployment-wide lock (uniqueListWrite)
+      const before = new Set(Array.isArray(existing?.[field]) ? (existing[field] as unknown[]) : []);
+      const added = (Array.isArray(value) ? value : []).map((v, i) => [v, i] as const).filter(([v]) => !before.has(v));
+      if (added.length) await store.lockFamily(d, DEPLOYMENT_LOCK);
+      for (const [v, i] of added) {
+        if (await store.heldInListElsewhere(d, organizationId, field, v)) errors.push({ field, message: `entry ${i + 1} is already claimed by another organization; each value may belong to one organization of the deployment` });
+      }
+      continue;
+    }
     if (value === null || value === undefined || (existing && existing[field] === value)) continue;
     if (await store.takenElsewhere(d, organizationId, field, value)) errors.push({ field, message: 'is already taken; choose another' });
   }
   if (errors.length) throw validationFailed(errors);
 }
+
+/** The lock key of a family's deployment-wide values (an organization id is a uuid, so it cannot collide). */
+const DEPLOYMENT_LOCK = 'deployment';
+
+/** Whether a write of the family must run in a transaction: it checks list values no index holds (above). */
+export const uniqueListWrite = (d: FamilyDescriptor): boolean => (d.uniqueAcrossOrganizations ?? []).some((f) => isListField(d.fields[f]!));
 
 export function takenError(d: FamilyDescriptor): ApiError {
   return validationFailed((d.uniqueAcrossOrganizations ?? []).map((field) => ({ field, message: 'is already taken; choose another' })));

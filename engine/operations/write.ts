@@ -8,7 +8,7 @@ import type { FamilyDescriptor, HookContext, Row, WriteStage } from '../descript
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { parseWrite } from '../validation.ts';
 import { auditEntry, auditRow, diffRows, recordAudit, tellListeners, writesAlone } from './audit.ts';
-import { checkOwnRow, checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError } from './checks.ts';
+import { checkOwnRow, checkRow, checkNaturalKey, checkUniqueAcrossOrganizations, conflict, preconditionFailed, resolveReferences, takenError, uniqueListWrite } from './checks.ts';
 import { naturalKeyIndexed } from '../persistence/entities.ts';
 import { hookContext, inBatchFirstPass, inTransaction, readStore, whenCommitted } from './context.ts';
 import { KeyHeld, takeKey, type KeyClaim } from './idempotency.ts';
@@ -91,7 +91,7 @@ const ALONE_ATTEMPTS = 3;
 export async function createRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest, key?: KeyClaim): Promise<OperationResult> {
   const input = parseOrRefuse(services, d, caller, request, 'create');
   const orgId = caller.organization.id;
-  const alone = !d.positioned && !d.naturalKeyWhile && (await writesAlone(services, d, { organizationId: orgId, family: d.name, action: 'create' }));
+  const alone = !d.positioned && !d.naturalKeyWhile && !uniqueListWrite(d) && (await writesAlone(services, d, { organizationId: orgId, family: d.name, action: 'create' }));
   let candidate: Row | undefined;
 
   /** The row as it will be stored, through the checks that need no lock. */
@@ -161,7 +161,7 @@ export async function createRow(services: Services, caller: Caller, d: FamilyDes
 export async function updateRow(services: Services, caller: Caller, d: FamilyDescriptor, request: OperationRequest): Promise<OperationResult> {
   const { move, ...input } = parseOrRefuse(services, d, caller, request, 'update');
   const orgId = caller.organization.id;
-  const alone = move === undefined && !d.naturalKeyWhile && (await writesAlone(services, d, { organizationId: orgId, family: d.name, action: 'update' }));
+  const alone = move === undefined && !d.naturalKeyWhile && !uniqueListWrite(d) && (await writesAlone(services, d, { organizationId: orgId, family: d.name, action: 'update' }));
   let candidate: Row | undefined;
 
   /** The row as it will be stored, checked against `existing`. */

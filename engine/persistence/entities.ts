@@ -5,7 +5,7 @@
  */
 import { EntitySchema } from '@mikro-orm/core';
 import type { FamilyDescriptor } from '../descriptor.ts';
-import { columnFor, planFields } from '../fields.ts';
+import { columnFor, isListField, planFields } from '../fields.ts';
 import { jsonb, optionalTime as nullableTimestamp, text, time as timestamp, uuid } from './columns.ts';
 
 export const OrganizationEntity = new EntitySchema<any>({
@@ -219,7 +219,8 @@ function buildFamilyEntity(family: FamilyDescriptor): EntitySchema {
     properties[name] = { ...columnFor(family.fields[name]!), nullable: !family.naturalKey?.includes(name) };
   }
   const uniques: { properties: string[] }[] = naturalKeyIndexed(family) ? [{ properties: ['organization_id', ...family.naturalKey!] }] : [];
-  for (const name of family.uniqueAcrossOrganizations ?? []) uniques.push({ properties: [name] });
+  // a list field's values are checked under a lock (operations/checks.ts): no index holds "no element shared"
+  for (const name of family.uniqueAcrossOrganizations ?? []) if (!isListField(family.fields[name]!)) uniques.push({ properties: [name] });
   return new EntitySchema<any>({
     name: entityName(family),
     tableName: tableName(family),

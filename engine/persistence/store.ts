@@ -404,6 +404,13 @@ export class FamilyStore {
     return rows.length > 0;
   }
 
+  /** Whether another organization's list in `column` (a jsonb array) holds `value`. */
+  async heldInListElsewhere(family: FamilyDescriptor, organizationId: string, column: string, value: unknown): Promise<boolean> {
+    const shape = shapeOf(family);
+    const rows = await this.execute(`select 1 from ${shape.table} where ${quote(column)} @> ?::jsonb and "organization_id" <> ? limit 1`, [JSON.stringify([value]), organizationId]);
+    return rows.length > 0;
+  }
+
   /** A transaction-scoped lock per organization and family, for natural keys no index can hold. */
   async lockFamily(family: FamilyDescriptor, organizationId: string): Promise<void> {
     const key = `${organizationId}:${family.name}`;
