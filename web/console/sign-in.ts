@@ -17,10 +17,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { constantTimeEqual } from '../../engine/crypto.ts';
+import { ApiError } from '../../engine/errors.ts';
 import { passwordProblem, PASSWORD_MIN_LENGTH } from '../../engine/auth/passwords.ts';
 import {
-  checkPassword, chooseOrganization, endSession, openSession, preSessionToken, resolveSession, signInLinkUser, useSignInLink,
+  checkPassword, chooseOrganization, endSession, membershipsOf, openSession, preSessionToken, resolveSession, signInLinkUser, useSignInLink,
 } from '../../engine/auth/sessions.ts';
+import { sqlExecutor } from '../../engine/persistence/sql.ts';
 import type { Services } from '../../engine/services.ts';
 import { html, type Html } from '../../engine/html.ts';
 import { clearCookie, FORM_COOKIE, FormError, readCookie, readForm, safeNext, seeOther, sendPage, SESSION_COOKIE, setCookie } from './http.ts';
@@ -29,6 +31,9 @@ import { refusalPage, screen } from './page.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
 import { OidcClient } from './sso/oidc.ts';
 import { OIDC_START_PATH, oidcRoutes } from './sso/routes.ts';
+import { anyTenantProvider, passwordRefusedIn, TenantClients } from './sso/tenant.ts';
+
+export const TENANT_SSO_PATH = '/login/sso';
 
 const BAD_SIGN_IN = 'That email and password do not match an account. Check both and try again.';
 
@@ -59,17 +64,24 @@ function formTokenMatches(ctx: Context, services: Services, sent: unknown): bool
   return typeof sent === 'string' && token !== undefined && constantTimeEqual(token, sent);
 }
 
-/** The sign-in page: with the deployment's OpenID Connect provider (sso/) offered first when one is configured. */
-function loginPage(services: Services, token: string, next: string, options: { email?: string; problem?: string } = {}): Html {
+/**
+ * The sign-in page: with the deployment's OpenID Connect provider (sso/) offered first when one is configured, and,
+ * when organizations have their own (sso/tenant.ts), a second button on the email field: "Continue with single
+ * sign-on" finds the provider from the email's domain (no password needed).
+ */
+function loginPage(services: Services, token: string, next: string, options: { email?: string; problem?: string; tenants?: boolean } = {}): Html {
   const problem = options.problem ? html`<div class="notice error" role="alert"><p>${options.problem}</p></div>` : '';
   const ssoName = services.config.oidc?.name;
   const sso = ssoName === undefined ? '' : html`<p><a class="button" href="${`${OIDC_START_PATH}?next=${encodeURIComponent(next)}`}">Sign in with ${ssoName}</a></p>
 <p class="muted">Or with a password:</p>`;
+  const tenant = options.tenants
+    ? html`<button type="submit" formaction="${TENANT_SSO_PATH}" formnovalidate>Continue with single sign-on</button><p class="muted">Single sign-on needs only your work email.</p>`
+    : '';
   return documentOf('Sign in', html`<main id="main" class="centered stack"><h1>Sign in to Vigil</h1>${problem}${sso}
 <form method="post" action="/login" class="stack"><input type="hidden" name="_form" value="${token}"><input type="hidden" name="next" value="${next}">
 <div class="field"><label for="email">Email</label><input type="email" id="email" name="email" autocomplete="username" required value="${options.email ?? ''}"></div>
 <div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required></div>
-<button type="submit">Sign in</button></form>
+<button type="submit">Sign in</button>${tenant}</form>
 <p class="muted">No password yet? Ask your operator for a sign-in link.</p></main>`);
 }
 
@@ -86,8 +98,8 @@ function choosePage(token: string, email: string, action: string, problem?: stri
 const waitSentence = (seconds: number) =>
   `Too many failed sign-ins. Try again in ${seconds < 60 ? `${seconds} second(s)` : `${Math.ceil(seconds / 60)} minute(s)`}.`;
 
-async function signedIn(ctx: Context, services: Services, userId: string, next: string): Promise<void> {
-  const token = await openSession(services, userId);
+async function signedIn(ctx: Context, services: Services, userId: string, next: string, organizationId?: string): Promise<void> {
+  const token = await openSession(services, userId, { organizationId });
   if (!token) {
     return sendPage(ctx, 403, refusalPage(null, '/login', 403, 'Your account is not a member of any enabled organization. Ask your operator to add you.'));
   }
@@ -111,12 +123,29 @@ async function form(ctx: Context): Promise<Record<string, string> | null> {
 export function signInRoutes(router: Router, services: Services, throttle: SignInThrottle | undefined): void {
   const settings = services.config.oidc;
   const oidc = settings ? new OidcClient(settings, services.clock) : undefined;
-  if (settings && oidc) oidcRoutes(router, services, settings, oidc);
+  const sso = oidcRoutes(router, services, settings && oidc ? { settings, oidc } : undefined, new TenantClients(services));
+  const page = async (ctx: Context, status: number, next: string, options: { email?: string; problem?: string } = {}) =>
+    sendPage(ctx, status, loginPage(services, formToken(ctx, services), next, { ...options, tenants: await anyTenantProvider(services) }));
 
   router.get('/login', async (ctx) => {
     const next = safeNext(ctx.query.next);
     if (await resolveSession(services, readCookie(ctx, SESSION_COOKIE))) return seeOther(ctx, next);
-    sendPage(ctx, 200, loginPage(services, formToken(ctx, services), next));
+    await page(ctx, 200, next);
+  });
+
+  // email first: the organization that claims the email's domain, and its provider
+  router.post(TENANT_SSO_PATH, async (ctx) => {
+    const fields = await form(ctx);
+    if (!fields) return;
+    if (!formTokenMatches(ctx, services, fields._form)) {
+      return sendPage(ctx, 403, refusalPage(null, '/login', 403, 'This sign-in form is out of date or did not come from this service. Open the sign-in page again.'));
+    }
+    const next = safeNext(fields.next);
+    const email = (fields.email ?? '').trim().slice(0, 254);
+    if (!email.includes('@')) return page(ctx, 422, next, { email, problem: 'Enter your work email address: single sign-on is found from its domain.' });
+    const tenant = await sso.providerForEmail(email);
+    if (!tenant) return page(ctx, 404, next, { email, problem: 'No organization here signs in its people through single sign-on for that email\'s domain. Sign in with your password, or ask your administrator.' });
+    await sso.startTenant(ctx, tenant, next);
   });
 
   router.post('/login', async (ctx) => {
@@ -130,16 +159,24 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
     const wait = await throttle?.wait(ctx.ip, email);
     if (wait) {
       ctx.set('Retry-After', String(wait));
-      return sendPage(ctx, 429, loginPage(services, formToken(ctx, services), next, { email, problem: waitSentence(wait) }));
+      return page(ctx, 429, next, { email, problem: waitSentence(wait) });
     }
     const userId = email && fields.password ? await checkPassword(services, email, fields.password) : null;
     if (!userId) {
       const slowed = await throttle?.failed(ctx.ip, email);
       if (slowed) ctx.set('Retry-After', String(slowed));
-      return sendPage(ctx, 401, loginPage(services, formToken(ctx, services), next, { email, problem: BAD_SIGN_IN }));
+      return page(ctx, 401, next, { email, problem: BAD_SIGN_IN });
     }
     await throttle?.succeeded(ctx.ip, email);
-    await signedIn(ctx, services, userId, next);
+    // an organization with its own provider may refuse passwords to members below org_admin (break-glass: org admins
+    // keep theirs, and the operator's sign-in links always work): the session opens in an organization that allows it
+    const memberships = await membershipsOf(sqlExecutor(services.db), userId);
+    const refused = await passwordRefusedIn(services, memberships.map((m) => ({ organizationId: m.organization.id, role: m.role })));
+    const allowed = memberships.find((m) => !refused.has(m.organization.id));
+    if (memberships.length && !allowed) {
+      return page(ctx, 403, next, { email, problem: 'Your organization signs its members in through single sign-on, not with a password. Use "Continue with single sign-on".' });
+    }
+    await signedIn(ctx, services, userId, next, allowed?.organization.id);
   });
 
   router.post('/logout', screen(services, '/board', async (services, { ctx }) => {
@@ -152,7 +189,13 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
   }));
 
   router.post('/organization', screen(services, '/board', async (services, { ctx, session, form }) => {
-    await chooseOrganization(services, session, String(form.organization_id ?? '').toLowerCase());
+    const target = String(form.organization_id ?? '').toLowerCase();
+    // an organization that refuses passwords to this person is entered by signing in through its provider
+    const membership = session.memberships.find((m) => m.organization.id === target);
+    if (membership && (await passwordRefusedIn(services, [{ organizationId: target, role: membership.role }])).has(target)) {
+      throw new ApiError('forbidden', 'That organization signs its members in through its own single sign-on. Sign out, then sign in with "Continue with single sign-on".');
+    }
+    await chooseOrganization(services, session, target);
     seeOther(ctx, safeNext(form.next));
   }));
 

@@ -18,6 +18,8 @@ export interface OidcProviderSettings {
   clientId: string;
   clientSecret: string;
   scopes: readonly string[];
+  /** requested only when the provider's discovery lists them (`groups`: some providers refuse a scope they lack) */
+  scopesIfSupported?: readonly string[];
   groupsClaim: string;
 }
 
@@ -96,13 +98,18 @@ export class OidcClient {
     return config;
   }
 
+  /** The issuer as discovery answered it (the one ID tokens and RFC 9207 `iss` answers are checked against). */
+  get issuer(): string {
+    return this.#settings.issuer;
+  }
+
   /** The provider's authorization URL for a new flow, and the secrets the callback needs. */
   async start(redirectUri: string): Promise<{ url: URL; secrets: FlowSecrets }> {
     const config = await this.#configuration();
     const secrets = { state: client.randomState(), nonce: client.randomNonce(), verifier: client.randomPKCECodeVerifier() };
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
-      scope: this.#settings.scopes.join(' '),
+      scope: [...this.#settings.scopes, ...(this.#settings.scopesIfSupported ?? []).filter((s) => config.serverMetadata().scopes_supported?.includes(s))].join(' '),
       response_type: 'code',
       code_challenge: await client.calculatePKCECodeChallenge(secrets.verifier),
       code_challenge_method: 'S256',

@@ -11,6 +11,15 @@
  *   (engine/auth/sso.ts) and a session opens in that organization; with none the membership is removed, the
  *   person's sessions there end, and the page says so.
  * - Every refusal is a page that says what happened, with no session.
+ *
+ * An organization's own provider (resources/sso_settings.ts, tenant.ts) uses the same callback:
+ * - `POST /login/sso` (the sign-in page's email, with its form token) finds the organization that claims the email's
+ *   domain and starts a flow at its provider; the answer is a page that moves on to the provider at once (a meta
+ *   refresh and a link: a form's redirect to another origin would break the console's `form-action 'self'`).
+ * - The flow cookie names the provider the flow started with (`provider`: the organization, and its issuer); the
+ *   callback uses that provider only, refuses the flow when the organization's issuer changed since, and openid-client
+ *   refuses an answer from another issuer (RFC 9207 `iss`, the ID token's `iss`): an answer of one provider is never
+ *   accepted for a flow started at another (mix-up). The person becomes a member of that organization only.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -21,6 +30,9 @@ import type { Services } from '../../../engine/services.ts';
 import { clearCookie, readCookie, safeNext, seeOther, sendPage, SESSION_COOKIE, setCookie } from '../http.ts';
 import { refusalPage } from '../page.ts';
 import { mappedRole, type OidcSettings } from './config.ts';
+import { html } from '../../../engine/html.ts';
+import { documentOf } from '../layout.ts';
+import { providerForEmail, providerOfOrganization, type TenantClients, type TenantProvider } from './tenant.ts';
 import { OidcClient, OidcRefused, type FlowSecrets } from './oidc.ts';
 
 export const OIDC_START_PATH = '/login/oidc';
@@ -32,6 +44,10 @@ const FLOW_SECONDS = 10 * 60;
 
 interface Flow extends FlowSecrets {
   next: string;
+  /** the provider the flow started with: '' the deployment's, else the organization whose own provider it is */
+  provider: string;
+  /** that provider's issuer when the flow started */
+  issuer: string;
   /** when the flow stops being accepted, ms since the epoch (the injected clock) */
   until: number;
 }
@@ -50,7 +66,7 @@ function readFlow(ctx: Context, services: Services): Flow | undefined {
   if (!constantTimeEqual(mac, services.secrets.sign(FLOW_PURPOSE, payload))) return undefined;
   try {
     const flow = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Flow;
-    const strings = [flow.state, flow.nonce, flow.verifier, flow.next].every((v) => typeof v === 'string');
+    const strings = [flow.state, flow.nonce, flow.verifier, flow.next, flow.provider, flow.issuer].every((v) => typeof v === 'string');
     return strings && typeof flow.until === 'number' && flow.until > services.clock.now().getTime() ? flow : undefined;
   } catch {
     return undefined;
@@ -67,28 +83,90 @@ function domainAllowed(email: string, allowed: readonly string[]): boolean {
   return allowed.length === 0 || allowed.includes(domain);
 }
 
-export function oidcRoutes(router: Router, services: Services, settings: OidcSettings, oidc: OidcClient): void {
-  const redirectUri = `${services.config.publicUrl}${OIDC_CALLBACK_PATH}`;
-  // signing out posts to /logout, which redirects to the provider's logout: a browser holds a form's redirects to
-  // the page's form-action, so the console's pages allow the issuer's origin there too (and no other)
-  const issuerOrigin = new URL(settings.issuer).origin;
-  router.use(async (ctx, next) => {
-    await next();
-    const policy = ctx.response.get('Content-Security-Policy');
-    if (policy) ctx.set('Content-Security-Policy', policy.replace("form-action 'self'", `form-action 'self' ${issuerOrigin}`));
-  });
+/** The provider a callback's flow names, as the callback uses it; null when it is gone or changed since the flow began. */
+interface FlowProvider {
+  name: string;
+  oidc: OidcClient;
+  organization: string;
+  allowedDomains: readonly string[];
+  role(groups: readonly string[]): ReturnType<typeof mappedRole>;
+  /** sessions of the deployment's provider also end at the provider on sign-out */
+  sso: boolean;
+}
 
-  router.get(OIDC_START_PATH, async (ctx) => {
+export interface DeploymentProvider {
+  settings: OidcSettings;
+  oidc: OidcClient;
+}
+
+function tenantFlowProvider(tenant: TenantProvider, clients: TenantClients): FlowProvider {
+  return {
+    name: tenant.name, oidc: clients.for(tenant), organization: tenant.organizationId, allowedDomains: tenant.allowedDomains,
+    role: (groups) => mappedRole(groups, tenant.roleMappings, tenant.defaultRole),
+    // sign-out ends Vigil's session only: the console's form-action allows one provider's origin, the deployment's
+    sso: false,
+  };
+}
+
+/** A page that moves on to the provider at once: no script (the console has none), a meta refresh and a link. */
+function continuePage(name: string, url: string) {
+  return documentOf(`Sign in with ${name}`, html`<main id="main" class="centered stack"><h1>Sign in with ${name}</h1>
+<p>Taking you to ${name}…</p><p><a class="button" id="continue" href="${url}">Continue to ${name}</a></p></main>`);
+}
+
+export function oidcRoutes(router: Router, services: Services, deployment: DeploymentProvider | undefined, tenants: TenantClients) {
+  const redirectUri = `${services.config.publicUrl}${OIDC_CALLBACK_PATH}`;
+  const settings = deployment?.settings;
+  if (deployment && settings) {
+    // signing out posts to /logout, which redirects to the provider's logout: a browser holds a form's redirects to
+    // the page's form-action, so the console's pages allow the issuer's origin there too (and no other)
+    const issuerOrigin = new URL(settings.issuer).origin;
+    router.use(async (ctx, next) => {
+      await next();
+      const policy = ctx.response.get('Content-Security-Policy');
+      if (policy) ctx.set('Content-Security-Policy', policy.replace("form-action 'self'", `form-action 'self' ${issuerOrigin}`));
+    });
+
+    router.get(OIDC_START_PATH, async (ctx) => {
+      let started: Awaited<ReturnType<OidcClient['start']>>;
+      try {
+        started = await deployment.oidc.start(redirectUri);
+      } catch (error) {
+        services.log.warn({ event: 'oidc_discovery_failed', reason: error instanceof Error ? error.message.slice(0, 200) : 'error' }, 'the OpenID Connect provider could not be reached');
+        return refuse(ctx, 503, `${settings.name} cannot be reached just now, so single sign-on is unavailable. Try again in a moment.`);
+      }
+      writeFlow(ctx, services, { ...started.secrets, next: safeNext(ctx.query.next), provider: '', issuer: settings.issuer, until: services.clock.now().getTime() + FLOW_SECONDS * 1000 });
+      seeOther(ctx, started.url.href);
+    });
+  }
+
+  /** Starts a flow at the organization's own provider; the caller checked the form token. */
+  async function startTenant(ctx: Context, tenant: TenantProvider, next: string): Promise<void> {
+    const oidc = tenants.for(tenant);
     let started: Awaited<ReturnType<OidcClient['start']>>;
     try {
       started = await oidc.start(redirectUri);
     } catch (error) {
-      services.log.warn({ event: 'oidc_discovery_failed', reason: error instanceof Error ? error.message.slice(0, 200) : 'error' }, 'the OpenID Connect provider could not be reached');
-      return refuse(ctx, 503, `${settings.name} cannot be reached just now, so single sign-on is unavailable. Try again in a moment.`);
+      services.log.warn({ event: 'oidc_discovery_failed', organization_id: tenant.organizationId, reason: error instanceof Error ? error.message.slice(0, 200) : 'error' }, 'an organization\'s OpenID Connect provider could not be reached');
+      return refuse(ctx, 503, `${tenant.name} cannot be reached just now, so single sign-on is unavailable. Try again in a moment, or ask your administrator.`);
     }
-    writeFlow(ctx, services, { ...started.secrets, next: safeNext(ctx.query.next), until: services.clock.now().getTime() + FLOW_SECONDS * 1000 });
-    seeOther(ctx, started.url.href);
-  });
+    writeFlow(ctx, services, { ...started.secrets, next, provider: tenant.organizationId, issuer: tenant.issuer, until: services.clock.now().getTime() + FLOW_SECONDS * 1000 });
+    sendPage(ctx, 200, continuePage(tenant.name, started.url.href));
+    ctx.set('Refresh', `0; url=${started.url.href}`);
+  }
+
+  /** The provider the flow started with, as it stands now; null when it is gone or its issuer changed. */
+  async function providerOf(flow: Flow): Promise<FlowProvider | null> {
+    if (flow.provider === '') {
+      if (!deployment || !settings || settings.issuer !== flow.issuer) return null;
+      return {
+        name: settings.name, oidc: deployment.oidc, organization: settings.organization, allowedDomains: settings.allowedDomains, sso: true,
+        role: (groups) => mappedRole(groups, settings.roleMappings, settings.defaultRole),
+      };
+    }
+    const tenant = await providerOfOrganization(services, flow.provider);
+    return tenant && tenant.issuer === flow.issuer ? tenantFlowProvider(tenant, tenants) : null;
+  }
 
   router.get(OIDC_CALLBACK_PATH, async (ctx) => {
     const flow = readFlow(ctx, services);
@@ -98,9 +176,14 @@ export function oidcRoutes(router: Router, services: Services, settings: OidcSet
       services.log.warn({ event: 'oidc_refused', reason: flow ? 'state_mismatch' : 'no_flow' }, 'an OpenID Connect callback was refused');
       return refuse(ctx, 400, 'This sign-in did not start in this browser, or took too long. Start again from the sign-in page.');
     }
+    const provider = await providerOf(flow);
+    if (!provider) {
+      services.log.warn({ event: 'oidc_refused', reason: 'provider_changed' }, 'an OpenID Connect callback was refused');
+      return refuse(ctx, 400, 'Single sign-on was changed while you were signing in. Start again from the sign-in page.');
+    }
     let identity;
     try {
-      identity = await oidc.finish(new URL(`${redirectUri}${ctx.search}`), flow);
+      identity = await provider.oidc.finish(new URL(`${redirectUri}${ctx.search}`), flow);
     } catch (error) {
       if (!(error instanceof OidcRefused)) throw error;
       services.log.warn({ event: 'oidc_refused', reason: error.reason }, 'an OpenID Connect callback was refused');
@@ -108,16 +191,16 @@ export function oidcRoutes(router: Router, services: Services, settings: OidcSet
     }
     if (!identity.email || !identity.emailVerified) {
       services.log.info({ event: 'oidc_refused', reason: identity.email ? 'email_not_verified' : 'no_email' }, 'an OpenID Connect sign-in was refused');
-      return refuse(ctx, 403, `${settings.name} did not vouch for your email address (it is missing or not verified), so Vigil cannot sign you in. Verify your email with your identity provider, or ask your administrator.`);
+      return refuse(ctx, 403, `${provider.name} did not vouch for your email address (it is missing or not verified), so Vigil cannot sign you in. Verify your email with your identity provider, or ask your administrator.`);
     }
-    if (!domainAllowed(identity.email, settings.allowedDomains)) {
+    if (!domainAllowed(identity.email, provider.allowedDomains)) {
       services.log.info({ event: 'oidc_refused', reason: 'domain_not_allowed' }, 'an OpenID Connect sign-in was refused');
       return refuse(ctx, 403, `Accounts of ${identity.email.slice(identity.email.lastIndexOf('@') + 1)} cannot sign in here. Sign in with your work account, or ask your administrator.`);
     }
-    const role = mappedRole(identity.groups, settings.roleMappings, settings.defaultRole);
-    const outcome = await applySsoSignIn(services, { email: identity.email, name: identity.name }, settings.organization, role);
+    const role = provider.role(identity.groups);
+    const outcome = await applySsoSignIn(services, { email: identity.email, name: identity.name }, provider.organization, role);
     if (outcome.kind === 'no_organization') {
-      services.log.error({ event: 'oidc_refused', reason: 'organization_not_found' }, 'VIGIL_OIDC_ORGANIZATION names no enabled organization');
+      services.log.error({ event: 'oidc_refused', reason: 'organization_not_found' }, 'the single sign-on provider names no enabled organization');
       return refuse(ctx, 503, 'Single sign-on is not set up completely here (its organization is missing or disabled). Tell your operator.');
     }
     if (outcome.kind === 'removed') {
@@ -125,10 +208,12 @@ export function oidcRoutes(router: Router, services: Services, settings: OidcSet
       clearCookie(ctx, services, SESSION_COOKIE);
       return refuse(ctx, 403, 'None of your groups gives access to Vigil, so you are signed out and have no access here. Ask your administrator to add you to a group that does.');
     }
-    const token = await openSession(services, outcome.userId, { organizationId: outcome.organizationId, sso: true });
+    const token = await openSession(services, outcome.userId, { organizationId: outcome.organizationId, sso: provider.sso });
     if (!token) return refuse(ctx, 403, 'Your account is not a member of any enabled organization. Ask your operator to add you.');
     services.log.info({ event: 'oidc_signed_in', organization_id: outcome.organizationId, role: outcome.role, new_user: outcome.created }, 'signed in with OpenID Connect');
     setCookie(ctx, services, SESSION_COOKIE, token);
     seeOther(ctx, flow.next);
   });
+
+  return { startTenant, providerForEmail: (email: string) => providerForEmail(services, email) };
 }
