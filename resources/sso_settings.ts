@@ -79,10 +79,11 @@ export default defineFamily({
   examples: {
     valid: [],
     invalid: [
-      { body: { issuer: 'https://login.example.com', client_id: 'vigil' }, field: 'client_secret' },
+      { body: { client_secret: 's'.repeat(513) }, field: 'client_secret' },
+      { body: { issuer: 'https://login.example.com', client_id: null }, field: 'client_id' },
       { body: { issuer: 'ftp://login.example.com' }, field: 'issuer' },
-      { body: { allowed_domains: ['Example.COM'] }, field: 'allowed_domains' },
-      { body: { role_mappings: { sre: 'owner' } }, field: 'role_mappings' },
+      { body: { allowed_domains: ['Example.COM'] }, field: 'allowed_domains[0]' },
+      { body: { role_mappings: { sre: 'owner' } }, field: 'role_mappings.sre' },
       { body: { default_role: 'admin' }, field: 'default_role' },
       { body: { password_sign_in: false }, field: 'password_sign_in' },
     ],
