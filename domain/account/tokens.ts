@@ -90,7 +90,9 @@ export const createPersonalToken: DomainOperation = {
     const name = String(input.name).trim();
     const chosen = [...new Set((input.organizations as string[]).map((o) => o.trim().toLowerCase()))];
     const ceiling = input.max_role as MaxRole;
-    const memberships = await membershipsOf(sql, userId);
+    // a session confined to one organization (opened by its own sign-in provider) makes tokens for that one only
+    const confinedTo = caller.credential.confinedTo;
+    const memberships = (await membershipsOf(sql, userId)).filter((m) => !confinedTo || m.organization.id === confinedTo);
     const errors = [];
     if (!name) errors.push({ field: 'name', message: 'must not be blank' });
     const roleIn = new Map(memberships.map((m) => [m.organization.id, m]));

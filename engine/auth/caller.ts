@@ -33,7 +33,8 @@ export type ApiTransport = 'rest' | 'mcp';
 /** Who is calling, resolved once by the transport and handed to every operation. */
 export interface Caller {
   organization: Organization;
-  credential: { kind: CredentialKind; id: string; userId?: string; scopes: readonly string[] };
+  /** `confinedTo`: a console session that may act in this organization only (opened by its own sign-in provider) */
+  credential: { kind: CredentialKind; id: string; userId?: string; scopes: readonly string[]; confinedTo?: string };
   /** the effective role: the scope's role for a key; for a user, the membership capped by the token's ceiling */
   role: Role;
   /** `system` only for the service's own work (credential kind `system`) */

@@ -124,15 +124,15 @@ export async function useSignInLink(services: Services, token: string, password:
  * of it; null when the user belongs to none that is enabled. `options.sso`: opened by single sign-on, so signing
  * out also ends the session at the identity provider.
  */
-export async function openSession(services: Services, userId: string, options: { organizationId?: string; sso?: boolean } = {}): Promise<string | null> {
+export async function openSession(services: Services, userId: string, options: { organizationId?: string; sso?: boolean; confine?: boolean } = {}): Promise<string | null> {
   const sql = sqlExecutor(services.db);
   const memberships = await membershipsOf(sql, userId);
-  const first = memberships.find((m) => m.organization.id === options.organizationId) ?? memberships[0];
+  const first = memberships.find((m) => m.organization.id === options.organizationId) ?? (options.confine ? undefined : memberships[0]);
   if (!first) return null;
   const token = generateToken(SESSION_TOKEN_PREFIX);
   const now = services.clock.now();
-  await sql('insert into console_sessions (id, user_id, organization_id, token_hash, created_at, last_seen_at, sso) values (?, ?, ?, ?, ?, ?, ?)', [
-    randomUUID(), userId, first.organization.id, hashToken(token), now, now, options.sso === true,
+  await sql('insert into console_sessions (id, user_id, organization_id, token_hash, created_at, last_seen_at, sso, confined_to) values (?, ?, ?, ?, ?, ?, ?, ?)', [
+    randomUUID(), userId, first.organization.id, hashToken(token), now, now, options.sso === true, options.confine ? first.organization.id : null,
   ]);
   return token;
 }
@@ -154,14 +154,16 @@ export async function resolveSession(services: Services, token: string | undefin
   if (!token || !token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 100) return null;
   const sql = sqlExecutor(services.db);
   const [row] = await sql(
-    'select s.id, s.user_id, s.organization_id, s.created_at, s.last_seen_at, u.email from console_sessions s join users u on u.id = s.user_id where s.token_hash = ?',
+    'select s.id, s.user_id, s.organization_id, s.confined_to, s.created_at, s.last_seen_at, u.email from console_sessions s join users u on u.id = s.user_id where s.token_hash = ?',
     [hashToken(token)],
   );
   if (!row) return null;
   const now = services.clock.now().getTime();
   const lastSeen = new Date(row.last_seen_at as string).getTime();
   const created = new Date(row.created_at as string).getTime();
-  const memberships = await membershipsOf(sql, String(row.user_id));
+  const confinedTo = row.confined_to ? String(row.confined_to) : undefined;
+  // a confined session sees (and may switch to) its one organization only
+  const memberships = (await membershipsOf(sql, String(row.user_id))).filter((m) => !confinedTo || m.organization.id === confinedTo);
   const chosen = memberships.find((m) => m.organization.id === String(row.organization_id));
   if (now - lastSeen > SESSION_IDLE_MINUTES * 60_000 || now - created > SESSION_MAX_HOURS * 3_600_000 || !chosen) {
     await sql('delete from console_sessions where id = ?', [row.id]);
@@ -177,7 +179,7 @@ export async function resolveSession(services: Services, token: string | undefin
     csrf: csrfOf(token),
     caller: {
       organization: chosen.organization,
-      credential: { kind: 'session', id: String(row.id), userId: String(row.user_id), scopes: [] },
+      credential: { kind: 'session', id: String(row.id), userId: String(row.user_id), scopes: [], ...(confinedTo ? { confinedTo } : {}) },
       role: chosen.role,
       transport: 'console',
       endpointFeature: null,

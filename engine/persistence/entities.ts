@@ -85,6 +85,9 @@ export const ConsoleSessionEntity = new EntitySchema<any>({
     last_seen_at: timestamp,
     // opened by single sign-on (engine/auth/sso.ts): signing out ends the session at the identity provider too
     sso: { type: 'boolean', default: false },
+    // opened by an organization's own provider: the session acts in that organization only (its provider vouches for
+    // the person there, not in the person's other organizations)
+    confined_to: { ...uuid, nullable: true },
   },
 });
 

@@ -192,7 +192,7 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
     const target = String(form.organization_id ?? '').toLowerCase();
     // an organization that refuses passwords to this person is entered by signing in through its provider
     const membership = session.memberships.find((m) => m.organization.id === target);
-    if (membership && (await passwordRefusedIn(services, [{ organizationId: target, role: membership.role }])).has(target)) {
+    if (membership && !session.caller.credential.confinedTo && (await passwordRefusedIn(services, [{ organizationId: target, role: membership.role }])).has(target)) {
       throw new ApiError('forbidden', 'That organization signs its members in through its own single sign-on. Sign out, then sign in with "Continue with single sign-on".');
     }
     await chooseOrganization(services, session, target);

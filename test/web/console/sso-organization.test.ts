@@ -25,6 +25,7 @@ const providerA = await startProvider({
   ana: { email: 'ana@acme.example', email_verified: true, name: 'Ana', groups: ['sre'] },
   uv: { email: 'uv@acme.example', email_verified: false, groups: ['sre'] },
   out: { email: 'out@elsewhere.example', email_verified: true, groups: ['sre'] },
+  cam: { email: 'cam@acme.example', email_verified: true, groups: ['sre'] },
 });
 const providerB = await startProvider({ bo: { email: 'bo@beta.example', email_verified: true, groups: ['ops'] } });
 const vigil = await startVigil({ outbound: { allowLoopback: false, allowedNetworks: ['127.0.0.1/32'], resolve } });
@@ -149,6 +150,25 @@ t.test('the first sign-in makes a member of that organization only, with the map
   t.equal(now.status, 200);
   t.match(now.text, 'ana@acme.example (member)');
   earlier = browser.session();
+});
+
+t.test('a session of an organization\'s provider acts in that organization only', async (t) => {
+  // cam is an org admin of B (the operator made her): A's provider vouches for her in A, not in B
+  const camId = (await vigil.operator.post('/api/admin/v1/users', { email: 'cam@acme.example' })).body.id;
+  t.equal((await vigil.operator.put(`/api/admin/v1/organizations/${orgB.id}/members/${camId}`, { role: 'org_admin' })).status, 200);
+  const { browser, answer } = await signIn('cam@acme.example', 'cam');
+  t.equal(answer.status, 303);
+  const account = await browser.go(`${vigil.url}/account`);
+  t.equal(account.status, 200);
+  t.notOk(account.text.includes(orgB.id), 'the other organization is not offered');
+  const csrf = field(account.text, '_csrf');
+  const switched = await browser.go(`${vigil.url}/organization`, { method: 'POST', form: { _csrf: csrf, organization_id: orgB.id, next: '/now' } });
+  t.equal(switched.status, 404, 'switching to the other organization is refused');
+  const token = await browser.go(`${vigil.url}/account/tokens`, { method: 'POST', form: { _csrf: csrf, name: 'reach', max_role: 'viewer', [`organization:${orgB.id}`]: '1' } });
+  t.equal(token.status, 422, 'no token for the other organization');
+  t.notOk(token.text.includes('vigil_pat_'), 'no token shown');
+  t.equal((await vigil.operator.del(`/api/admin/v1/organizations/${orgB.id}/members/${camId}`)).status, 204);
+  t.equal((await vigil.operator.del(`/api/admin/v1/organizations/${orgA.id}/members/${camId}`)).status, 204);
 });
 
 t.test('the role follows the groups at each sign-in; groups that no longer map sign the person out', async (t) => {

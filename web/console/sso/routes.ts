@@ -92,6 +92,11 @@ interface FlowProvider {
   role(groups: readonly string[]): ReturnType<typeof mappedRole>;
   /** sessions of the deployment's provider also end at the provider on sign-out */
   sso: boolean;
+  /**
+   * an organization's provider vouches for people in that organization only: its sessions act there alone (else an
+   * organization's admin, who controls the provider, could sign in as a person of another organization)
+   */
+  confine: boolean;
 }
 
 export interface DeploymentProvider {
@@ -105,6 +110,7 @@ function tenantFlowProvider(tenant: TenantProvider, clients: TenantClients): Flo
     role: (groups) => mappedRole(groups, tenant.roleMappings, tenant.defaultRole),
     // sign-out ends Vigil's session only: the console's form-action allows one provider's origin, the deployment's
     sso: false,
+    confine: true,
   };
 }
 
@@ -160,7 +166,7 @@ export function oidcRoutes(router: Router, services: Services, deployment: Deplo
     if (flow.provider === '') {
       if (!deployment || !settings || settings.issuer !== flow.issuer) return null;
       return {
-        name: settings.name, oidc: deployment.oidc, organization: settings.organization, allowedDomains: settings.allowedDomains, sso: true,
+        name: settings.name, oidc: deployment.oidc, organization: settings.organization, allowedDomains: settings.allowedDomains, sso: true, confine: false,
         role: (groups) => mappedRole(groups, settings.roleMappings, settings.defaultRole),
       };
     }
@@ -208,7 +214,7 @@ export function oidcRoutes(router: Router, services: Services, deployment: Deplo
       clearCookie(ctx, services, SESSION_COOKIE);
       return refuse(ctx, 403, 'None of your groups gives access to Vigil, so you are signed out and have no access here. Ask your administrator to add you to a group that does.');
     }
-    const token = await openSession(services, outcome.userId, { organizationId: outcome.organizationId, sso: provider.sso });
+    const token = await openSession(services, outcome.userId, { organizationId: outcome.organizationId, sso: provider.sso, confine: provider.confine });
     if (!token) return refuse(ctx, 403, 'Your account is not a member of any enabled organization. Ask your operator to add you.');
     services.log.info({ event: 'oidc_signed_in', organization_id: outcome.organizationId, role: outcome.role, new_user: outcome.created }, 'signed in with OpenID Connect');
     setCookie(ctx, services, SESSION_COOKIE, token);
