@@ -86,6 +86,13 @@ t.test('an email domain belongs to one organization of the deployment', async (t
   t.equal(freed.status, 200, 'a freed domain can be claimed');
 });
 
+t.test('two organizations claiming one domain at once: one wins, the other is refused', async (t) => {
+  const keys = await Promise.all([vigil.organization(), vigil.organization()].map(async (org) => (await org).key()));
+  const answers = await Promise.all(keys.map((api) => api.put(PATH, provider(['race.example']))));
+  t.same(answers.map((a) => a.status).sort(), [200, 422]);
+  t.same(fieldsOf(answers.find((a) => a.status === 422)!), ['allowed_domains']);
+});
+
 t.test('only an org admin changes them; a viewer reads them', async (t) => {
   const org = await vigil.organization();
   const viewer = await org.key(['api:config_read']);

@@ -215,6 +215,17 @@ t.test('an answer of another provider is refused for a flow started at this one 
   t.same(await membersOf(apiB), {}, 'nobody joined B');
 });
 
+t.test('a flow whose organization changed its issuer meanwhile is refused before anything is sent', async (t) => {
+  const browser = new Browser();
+  const callback = await atProvider(browser, continueUrl((await emailStep(browser, 'ana@acme.example')).text), 'ana');
+  t.equal((await apiA.put(SSO, { issuer: 'https://login.changed.example' })).status, 200);
+  const answer = await browser.go(callback);
+  t.equal((await apiA.put(SSO, { issuer: providerA.issuer })).status, 200);
+  t.equal(answer.status, 400);
+  t.match(answer.text, /Single sign-on was changed while you were signing in/);
+  t.notOk(browser.session(), 'no session');
+});
+
 t.test('password_sign_in false refuses a member\'s password, not an org admin\'s, and the sign-in link works', async (t) => {
   t.equal((await apiA.put(SSO, { password_sign_in: false })).status, 200);
   const made: Record<string, string> = {};
