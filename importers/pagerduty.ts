@@ -226,6 +226,42 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
   const block = (family: string, label: string, attributes: Record<string, HclValue>, sortKey = label) =>
     entries.push({ sortKey: `${family}\u0000${sortKey}`, block: { type: 'resource', labels: [resourceType(family), label], attributes } });
 
+  // which policy each team pages through: the one most of its services use, else the first that names the team
+  const policyOfTeam = new Map<string, string>();
+  const teamsOfService = (s: Json): string[] => {
+    const own = ((Array.isArray(s.teams) ? s.teams : []) as Json[]).map((t) => String(t.id));
+    if (own.length) return own;
+    const policy = policies.find((p) => p.id === s.escalation_policy?.id);
+    return ((Array.isArray(policy?.teams) ? policy!.teams : []) as Json[]).map((t: Json) => String(t.id));
+  };
+  for (const t of teamList) {
+    const counts = new Map<string, number>();
+    for (const s of services) if (teamsOfService(s).includes(String(t.id)) && s.escalation_policy?.id) counts.set(String(s.escalation_policy.id), (counts.get(String(s.escalation_policy.id)) ?? 0) + 1);
+    const ranked = [...counts].sort((a, b) => b[1] - a[1] || cmp(policyLabel.get(a[0]) ?? '', policyLabel.get(b[0]) ?? ''));
+    const chosen = ranked[0]?.[0] ?? policies.find((p) => ((p.teams ?? []) as Json[]).some((x) => x.id === t.id))?.id;
+    if (chosen && policyLabel.has(String(chosen))) policyOfTeam.set(String(t.id), String(chosen));
+  }
+
+  // A schedule naming its team, the team naming its policy and the policy naming the schedule would be a cycle that one
+  // apply cannot create (each row needs the other's id first): a schedule's owning team is left out where it closes one.
+  const scheduleTeam = new Map<string, string>();
+  const reaches = (from: string, target: string, seen = new Set<string>()): boolean => {
+    if (from === target) return true;
+    if (seen.has(from)) return false;
+    seen.add(from);
+    const [kind, id] = [from.slice(0, from.indexOf(':')), from.slice(from.indexOf(':') + 1)];
+    const next: string[] = [];
+    if (kind === 'team' && policyOfTeam.has(id)) next.push(`policy:${policyOfTeam.get(id)}`);
+    if (kind === 'policy') {
+      const p = policies.find((x) => String(x.id) === id);
+      for (const rule of (Array.isArray(p?.escalation_rules) ? p!.escalation_rules : []) as Json[]) {
+        for (const target of (Array.isArray(rule.targets) ? rule.targets : []) as Json[]) if (String(target.type).startsWith('schedule')) next.push(`schedule:${String(target.id)}`);
+      }
+    }
+    if (kind === 'schedule' && scheduleTeam.has(id)) next.push(`team:${scheduleTeam.get(id)}`);
+    return next.some((n) => reaches(n, target, seen));
+  };
+
   // schedules, one GET each for the layers
   for (const s of scheduleList) {
     const id = String(s.id);
@@ -273,8 +309,16 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
       layers.splice(0, layers.length - 10);
     }
     const owners = (Array.isArray(full.teams) ? full.teams : []) as Json[];
-    const team = owners.map((t) => teamLabel.get(String(t.id))).find(Boolean);
+    const owner = owners.map((t) => String(t.id)).find((t) => teamLabel.has(t));
+    let team = owner ? teamLabel.get(owner) : undefined;
     if (owners.length > 1) notes.push(`owned by ${owners.length} teams; Vigil names one owning team (${team})`);
+    if (owner && reaches(`team:${owner}`, `schedule:${id}`)) {
+      report.add({
+        kind: 'schedule owner', source: `${name}: team ${String(owners.find((o) => String(o.id) === owner)?.summary ?? owner)}`, outcome: 'not carried', became: '',
+        reason: `its team pages through a policy that pages this schedule: one apply cannot create the three rows naming each other; set team_id on ${resourceType(schedules.name)}.${label} after the apply if you want it`,
+      });
+      team = undefined;
+    } else if (owner) scheduleTeam.set(id, owner);
     const attributes: Record<string, HclValue> = { name: String(full.name), time_zone: zone, layers: layers as HclValue };
     if (full.description) attributes.description = String(full.description).slice(0, 1000);
     if (team) attributes.team_id = ref(teams.name, team);
@@ -285,6 +329,9 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
     const overrides = await list(api, `/schedules/${id}/overrides`, 'overrides', {
       since: options.now.toISOString(), until: new Date(nowMs + 366 * 86_400_000).toISOString(),
     });
+    for (const o of overrides.filter((x) => !(Date.parse(String(x.end)) > nowMs))) {
+      report.add({ kind: 'override', source: `${name}: ${String(o.start)} → ${String(o.end)} (${String(o.id)})`, outcome: 'not carried', became: '', reason: 'it ended before the import' });
+    }
     const kept = overrides
       .filter((o) => Date.parse(String(o.end)) > nowMs)
       .map((o) => ({ o, email: member(o.user?.id, `${name} override ${String(o.id)}`) }))
@@ -336,22 +383,6 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
     report.add({ kind: 'escalation policy', source: name, outcome: notes.length ? 'approximate' : 'carried', became: `${resourceType(escalationPolicies.name)}.${label}`, reason: notes.join('; ') || undefined });
   }
 
-  // which policy each team pages through: the one most of its services use, else the first that names the team
-  const policyOfTeam = new Map<string, string>();
-  const teamsOfService = (s: Json): string[] => {
-    const own = ((Array.isArray(s.teams) ? s.teams : []) as Json[]).map((t) => String(t.id));
-    if (own.length) return own;
-    const policy = policies.find((p) => p.id === s.escalation_policy?.id);
-    return ((Array.isArray(policy?.teams) ? policy!.teams : []) as Json[]).map((t: Json) => String(t.id));
-  };
-  for (const t of teamList) {
-    const counts = new Map<string, number>();
-    for (const s of services) if (teamsOfService(s).includes(String(t.id)) && s.escalation_policy?.id) counts.set(String(s.escalation_policy.id), (counts.get(String(s.escalation_policy.id)) ?? 0) + 1);
-    const ranked = [...counts].sort((a, b) => b[1] - a[1] || cmp(policyLabel.get(a[0]) ?? '', policyLabel.get(b[0]) ?? ''));
-    const chosen = ranked[0]?.[0] ?? policies.find((p) => ((p.teams ?? []) as Json[]).some((x) => x.id === t.id))?.id;
-    if (chosen && policyLabel.has(String(chosen))) policyOfTeam.set(String(t.id), String(chosen));
-  }
-
   // teams, with their members
   for (const t of teamList) {
     const id = String(t.id);
@@ -385,7 +416,7 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
       teamRef = extraTeams.get(policy);
       if (!teamRef) {
         const p = policies.find((x) => x.id === policy)!;
-        const teamName = `${String(p.name)} (escalation)`.slice(0, 100);
+        const teamName = `${String(p.name)} routing`.slice(0, 100);
         teamRef = labels.take(teams.name, teamName);
         extraTeams.set(policy, teamRef);
         block(teams.name, teamRef, { name: teamName, escalation_policy_id: ref(escalationPolicies.name, policyLabel.get(policy)!), member_emails: [], description: `Pages through ${String(p.name)}; made by the PagerDuty import for the services that use it.`.slice(0, 255) });
@@ -415,6 +446,9 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
 
   // maintenance windows: Vigil mutes start when they are made, so a future window is listed to make at its start
   const windows = await list(api, '/maintenance_windows', 'maintenance_windows', { filter: 'open' });
+  for (const w of windows.filter((x) => !(Date.parse(String(x.end_time)) > nowMs))) {
+    report.add({ kind: 'maintenance window', source: `${String(w.description ?? w.id)} (${String(w.id)})`, outcome: 'not carried', became: '', reason: 'it ended before the import' });
+  }
   for (const w of windows.filter((x) => Date.parse(String(x.end_time)) > nowMs).sort((a, b) => cmp(String(a.start_time), String(b.start_time)) || cmp(String(a.id), String(b.id)))) {
     const names = ((Array.isArray(w.services) ? w.services : []) as Json[]).map((s) => String(s.summary ?? s.id)).join(', ');
     report.add({
