@@ -216,12 +216,37 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
   const teamList = (await list(api, '/teams', 'teams')).sort((a, b) => cmp(String(a.name), String(b.name)) || cmp(String(a.id), String(b.id)));
   const services = (await list(api, '/services', 'services', { 'include[]': ['integrations'] })).sort((a, b) => cmp(String(a.name), String(b.name)) || cmp(String(a.id), String(b.id)));
 
+  // Vigil's names are natural keys, at most 100 characters: a second object of one name is told apart by its id
+  const renamed = new Map<string, string>();
+  for (const [items, call] of [[teamList, 'GET /teams'], [policies, 'GET /escalation_policies'], [scheduleList, 'GET /schedules'], [services, 'GET /services']] as const) {
+    for (const item of items) {
+      str(item, 'id', call);
+      str(item, 'name', call);
+    }
+  }
+  const uniqueNames = (items: Json[]) => {
+    const names = new Map<string, string>();
+    const used = new Set<string>();
+    for (const item of items) {
+      const id = String(item.id);
+      let name = String(item.name).slice(0, 100);
+      if (used.has(name)) {
+        name = `${name.slice(0, 100 - id.length - 3)} (${id})`;
+        renamed.set(id, name);
+      } else if (name !== String(item.name)) renamed.set(id, name);
+      used.add(name);
+      names.set(id, name);
+    }
+    return names;
+  };
+  const nameOf = new Map([...uniqueNames(teamList), ...uniqueNames(policies), ...uniqueNames(scheduleList), ...uniqueNames(services)]);
+  const renameNote = (id: string) => (renamed.has(id) ? [`named "${renamed.get(id)}": another has its name, or it is over 100 characters`] : []);
   const teamLabel = new Map<string, string>();
-  for (const t of teamList) teamLabel.set(str(t, 'id', 'GET /teams'), labels.take('teams', str(t, 'name', 'GET /teams')));
+  for (const t of teamList) teamLabel.set(str(t, 'id', 'GET /teams'), labels.take('teams', nameOf.get(String(t.id))!));
   const policyLabel = new Map<string, string>();
-  for (const p of policies) policyLabel.set(str(p, 'id', 'GET /escalation_policies'), labels.take('escalation_policies', str(p, 'name', 'GET /escalation_policies')));
+  for (const p of policies) policyLabel.set(str(p, 'id', 'GET /escalation_policies'), labels.take('escalation_policies', nameOf.get(String(p.id))!));
   const scheduleLabel = new Map<string, string>();
-  for (const s of scheduleList) scheduleLabel.set(str(s, 'id', 'GET /schedules'), labels.take('schedules', str(s, 'name', 'GET /schedules')));
+  for (const s of scheduleList) scheduleLabel.set(str(s, 'id', 'GET /schedules'), labels.take('schedules', nameOf.get(String(s.id))!));
   const ref = (family: string, label: string) => new Expression(`${resourceType(family)}.${label}.id`);
   const block = (family: string, label: string, attributes: Record<string, HclValue>, sortKey = label) =>
     entries.push({ sortKey: `${family}\u0000${sortKey}`, block: { type: 'resource', labels: [resourceType(family), label], attributes } });
@@ -270,7 +295,7 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
     const zone = str(full, 'time_zone', call);
     const label = scheduleLabel.get(id)!;
     const name = `${String(full.name)} (${id})`;
-    const notes: string[] = [];
+    const notes: string[] = renameNote(id);
     const rawLayers = full.schedule_layers;
     if (!Array.isArray(rawLayers)) throw new ImportFailure(notDocumented(PRODUCT, call, 'no schedule_layers list'));
     // the API lists the top layer first; Vigil's layers are bottom first
@@ -319,7 +344,7 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
       });
       team = undefined;
     } else if (owner) scheduleTeam.set(id, owner);
-    const attributes: Record<string, HclValue> = { name: String(full.name), time_zone: zone, layers: layers as HclValue };
+    const attributes: Record<string, HclValue> = { name: nameOf.get(id)!, time_zone: zone, layers: layers as HclValue };
     if (full.description) attributes.description = String(full.description).slice(0, 1000);
     if (team) attributes.team_id = ref(teams.name, team);
     block(schedules.name, label, attributes);
@@ -353,7 +378,7 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
     const call = 'GET /escalation_policies';
     const rules = p.escalation_rules;
     if (!Array.isArray(rules) || !rules.length) throw new ImportFailure(notDocumented(PRODUCT, call, `policy ${id} has no escalation_rules`));
-    const notes: string[] = [];
+    const notes: string[] = renameNote(id);
     const steps = (rules as Json[]).slice(0, MAX_STEPS).map((rule, i) => {
       const targets: HclValue[] = [];
       for (const target of (Array.isArray(rule.targets) ? rule.targets : []) as Json[]) {
@@ -377,7 +402,7 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
     const lastStepDelay = steps.length > 1 ? steps.at(-1)!.delay_minutes : 0;
     if (repeat > 0 && last !== lastStepDelay) notes.push(`PagerDuty waits ${last} min after the last rule before repeating; Vigil waits as long as its last step did (${lastStepDelay} min)`);
     const label = policyLabel.get(id)!;
-    const attributes: Record<string, HclValue> = { name: String(p.name), steps: steps as HclValue, repeat };
+    const attributes: Record<string, HclValue> = { name: nameOf.get(id)!, steps: steps as HclValue, repeat };
     if (p.description) attributes.description = String(p.description).slice(0, 1000);
     block(escalationPolicies.name, label, attributes);
     report.add({ kind: 'escalation policy', source: name, outcome: notes.length ? 'approximate' : 'carried', became: `${resourceType(escalationPolicies.name)}.${label}`, reason: notes.join('; ') || undefined });
@@ -388,15 +413,16 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
     const id = String(t.id);
     const members = await list(api, `/teams/${id}/members`, 'members');
     const emails = [...new Set(members.map((m) => member(m.user?.id, `team ${String(t.name)} (${id})`)).filter((e): e is string => !!e))].sort(cmp);
-    const attributes: Record<string, HclValue> = { name: String(t.name), member_emails: emails };
+    const attributes: Record<string, HclValue> = { name: nameOf.get(id)!, member_emails: emails };
     if (t.description) attributes.description = String(t.description).slice(0, 255);
     const policy = policyOfTeam.get(id);
     if (policy) attributes.escalation_policy_id = ref(escalationPolicies.name, policyLabel.get(policy)!);
     block(teams.name, teamLabel.get(id)!, attributes);
     const roles = members.filter((m) => m.role && m.role !== 'responder').length;
+    const teamNotes = [...renameNote(id), ...(roles ? [`${roles} member(s) with a team role (manager, observer): Vigil teams have members only; each person's organization role is in people.json`] : [])];
     report.add({
-      kind: 'team', source: `${String(t.name)} (${id})`, outcome: roles ? 'approximate' : 'carried', became: `${resourceType(teams.name)}.${teamLabel.get(id)}`,
-      reason: roles ? `${roles} member(s) with a team role (manager, observer): Vigil teams have members only; each person's organization role is in people.json` : undefined,
+      kind: 'team', source: `${String(t.name)} (${id})`, outcome: teamNotes.length ? 'approximate' : 'carried', became: `${resourceType(teams.name)}.${teamLabel.get(id)}`,
+      reason: teamNotes.join('; ') || undefined,
     });
   }
 
@@ -423,14 +449,14 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
         report.add({ kind: 'team', source: `(none: escalation policy ${String(p.name)} (${policy}))`, outcome: 'approximate', became: `${resourceType(teams.name)}.${teamRef}`, reason: 'Vigil routes page a team, which pages through its policy: a team is made for a policy that no team pages through' });
       }
     }
-    const routeLabel = labels.take(alertRoutes.name, String(s.name));
+    const routeLabel = labels.take(alertRoutes.name, nameOf.get(id)!);
     block(alertRoutes.name, routeLabel, {
-      name: String(s.name).slice(0, 100),
+      name: nameOf.get(id)!,
       matchers: [{ field: 'service', operator: 'equals', value: String(s.name).slice(0, 200) }],
       team_id: ref(teams.name, teamRef),
       enabled: s.status !== 'disabled',
     });
-    report.add({ kind: 'service', source: name, outcome: 'carried', became: `${resourceType(alertRoutes.name)}.${routeLabel} (alerts whose service is "${String(s.name)}")` });
+    report.add({ kind: 'service', source: name, outcome: renamed.has(id) ? 'approximate' : 'carried', became: `${resourceType(alertRoutes.name)}.${routeLabel} (alerts whose service is "${String(s.name)}")`, reason: renameNote(id)[0] });
     for (const i of (Array.isArray(s.integrations) ? s.integrations : []) as Json[]) {
       const what = `${String(s.name)}: ${String(i.name ?? i.summary ?? i.type)} (${String(i.id)})`;
       const vendor = String(i.vendor?.summary ?? i.vendor?.name ?? '');

@@ -99,7 +99,8 @@ export function pagerDutyAccount() {
     const rules: Json[] = [{ id: `PR${p}A`, escalation_delay_in_minutes: 10 + (p % 3) * 5, targets: [sref(p % 12)] }];
     if (p % 2 === 0) rules.push({ id: `PR${p}B`, escalation_delay_in_minutes: 15, targets: [uref(t * 4), ...(p % 4 === 0 ? [sref((p + 1) % 12)] : [])] });
     if (p % 5 === 0) rules.push({ id: `PR${p}C`, escalation_delay_in_minutes: p === 5 ? 30 : 15, targets: [uref((t * 4 + 1) % 40), uref((t * 4 + 2) % 40)] });
-    const name = p < 10 ? `${TEAMS[t]} escalation` : `${TEAMS[t]} after hours`;
+    // two policies of one name (PagerDuty does not insist on unique names; Vigil's are natural keys)
+    const name = p < 10 || p === 12 ? `${TEAMS[t]} escalation` : `${TEAMS[t]} after hours`;
     policies.push({
       id: `PE${String(p).padStart(5, '0')}`, type: 'escalation_policy', name, summary: name, description: p % 3 ? '' : `Escalation for ${TEAMS[t]}`,
       num_loops: p === 7 ? 12 : p % 3, on_call_handoff_notifications: 'if_has_services', escalation_rules: rules, services: [], teams: p === 13 ? [] : [ref('team_reference', teams[t]!.id, teams[t]!.name)],
