@@ -242,11 +242,11 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
   const nameOf = new Map([...uniqueNames(teamList), ...uniqueNames(policies), ...uniqueNames(scheduleList), ...uniqueNames(services)]);
   const renameNote = (id: string) => (renamed.has(id) ? [`named "${renamed.get(id)}": another has its name, or it is over 100 characters`] : []);
   const teamLabel = new Map<string, string>();
-  for (const t of teamList) teamLabel.set(str(t, 'id', 'GET /teams'), labels.take('teams', nameOf.get(String(t.id))!));
+  for (const t of teamList) teamLabel.set(str(t, 'id', 'GET /teams'), labels.take(teams.name, nameOf.get(String(t.id))!));
   const policyLabel = new Map<string, string>();
-  for (const p of policies) policyLabel.set(str(p, 'id', 'GET /escalation_policies'), labels.take('escalation_policies', nameOf.get(String(p.id))!));
+  for (const p of policies) policyLabel.set(str(p, 'id', 'GET /escalation_policies'), labels.take(escalationPolicies.name, nameOf.get(String(p.id))!));
   const scheduleLabel = new Map<string, string>();
-  for (const s of scheduleList) scheduleLabel.set(str(s, 'id', 'GET /schedules'), labels.take('schedules', nameOf.get(String(s.id))!));
+  for (const s of scheduleList) scheduleLabel.set(str(s, 'id', 'GET /schedules'), labels.take(schedules.name, nameOf.get(String(s.id))!));
   const ref = (family: string, label: string) => new Expression(`${resourceType(family)}.${label}.id`);
   const block = (family: string, label: string, attributes: Record<string, HclValue>, sortKey = label) =>
     entries.push({ sortKey: `${family}\u0000${sortKey}`, block: { type: 'resource', labels: [resourceType(family), label], attributes } });
@@ -288,6 +288,7 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
   };
 
   // schedules, one GET each for the layers
+  const overrideRows: { email: string; start: string; end: string; schedule: string; source: string }[] = [];
   for (const s of scheduleList) {
     const id = String(s.id);
     const call = `GET /schedules/${id}`;
@@ -365,10 +366,15 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
     for (const { o, email } of kept) {
       const start = new Date(Date.parse(str(o, 'start', `GET /schedules/${id}/overrides`))).toISOString();
       const end = new Date(Date.parse(str(o, 'end', `GET /schedules/${id}/overrides`))).toISOString();
-      const overrideLabel = labels.take(scheduleOverrides.name, email);
-      block(scheduleOverrides.name, overrideLabel, { schedule_id: ref(schedules.name, label), email, start, end });
-      report.add({ kind: 'override', source: `${name}: ${email} ${start} → ${end} (${String(o.id)})`, outcome: 'carried', became: `${resourceType(scheduleOverrides.name)}.${overrideLabel}` });
+      overrideRows.push({ email, start, end, schedule: label, source: `${name}: ${email} ${start} → ${end} (${String(o.id)})` });
     }
+  }
+  // an override has no natural key: `vigil plan` matches it by label, which the export gives by email, then start
+  overrideRows.sort((a, b) => cmp(a.email, b.email) || cmp(a.start, b.start) || cmp(a.schedule, b.schedule) || cmp(a.end, b.end));
+  for (const o of overrideRows) {
+    const overrideLabel = labels.take(scheduleOverrides.name, o.email);
+    block(scheduleOverrides.name, overrideLabel, { schedule_id: ref(schedules.name, o.schedule), email: o.email, start: o.start, end: o.end });
+    report.add({ kind: 'override', source: o.source, outcome: 'carried', became: `${resourceType(scheduleOverrides.name)}.${overrideLabel}` });
   }
 
   // escalation policies

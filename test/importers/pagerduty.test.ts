@@ -150,6 +150,9 @@ t.test('a source that refuses, fails or answers something else stops the import 
   const refused = await runCli(importArgs(fresh, 'wrong-token'));
   t.equal(refused.code, 1);
   t.same((await readdir(root)).sort(), ['pd'], 'a folder that did not exist is not made');
+  const notPeople = await vigilCli(['users', 'import', join(out, 'REPORT.md'), '--org', org.id]);
+  t.equal(notPeople.code, 1);
+  t.match(notPeople.stderr, /^error: .*REPORT\.md is not JSON: it should be the people\.json `vigil import` wrote\.\n$/, 'users import refuses a file that is not a people file, in one sentence');
   const noToken = await runCli(['import', 'pagerduty', '--url', pd.url, '--out', fresh], { VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN });
   t.match(noToken.stderr, /--token <the source's API key> is required/, 'Vigil\'s operator token is never sent to the source');
 });
