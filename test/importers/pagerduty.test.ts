@@ -5,7 +5,7 @@
  * Vigil's who-is-on-call. Refusals of the source stop the import with one sentence and leave the folder as it was.
  */
 import t from 'tap';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importPagerDuty, PRODUCT } from '../../importers/pagerduty.ts';
@@ -27,6 +27,7 @@ const root = await mkdtemp(join(tmpdir(), 'vigil-import-'));
 const out = join(root, 'pd');
 const importArgs = (dir = out, token = PD_TOKEN) => ['import', 'pagerduty', '--url', pd.url, '--token', token, '--out', dir, '--as-of', AS_OF];
 const vigilCli = (args: string[]) => runCli(args, { VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN, VIGIL_API_KEY: key.token });
+const writeText = async (file: string, text: string) => (await writeFile(file, text), file);
 const files = async (dir: string) => Object.fromEntries(await Promise.all((await readdir(dir)).sort().map(async (f) => [f, await readFile(join(dir, f), 'utf8')] as const)));
 
 t.test('the import reads every page, waits out the 429 as asked, and gives the same files twice', async (t) => {
@@ -89,6 +90,10 @@ t.test('people, then plan and apply: PagerDuty\'s on-call answer at 30 instants 
   const replan = await vigilCli(['plan', tf]);
   t.match(replan.stdout, /No changes: the organization matches the file \(63 unchanged/, 'planning the same file again changes nothing');
 
+  const exported = (await key.get(`${CONFIG}/export?format=hcl`)).body as string;
+  t.match(exported, /schedule_id = vigil_schedules\.payments_primary\.id/, 'the export writes a policy step\'s schedule as a reference to its block too');
+  const own = await vigilCli(['plan', await writeText(join(await mkdtemp(join(tmpdir(), 'vigil-export-')), 'export.hcl'), exported)]);
+  t.match(own.stdout, /No changes: the organization matches the file/, 'and its own export plans no change');
   const schedules = (await key.get(`${CONFIG}/schedules`)).body.data as { id: string; name: string }[];
   const policy = (await key.get(`${CONFIG}/escalation_policies`)).body.data.find((p: { name: string }) => p.name === 'Payments escalation');
   t.same(policy.steps[0].targets, [{ schedule_id: schedules.find((s) => s.name === 'Payments primary')!.id }], 'a policy step names the schedule applied with it');
