@@ -2,7 +2,7 @@
  * Which way imports run (DESIGN.md, "Layout"), checked in CI by `npm run lint:imports`.
  * Paths are relative to the repository root; every rule names the edge it forbids and says why.
  */
-const OURS = '^(bin|engine|resources|webhooks|domain|outbound|web|export|migrations)/';
+const OURS = '^(bin|engine|resources|webhooks|domain|outbound|web|export|importers|migrations)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -34,7 +34,7 @@ module.exports = {
       severity: 'error',
       comment: 'The engine is generic: it receives registry, modules and settings as arguments and knows no family, domain or channel.',
       from: { path: '^engine/' },
-      to: { path: '^(bin|resources|webhooks|domain|outbound|web|export|migrations)/' },
+      to: { path: '^(bin|resources|webhooks|domain|outbound|web|export|importers|migrations)/' },
     },
     {
       name: 'migrations-import-none-of-ours',
@@ -48,14 +48,28 @@ module.exports = {
       severity: 'error',
       comment: 'A descriptor is data for the engine; anything else it imported would load into every tool that lists families.',
       from: { path: '^resources/' },
-      to: { path: '^(bin|webhooks|domain|outbound|web|export)/' },
+      to: { path: '^(bin|webhooks|domain|outbound|web|export|importers)/' },
     },
     {
       name: 'export-imports-only-engine',
       severity: 'error',
       comment: 'HCL export and plan/apply work on any family the registry it is given holds; they name none.',
       from: { path: '^export/' },
-      to: { path: '^(bin|resources|webhooks|domain|outbound|web)/' },
+      to: { path: '^(bin|resources|webhooks|domain|outbound|web|importers)/' },
+    },
+    {
+      name: 'importers-import-engine-resources-export',
+      severity: 'error',
+      comment: 'An importer is a translator (DESIGN.md): it reads another tool\'s API and writes rows of our families through their descriptors with the export\'s HCL writer. It runs on the operator\'s machine, never inside the service, so nothing of the service\'s parts (domain, outbound, webhooks, web) is its business.',
+      from: { path: '^importers/' },
+      to: { path: '^(bin|webhooks|domain|outbound|web|migrations)/' },
+    },
+    {
+      name: 'only-bin-imports-importers',
+      severity: 'error',
+      comment: 'The importers are the CLI\'s (`vigil import`); no part of the service imports them.',
+      from: { path: OURS, pathNot: '^(bin|importers)/' },
+      to: { path: '^importers/' },
     },
     {
       name: 'outbound-imports-engine-and-resources',

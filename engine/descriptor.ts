@@ -168,6 +168,12 @@ export interface FamilyDescriptor {
   /** singleton rows are stored on their first read (their generated values must stay stable) */
   persistOnFirstRead?: boolean;
   references?: Record<string, ReferenceRule>;
+  /**
+   * ids held inside a field's value (an escalation policy's `steps[].targets[].schedule_id`): `path` is the field, then
+   * the keys inside it (lists are walked through). The export writes them as references to the rows' blocks; the
+   * family's own hooks check them on write.
+   */
+  nestedReferences?: readonly { path: readonly string[]; family: string }[];
   /** delete archives instead: sets this timestamp; archived rows refuse updates and leave the default list */
   archive?: { field: string };
   /** rows keep a public order in this read-only integer field; create appends; update accepts `move: up|down` */

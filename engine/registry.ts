@@ -95,6 +95,11 @@ function checkDescriptor(d: FamilyDescriptor, all: Map<string, FamilyDescriptor>
     if (!target) fail(`field ${name} refers to family ${ref.family}, which is not registered.`);
     else if (target.kind !== 'collection') fail(`field ${name} refers to ${ref.family}, which has no row ids.`);
   }
+  for (const nested of d.nestedReferences ?? []) {
+    field(nested.path[0] ?? '', 'nestedReferences');
+    const target = all.get(nested.family);
+    if (!target || target.kind !== 'collection') fail(`nested reference ${nested.path.join('.')} refers to ${nested.family}, which is not a registered collection.`);
+  }
   for (const [op, feature] of Object.entries(d.features ?? {})) {
     if (!isFeature(feature)) fail(`operation ${op} needs feature ${String(feature)}, which is not in the plan table.`);
   }

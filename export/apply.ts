@@ -8,7 +8,7 @@ import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
 import { canonical } from '../engine/operations/project.ts';
 import { checkPlan, refusalOf, sendBatch } from './batch.ts';
-import { Reference, type ConfigFile } from './config-file.ts';
+import { referencesIn, type ConfigFile } from './config-file.ts';
 import { computePlan, type Plan, type PlanOptions, type Refusal, type Skipped } from './plan.ts';
 import type { ConfigApi } from './remote.ts';
 
@@ -35,7 +35,7 @@ export async function applyPlan(api: ConfigApi, plan: Plan): Promise<ApplyResult
       const data = (outcomes[i]?.data ?? {}) as Row;
       const secrets = planFields(action.family).secrets;
       for (const [field, sent] of Object.entries(action.body ?? {})) {
-        if (secrets.includes(field) || [sent].flat().some((v) => v instanceof Reference)) continue;
+        if (secrets.includes(field) || referencesIn(sent).length > 0) continue;
         if (field in data && canonical(data[field] ?? null) !== canonical(sent ?? null)) {
           result.warnings.push(`${action.address}: ${field} reads ${JSON.stringify(data[field])} after apply, not ${JSON.stringify(sent)} (the service merged or normalized it)`);
         }

@@ -10,7 +10,7 @@
  * skipped list when the dry run refuses it, with the changes that refer to it, and the rest is checked again.
  */
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
-import { Reference, type ConfigFile } from './config-file.ts';
+import { mapReferences, referencesIn, type ConfigFile } from './config-file.ts';
 import { computePlan, type Plan, type PlannedAction, type PlanOptions, type Refusal } from './plan.ts';
 import { CONFIG_PREFIX, PlanError, refusal, type Answer, type ConfigApi } from './remote.ts';
 
@@ -26,9 +26,7 @@ interface Outcome {
 }
 
 function wire(value: unknown, ids: Map<string, string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => wire(v, ids));
-  if (!(value instanceof Reference)) return value;
-  return ids.get(value.address) ?? { $ref: value.address };
+  return mapReferences(value, (r) => ids.get(r.address) ?? { $ref: r.address });
 }
 
 /** The batch's changes, one per action, in the plan's order. */
@@ -41,7 +39,7 @@ export function batchChanges(plan: Plan): Row[] {
 }
 
 const refersTo = (action: PlannedAction, addresses: Set<string>) =>
-  Object.values(action.body ?? {}).flat().find((v): v is Reference => v instanceof Reference && addresses.has(v.address))?.address;
+  referencesIn(action.body ?? {}).find((v) => addresses.has(v.address))?.address;
 
 /** The batch's answer: every change's outcome, or the failure to report (not a refusal of changes: a broken call). */
 export async function sendBatch(api: ConfigApi, plan: Plan, dryRun: boolean): Promise<{ answer: Answer; outcomes: Outcome[] }> {

@@ -35,6 +35,34 @@ export class Reference {
   }
 }
 
+/** A value with every Reference in it, at any depth (inside lists and objects too), replaced by what `replace` gives. */
+export function mapReferences(value: unknown, replace: (r: Reference) => unknown): unknown {
+  if (value instanceof Reference) return replace(value);
+  if (Array.isArray(value)) return value.map((v) => mapReferences(v, replace));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapReferences(v, replace)]));
+  return value;
+}
+
+/** Every Reference in a value, at any depth. */
+export function referencesIn(value: unknown): Reference[] {
+  const found: Reference[] = [];
+  mapReferences(value, (r) => found.push(r));
+  return found;
+}
+
+const NESTED_TRAVERSAL = /^(vigil_[a-z0-9_]+)\.([A-Za-z_][A-Za-z0-9_-]*)\.id$/;
+
+/**
+ * A value whose nested `vigil_<family>.<label>.id` (inside an object or a list of objects, such as an escalation
+ * policy's `steps[].targets[].schedule_id`) become References, so a file can name a row it creates in the same apply.
+ */
+function nestedReferences(value: unknown, top = true): unknown {
+  if (Array.isArray(value)) return value.map((v) => nestedReferences(v, top));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, nestedReferences(v, false)]));
+  const match = top ? null : NESTED_TRAVERSAL.exec(traversalOf(value) ?? '');
+  return match ? new Reference(`${match[1]}.${match[2]}`) : value;
+}
+
 /** Where a write-only string comes from: written in the file, or `var.<name>` read from the environment. */
 export type SecretText = { literal: string } | { variable: string };
 
@@ -145,7 +173,7 @@ function readResource(family: FamilyDescriptor, label: string, body: HclObject, 
       continue;
     }
     const ref = family.references?.[field];
-    resource.args[field] = ref ? referenceValue(value, ref.family, `${address}: ${name}`, at) : value;
+    resource.args[field] = ref ? referenceValue(value, ref.family, `${address}: ${name}`, at) : nestedReferences(value);
   }
   return resource;
 }
@@ -244,8 +272,8 @@ function readParsed(
     resource.importId = block.id;
   });
   for (const resource of file.resources) {
-    for (const value of Object.values(resource.args).flat()) {
-      if (value instanceof Reference && !byAddress.has(value.address) && !options.lenient) {
+    for (const value of referencesIn(resource.args)) {
+      if (!byAddress.has(value.address) && !options.lenient) {
         throw new ConfigFileError(`${resource.address} refers to ${value.address}, which has no resource block in this file.`, resource.line);
       }
     }

@@ -121,6 +121,15 @@ function reference(addresses: Map<string, Map<string, string>>, family: string, 
   return new Commented(id, `no ${resourceType(family)} block in this export has this id`);
 }
 
+/** `value` with the ids at `path` inside it (lists walked through) written as references to their rows' blocks. */
+function nestedReference(addresses: Map<string, Map<string, string>>, family: string, path: readonly string[], value: HclValue): HclValue {
+  if (Array.isArray(value)) return value.map((v) => nestedReference(addresses, family, path, v));
+  if (!path.length) return reference(addresses, family, value);
+  if (value === null || typeof value !== 'object' || value instanceof Expression || value instanceof Commented || !(path[0]! in value)) return value;
+  const map = value as Record<string, HclValue>;
+  return { ...map, [path[0]!]: nestedReference(addresses, family, path.slice(1), map[path[0]!]!) };
+}
+
 function resourceBlock(d: FamilyDescriptor, row: ExportedRow, addresses: Map<string, Map<string, string>>) {
   const { writable, secrets } = planFields(d);
   const attributes: Record<string, HclValue> = {};
@@ -136,7 +145,7 @@ function resourceBlock(d: FamilyDescriptor, row: ExportedRow, addresses: Map<str
     const ref = d.references?.[field];
     const argument = fieldArgument(field);
     if (ref) attributes[argument] = Array.isArray(value) ? value.map((id) => reference(addresses, ref.family, id)) : reference(addresses, ref.family, value);
-    else attributes[argument] = value as HclValue;
+    else attributes[argument] = (d.nestedReferences ?? []).filter((n) => n.path[0] === field).reduce((v, n) => nestedReference(addresses, n.family, n.path.slice(1), v), value as HclValue);
   }
   for (const secret of secrets) {
     const flag = Object.entries(d.presence ?? {}).find(([, target]) => target === secret)?.[0];

@@ -26,7 +26,7 @@
 import type { FamilyDescriptor, Row } from '../engine/descriptor.ts';
 import { planFields } from '../engine/fields.ts';
 import { canonical } from '../engine/operations/project.ts';
-import { readConfigFile, readJsonConfig, Reference, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
+import { mapReferences, readConfigFile, readJsonConfig, Reference, referencesIn, type ConfigFile, type FileResource, type SecretSource, type SecretText } from './config-file.ts';
 import { secretArgument } from '../engine/config-arguments.ts';
 import { resourceType, secretIsObject } from './export.ts';
 import { CONFIG_PREFIX, PlanError, refusal, rowPath, type ConfigApi } from './remote.ts';
@@ -135,14 +135,36 @@ const presenceFlag = (d: FamilyDescriptor, secret: string) => Object.entries(d.p
 
 /** A reference as the id it names now, or the Reference itself while its row is still to be created. */
 function resolved(value: unknown, ids: Map<string, string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => resolved(v, ids));
-  return value instanceof Reference ? (ids.get(value.address) ?? value) : value;
+  return mapReferences(value, (r) => ids.get(r.address) ?? r);
 }
 
-const same = (a: unknown, b: unknown) => !(a instanceof Reference) && canonical(a) === canonical(b ?? null);
+/** Equal, and not waiting for a row still to be created (a Reference anywhere in it). */
+const same = (a: unknown, b: unknown) => referencesIn(a).length === 0 && canonical(a) === canonical(b ?? null);
 
 function referencesOf(resource: FileResource): string[] {
-  return Object.values(resource.args).flat().filter((v): v is Reference => v instanceof Reference).map((r) => r.address);
+  return referencesIn(resource.args).map((r) => r.address);
+}
+
+/**
+ * Resources in `ordered`'s order, except that one comes after the blocks of the file it refers to (a reference nested in
+ * a value, such as a policy step naming a schedule, is not in the family order): the batch creates what it names first.
+ */
+function referencedFirst(ordered: FileResource[]): FileResource[] {
+  const byAddress = new Map(ordered.map((r) => [r.address, r]));
+  const out: FileResource[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (r: FileResource) => {
+    if (state.has(r.address)) return;
+    state.set(r.address, 'visiting');
+    for (const address of referencesOf(r)) {
+      const target = byAddress.get(address);
+      if (target && target !== r) visit(target);
+    }
+    state.set(r.address, 'done');
+    out.push(r);
+  };
+  ordered.forEach(visit);
+  return out;
 }
 
 /**
@@ -208,7 +230,7 @@ export async function computePlan(api: ConfigApi, families: readonly FamilyDescr
     plan.skipped.push({ address: resource.address, reason, line: resource.line });
   };
 
-  const ordered = [...file.resources].sort((a, b) => rank.get(a.family.name)! - rank.get(b.family.name)! || a.line - b.line);
+  const ordered = referencedFirst([...file.resources].sort((a, b) => rank.get(a.family.name)! - rank.get(b.family.name)! || a.line - b.line));
   for (const resource of ordered) {
     const d = resource.family;
     const reason = notExported.get(resourceType(d.name));
@@ -284,7 +306,7 @@ async function planUpdate(
 ): Promise<void> {
   const d = resource.family;
   const desired = Object.fromEntries(Object.entries(resource.args).map(([f, v]) => [f, resolved(v, plan.ids)]));
-  const before = Object.fromEntries(Object.entries(match.args).map(([f, v]) => [f, Array.isArray(v) ? v.map((x) => (x instanceof Reference ? currentIds.get(x.address) : x)) : v instanceof Reference ? currentIds.get(v.address) : v]));
+  const before = Object.fromEntries(Object.entries(match.args).map(([f, v]) => [f, mapReferences(v, (r) => currentIds.get(r.address))]));
   const differs = Object.keys(desired).some((f) => !same(desired[f], before[f]));
   if (!differs && Object.keys(resource.secrets).length === 0) {
     plan.unchanged++;

@@ -86,6 +86,7 @@ export default defineFamily({
   naturalKey: ['name'],
   requiredOnCreate: ['name', 'steps'],
   order: [{ field: 'name', direction: 'asc' }],
+  nestedReferences: [{ path: ['steps', 'targets', 'schedule_id'], family: 'schedules' }, { path: ['steps', 'targets', 'team_id'], family: 'teams' }],
   fields: {
     id: Type.String({ readOnly: true }),
     name: Type.String({ minLength: 1, maxLength: 100, description: 'unique within the organization' }),

@@ -75,12 +75,19 @@ export function path(...segments: string[]): string {
 /** One operator call; answers the parsed JSON body (undefined for 204) or throws a CliError. */
 export async function operatorCall(options: GlobalOptions, method: string, route: string, body?: unknown): Promise<unknown> {
   if (!options.token) throw new CliError('no operator token: pass --token <token> or set VIGIL_ADMIN_TOKEN.');
-  const base = baseUrl(options.url);
-  const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: 'application/json' };
+  const { status, parsed } = await vigilRequest(options.url, options.token, method, `${OPERATOR_PREFIX}${route}`, body);
+  if (status < 200 || status > 299) throw apiErrorLines(status, parsed);
+  return parsed;
+}
+
+/** One call to Vigil with a bearer credential (the operator token, or an organization key): the status and the parsed body. */
+export async function vigilRequest(url: string, credential: string, method: string, route: string, body?: unknown): Promise<{ status: number; parsed: unknown }> {
+  const base = baseUrl(url);
+  const headers: Record<string, string> = { authorization: `Bearer ${credential}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(`${base}${OPERATOR_PREFIX}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(`${base}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const why = cause?.code ?? cause?.message ?? (error as Error).message;
@@ -95,8 +102,7 @@ export async function operatorCall(options: GlobalOptions, method: string, route
       throw new CliError(`${base} answered HTTP ${res.status} with something that is not JSON; is --url pointing at Vigil?`);
     }
   }
-  if (!res.ok) throw apiErrorLines(res.status, parsed);
-  return parsed;
+  return { status: res.status, parsed };
 }
 
 /** Runs an action: prints the raw JSON (`--json`) or the human lines; a CliError goes to stderr with exit code 1. */

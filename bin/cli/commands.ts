@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_URL } from './client.ts';
 import { registerGateCommands } from './gate.ts';
+import { registerImportCommands } from './import.ts';
 import { registerOrganizationCommands } from './organizations.ts';
 import { registerPlanCommands } from './plan.ts';
 import { registerToolCommands } from './tools.ts';
@@ -17,5 +18,6 @@ export function registerOperatorCommands(program: Command): Command {
   registerPlanCommands(program);
   registerGateCommands(program);
   registerToolCommands(program);
+  registerImportCommands(program);
   return program;
 }

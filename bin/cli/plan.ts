@@ -32,7 +32,8 @@ function show(value: unknown, reference: (v: unknown) => string | undefined): st
   const ref = reference(value);
   if (ref) return ref;
   if (Array.isArray(value)) return `[${value.map((v) => show(v, reference)).join(', ')}]`;
-  return JSON.stringify(value) ?? 'null';
+  // a reference nested in a value (a policy step's schedule_id) is shown by address too
+  return JSON.stringify(value, (_key, v) => reference(v) ?? v) ?? 'null';
 }
 
 export function planLines(plan: Plan, file: string, referenceOf: (v: unknown) => string | undefined): string[] {

@@ -1,6 +1,7 @@
 /** `vigil user …`, `vigil member …`, `vigil token …`: users, memberships and personal access tokens. */
 import { Option, type Command } from 'commander';
 import { action, operatorCall, path } from './client.ts';
+import { importPeople } from './people.ts';
 import { readPassword } from './password.ts';
 
 type Json = Record<string, any>;
@@ -18,6 +19,12 @@ export function registerUserCommands(program: Command): void {
       const answer = (await operatorCall(options, 'POST', '/users', { email: opts.email, ...(opts.name !== undefined ? { name: opts.name } : {}) })) as Json;
       return { answer, lines: [`Created user ${answer.id} (${answer.email}).`] };
     }));
+
+  user
+    .command('import <people-file>')
+    .description('create the people of a `vigil import` (people.json): users, memberships with their role, then their contact methods (unverified) and notification rules')
+    .requiredOption('--org <org-id>', 'the organization they join')
+    .action(action(async (options, file: string, opts: { org: string }) => importPeople(options, file, opts.org)));
 
   user
     .command('set-password <user-id>')

@@ -78,6 +78,9 @@ const isRef = (v: unknown): v is { $ref: unknown } => v !== null && typeof v ===
 function resolveRefs(body: Row, ids: Map<string, string | null>): { body: Row; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const one = (value: unknown, field: string): unknown => {
+    // a ref may stand anywhere in a value: inside a list or an object (an escalation policy's steps[i].targets[j].schedule_id)
+    if (Array.isArray(value)) return value.map((v, i) => one(v, `${field}[${i}]`));
+    if (value !== null && typeof value === 'object' && !isRef(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, one(v, `${field}.${k}`)]));
     if (!isRef(value)) return value;
     const ref = value.$ref;
     const id = typeof ref === 'string' ? ids.get(ref) : undefined;
@@ -86,7 +89,7 @@ function resolveRefs(body: Row, ids: Map<string, string | null>): { body: Row; e
     return id ?? undefined;
   };
   const out: Row = {};
-  for (const [field, value] of Object.entries(body)) out[field] = Array.isArray(value) ? value.map((v, i) => one(v, `${field}[${i}]`)) : one(value, field);
+  for (const [field, value] of Object.entries(body)) out[field] = one(value, field);
   return { body: out, errors };
 }
 
