@@ -32,6 +32,7 @@ import { Migration20261128214630 } from './Migration20261128214630.ts';
 import { Migration20261128215734 } from './Migration20261128215734.ts';
 import { Migration20261128221258 } from './Migration20261128221258.ts';
 import { Migration20261128222101 } from './Migration20261128222101.ts';
+import { Migration20261129013948_paging_notification_fallback } from './Migration20261129013948_paging_notification_fallback.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128215734', class: Migration20261128215734 },
   { name: 'Migration20261128221258', class: Migration20261128221258 },
   { name: 'Migration20261128222101', class: Migration20261128222101 },
+  { name: 'Migration20261129013948_paging_notification_fallback', class: Migration20261129013948_paging_notification_fallback },
 ];

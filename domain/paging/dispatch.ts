@@ -48,6 +48,7 @@ export interface Claimed {
   contact_type: string;
   address: string | null;
   method_name: string | null;
+  fallback?: string | null;
   status: string;
   title: string;
   severity: string;
@@ -74,7 +75,8 @@ export function notified(n: Claimed, detail: Record<string, unknown>): PagingEff
     organizationId: n.organization_id, alertId: n.alert_id, kind: 'notified',
     detail: {
       escalation_id: n.escalation_id, step: n.step, loop: n.loop, email: n.email, user_id: n.user_id, channel: n.contact_type,
-      contact_method_id: n.method_key === ACCOUNT_METHOD ? null : n.method_key, method: n.method_name ?? 'account email', urgency: n.urgency, ...detail,
+      contact_method_id: n.method_key === ACCOUNT_METHOD ? null : n.method_key, method: n.method_name ?? 'account email', urgency: n.urgency,
+      ...(n.fallback ? { fallback: n.fallback } : {}), ...detail,
     },
   };
 }
@@ -213,7 +215,7 @@ export async function sendBundles(services: Services): Promise<number> {
     const { count, deferred } = await inTransaction(services, async (store) => {
       const rows = (await store.execute(
         `select n.escalation_id, n.step, n.loop, n.email, n.method_key, n.organization_id, n.user_id, n.alert_id, n.incident_id, n.urgency, n.contact_type, n.address,
-                n.method_name, n.status, a.title, a.severity, e.subject_kind, e.subject_id
+                n.method_name, n.fallback, n.status, a.title, a.severity, e.subject_kind, e.subject_id
            from ${NOTIFICATIONS} n join alerts a on a.organization_id = n.organization_id and a.id = n.alert_id join ${ESCALATIONS} e on e.id = n.escalation_id
           where n.status in ('pending', 'limited') and n.send_after <= ?
           order by n.organization_id, n.email, n.method_key, n.created_at
