@@ -26,6 +26,8 @@ export interface Receiver {
   processed: Map<string, Received>;
   /** answers to give, in order; when empty, `fallback` */
   script: Behaviour[];
+  /** an answer for every request to this path (before `script`) */
+  paths: Map<string, Behaviour>;
   fallback: Behaviour;
   /** answers every request left hanging with `status` */
   release(status?: number): void;
@@ -40,6 +42,7 @@ export async function startReceiver(fallback: Behaviour = 200): Promise<Receiver
     requests: [],
     processed: new Map(),
     script: [],
+    paths: new Map(),
     fallback,
     release: (status = 200) => {
       for (const res of hanging) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
@@ -55,7 +58,7 @@ export async function startReceiver(fallback: Behaviour = 200): Promise<Receiver
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const behaviour = receiver.script.length ? receiver.script.shift()! : receiver.fallback;
+      const behaviour = receiver.paths.get(req.url ?? '/') ?? (receiver.script.length ? receiver.script.shift()! : receiver.fallback);
       const received: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: 0, at: Date.now() };
       receiver.requests.push(received);
       if (behaviour === 'hang') {
