@@ -1,9 +1,9 @@
 /**
  * Two `vigil serve` processes on one PostgreSQL database, paging in flight, one of them SIGKILLed: the other finishes
  * every escalation, and the local receivers count every page once. 100 alerts each page one person on two webhook
- * methods (two local receivers, test/helpers/receiver.ts); the first 50 arrive at A, whose first page hangs at the
- * receiver: A is SIGKILLed in that provider call, its steps committed and the rest of its notifications waiting for
- * the bundle window; the other 50 arrive at B. Checked at the receivers: no page twice for the same alert and method;
+ * methods (two local receivers, test/helpers/receiver.ts); the first alert arrives at A, whose page for it hangs at
+ * the pager's receiver; 49 more arrive at A (their notifications held by the 5-second bundle window that page opened)
+ * and A is SIGKILLed in that provider call; the other 50 arrive at B, which runs and sends everything A left. Checked at the receivers: no page twice for the same alert and method;
  * every page arrived, except one whose row A had committed `sending` and then died before the request left (the
  * documented at-most-once window, docs/decisions.md: recorded `unknown`, never sent again), which is counted and named.
  * The escalation rows say every escalation is done. Real clock, real processes: PostgreSQL only (the embedded
@@ -66,11 +66,13 @@ t.test('two vigil serve processes, one SIGKILLed mid-paging: every escalation fi
     });
     t.equal(res.status, 200);
   };
-  // A's first page to the pager hangs at the receiver: A is killed in the middle of that provider call, with the
-  // rest of its steps committed and their notifications waiting for the bundle window
+  // A's first page (one alert) hangs at the pager's receiver: A is killed in the middle of that provider call, after it
+  // took 49 more alerts whose steps it ran or left due, their notifications held by the 5-second bundle window the
+  // first page opened: B must run and send all of those
   receiver.script.push('hang');
-  await fire(a.url, names.slice(0, N / 2));
+  await fire(a.url, names.slice(0, 1));
   await waitFor(() => receiver.requests.length === 1, 'A\'s first page to be in flight');
+  await fire(a.url, names.slice(1, N / 2));
   await a.stop('SIGKILL');
   const bridgeAtKill = bridge.requests.length;
   receiver.release(200);
@@ -119,6 +121,7 @@ t.test('two vigil serve processes, one SIGKILLed mid-paging: every escalation fi
   t.equal(all.length, N, 'one alert per fingerprint');
   t.ok(all.every((e) => e.state === 'done'), 'every escalation finished');
   t.ok(all.every(settled), 'every notification recorded sent, but those A sent and died before recording: sending');
+  t.same([...diedIn], [names[0]], 'A died sending the first alert\'s page');
   t.ok([...diedIn].every((title) => all.find((e) => e.title === title)!.notifications.find((x: any) => x.method === 'pager').status === 'sending'), 'the call A died in stays sending: not made again');
   const got = counts();
   t.same([...got.pager, ...got.bridge].filter(([, count]) => count > 1), [], 'no page sent twice');
