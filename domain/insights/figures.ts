@@ -27,18 +27,8 @@ export function volumeByDay(byDay: ReadonlyMap<string, number>, from: number, to
   return [...counts].map(([day, n]) => ({ day, fires: n }));
 }
 
-/** Alerts by fires, most first (ties by fingerprint), at most `limit`. */
-export function noisiest<T extends { fingerprint: string; fires: number }>(alerts: readonly T[], limit: number): T[] {
-  return [...alerts].sort((a, b) => b.fires - a.fires || a.fingerprint.localeCompare(b.fingerprint)).slice(0, limit);
-}
-
 /** An alert that fired at least FLAP_FIRES times in one UTC day is flapping (it resolved in between each time). */
 export const FLAP_FIRES = 3;
-
-/** Flapping alerts (each with its worst day, the earliest of equals), most fires that day first (ties by fingerprint), at most `limit`. */
-export function flapping<T extends { fingerprint: string; cycles: number }>(alerts: readonly T[], limit: number): T[] {
-  return [...alerts].sort((a, b) => b.cycles - a.cycles || a.fingerprint.localeCompare(b.fingerprint)).slice(0, limit);
-}
 
 /** When a page falls, in the zone of the person's schedule: working hours, the night, or the rest (evenings, weekends). */
 export type PageTime = 'working_hours' | 'night' | 'off_hours';

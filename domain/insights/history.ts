@@ -51,9 +51,9 @@ export interface FireFigures {
   alerts_fired: number;
   /** fires per UTC day that had any (YYYY-MM-DD) */
   by_day: Map<string, number>;
-  /** alerts by fires: every alert ranked within the top `limit` by fires (ties at the edge included), unsorted */
+  /** the `limit` alerts with most fires, most first (ties by fingerprint, in code-point order) */
   noisiest: (AlertRef & { fires: number })[];
-  /** per alert that fired FLAP_FIRES times on some UTC day: its worst day (the earliest of equals), that day's fires, how many days; the top `limit` by fires with ties, unsorted */
+  /** the `limit` alerts that fired FLAP_FIRES times on some UTC day: each with its worst day (the earliest of equals), that day's fires and how many days; most fires first (ties by fingerprint, in code-point order) */
   flapping: (AlertRef & { day: string; cycles: number; flapping_days: number })[];
 }
 
@@ -65,8 +65,8 @@ export interface AlertRef {
 
 /**
  * The fires read once (the effects index's range for the organization and kinds) and grouped in SQL: per alert and
- * UTC day, then per day, per alert, and the flapping days; only aggregates and the few ranked alerts come back. The
- * ranked lists come back with every tie at their edge, so figures.ts orders them (by fingerprint among equals) as before.
+ * UTC day, then per day, per alert, and the flapping days; only aggregates and the few ranked alerts come back,
+ * ranked in SQL (fingerprints among equals in code-point order, `collate "C"`, the same on every database).
  */
 export async function fireFigures(services: Services, org: string, from: number, to: number, f: Filters, limit: number): Promise<FireFigures> {
   const filter = alertFilter(f);
@@ -77,20 +77,22 @@ export async function fireFigures(services: Services, org: string, from: number,
      ), per_day as (
        select alert_id, floor(extract(epoch from at) / 86400)::int as day, count(*)::int as n from f group by 1, 2
      ), per_alert as (
-       select alert_id, sum(n)::int as fires, rank() over (order by sum(n) desc) as r from per_day group by alert_id
+       select alert_id, sum(n)::int as fires from per_day group by alert_id
      ), flap_days as (
        select alert_id, day, n, count(*) over (partition by alert_id) as days, row_number() over (partition by alert_id order by n desc, day) as k
          from per_day where n >= ?
      ), flap as (
-       select alert_id, day, n, days, rank() over (order by n desc) as r from flap_days where k = 1
+       select alert_id, day, n, days from flap_days where k = 1
      )
      select (select count(*) from f)::int as fires, (select count(*) from per_alert)::int as alerts_fired,
        (select coalesce(json_agg(json_build_object('day', d.day, 'fires', d.n)), '[]') from (select day, sum(n)::int as n from per_day group by day) d) as by_day,
-       (select coalesce(json_agg(json_build_object('fingerprint', a.fingerprint, 'title', a.title, 'service', a.service, 'fires', x.fires)), '[]')
-          from per_alert x join alerts a on a.id = x.alert_id where x.r <= ?) as noisiest,
-       (select coalesce(json_agg(json_build_object('fingerprint', a.fingerprint, 'title', a.title, 'service', a.service, 'day', x.day, 'cycles', x.n, 'flapping_days', x.days)), '[]')
-          from flap x join alerts a on a.id = x.alert_id where x.r <= ?) as flapping`,
-    [org, new Date(from), new Date(to), ...filter.params, FLAP_FIRES, limit, limit],
+       (select coalesce(json_agg(t), '[]') from (
+          select a.fingerprint, a.title, a.service, x.fires from per_alert x join alerts a on a.id = x.alert_id and a.organization_id = ?
+           order by x.fires desc, a.fingerprint collate "C" limit ?) t) as noisiest,
+       (select coalesce(json_agg(t), '[]') from (
+          select a.fingerprint, a.title, a.service, x.day, x.n as cycles, x.days as flapping_days from flap x join alerts a on a.id = x.alert_id and a.organization_id = ?
+           order by x.n desc, a.fingerprint collate "C" limit ?) t) as flapping`,
+    [org, new Date(from), new Date(to), ...filter.params, FLAP_FIRES, org, limit, org, limit],
   );
   const days = json<{ day: number; fires: number }[]>(row!.by_day);
   return {

@@ -9,7 +9,7 @@ import { ApiError, validationFailed } from '../../engine/errors.ts';
 import { hasFeature } from '../../engine/plans.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import { DAY } from '../oncall/zone.ts';
-import { compared, flapping, noisiest, onCallLoad, pagesByPerson, volumeByDay } from './figures.ts';
+import { compared, onCallLoad, pagesByPerson, volumeByDay } from './figures.ts';
 import { alertCycles, alertsOpeningIncidents, fireFigures, incidentCycles, pages, shifts, type Filters } from './history.ts';
 import { INSIGHTS_ANSWER, INSIGHTS_INPUT, type Insights } from './schema.ts';
 
@@ -79,8 +79,8 @@ export async function insights(services: Services, caller: Caller, input: Row): 
       time_to_resolve: compared(incidentTimes.current.resolve, incidentTimes.previous.resolve),
     },
     volume_by_day: volumeByDay(fired.by_day, from, to),
-    noisiest: noisiest(fired.noisiest, TOP),
-    flapping: flapping(fired.flapping, TOP),
+    noisiest: fired.noisiest,
+    flapping: fired.flapping,
     resolved_unacknowledged: raised.unacknowledged,
     pages_by_person: pagesByPerson(paged, onCall.shifts, onCall.homes),
     on_call: onCallLoad(onCall.shifts, paged, from, to),
