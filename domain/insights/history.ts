@@ -43,6 +43,8 @@ function alertFilter(f: Filters): { sql: string; params: unknown[] } {
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 const utcDay = (day: number) => new Date(day * DAY).toISOString().slice(0, 10);
 /** The alerts join, only when a filter reads the alert: without one the effects index alone answers. */
+/** Above this many alerts tied for the noisiest list, their alerts are read by one scan, not one look-up each. */
+const FEW = 2000;
 const joinAlerts = (filter: { sql: string }) => (filter.sql ? ' join alerts a on a.id = e.alert_id' : '');
 
 /** What the fires (`page` and `page_skipped` effects) of alerts in scope in [from, to) add up to, counted in SQL. */
@@ -67,6 +69,9 @@ export interface AlertRef {
  * The fires read once (the effects index's range for the organization and kinds) and grouped in SQL: per alert and
  * UTC day, then per day, per alert, and the flapping days; only aggregates and the few ranked alerts come back,
  * ranked in SQL (fingerprints among equals in code-point order, `collate "C"`, the same on every database).
+ * The noisiest are cut first to the alerts with at least the `limit`-th most fires; those are joined to their
+ * alerts one by one when they are few, else (thousands tied, each fired once) by one hash join with the
+ * organization's alerts: 16,000 look-ups by id took 110 ms on the benchmark.
  */
 export async function fireFigures(services: Services, org: string, from: number, to: number, f: Filters, limit: number): Promise<FireFigures> {
   const filter = alertFilter(f);
@@ -83,16 +88,24 @@ export async function fireFigures(services: Services, org: string, from: number,
          from per_day where n >= ?
      ), flap as (
        select alert_id, day, n, days from flap_days where k = 1
+     ), ranked as (
+       select alert_id, fires from per_alert
+        where fires >= coalesce((select fires from per_alert order by fires desc offset ? limit 1), 0)
+     ), few as (
+       select count(*) <= ${FEW} as yes from ranked
      )
      select (select count(*) from f)::int as fires, (select count(*) from per_alert)::int as alerts_fired,
        (select coalesce(json_agg(json_build_object('day', d.day, 'fires', d.n)), '[]') from (select day, sum(n)::int as n from per_day group by day) d) as by_day,
-       (select coalesce(json_agg(t), '[]') from (
-          select a.fingerprint, a.title, a.service, x.fires from per_alert x join alerts a on a.id = x.alert_id and a.organization_id = ?
-           order by x.fires desc, a.fingerprint collate "C" limit ?) t) as noisiest,
+       (select coalesce(json_agg(t), '[]') from (select * from (
+          select a.fingerprint, a.title, a.service, x.fires from ranked x join alerts a on a.id = x.alert_id and a.organization_id = ? where (select yes from few)
+          union all
+          select a.fingerprint, a.title, a.service, x.fires from ranked x join (select id, fingerprint, title, service from alerts where organization_id = ? offset 0) a on a.id = x.alert_id
+           where not (select yes from few)
+        ) u order by fires desc, fingerprint collate "C" limit ?) t) as noisiest,
        (select coalesce(json_agg(t), '[]') from (
           select a.fingerprint, a.title, a.service, x.day, x.n as cycles, x.days as flapping_days from flap x join alerts a on a.id = x.alert_id and a.organization_id = ?
            order by x.n desc, a.fingerprint collate "C" limit ?) t) as flapping`,
-    [org, new Date(from), new Date(to), ...filter.params, FLAP_FIRES, org, limit, org, limit],
+    [org, new Date(from), new Date(to), ...filter.params, FLAP_FIRES, limit - 1, org, org, limit, org, limit],
   );
   const days = json<{ day: number; fires: number }[]>(row!.by_day);
   return {

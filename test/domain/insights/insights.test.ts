@@ -249,7 +249,7 @@ t.test('the figures computed in SQL: nearest-rank percentiles, ties by fingerpri
        values (?, ?, ?, 'metric-dashboard', ?, 'web', 'warning', '{}'::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [id, seeded.id, fingerprint, `Title ${fingerprint}`, resolved === null ? 'firing' : 'resolved', new Date(r), new Date(r), after(ack), after(resolved), new Date(r), new Date(r), new Date(r)],
     );
-    for (const at of fires) await recordEffects(sql, new Date(at), [{ organizationId: seeded.id, alertId: id, kind: 'page', detail: {} }]);
+    for (const at of fires) await sql(`insert into alert_effects (organization_id, alert_id, at, kind, detail) values (?, ?, ?, 'page', '{}'::jsonb)`, [seeded.id, id, new Date(at)]);
   };
   // ten alerts acknowledged after 1..10 minutes and resolved after 10..100 minutes, each fired once on 04-01
   for (let i = 0; i < 10; i++) {
