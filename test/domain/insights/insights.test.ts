@@ -275,3 +275,25 @@ t.test('the figures computed in SQL: nearest-rank percentiles, ties by fingerpri
   t.same(d.flapping, [{ fingerprint: 'Zflap', title: 'Title Zflap', service: 'web', day: '2026-04-01', cycles: 4, flapping_days: 2 }]);
   t.same(d.resolved_unacknowledged, [{ fingerprint: 'a_under', title: 'Title a_under', service: 'web' }]);
 });
+
+t.test('thousands of alerts tied for the noisiest list: the first 20 by fingerprint, read by one scan of the organization\'s alerts', async (t) => {
+  const many = await vigil.organization('business', { config_api: true });
+  const key = await many.key(['api:admin']);
+  // 2,500 alerts fired once each (more than the 2,000 joined one by one), and one fired twice
+  await sql(
+    `insert into alerts (id, organization_id, fingerprint, source, title, service, severity, labels, status, started_at, raised_at, last_received_at, created_at, updated_at)
+     select gen_random_uuid(), ?, 'f' || lpad(g::text, 5, '0'), 'metric-dashboard', 'T' || g, null, 'warning', '{}'::jsonb, 'firing', t, t, t, t, t
+       from (select g, ?::timestamptz + g * interval '1 second' as t from generate_series(1, 2500) g) s`,
+    [many.id, new Date('2026-04-05T00:00:00Z')],
+  );
+  await sql(
+    `insert into alert_effects (organization_id, alert_id, at, kind, detail)
+     select organization_id, id, raised_at, 'page', '{}'::jsonb from alerts where organization_id = ?
+     union all select organization_id, id, raised_at + interval '1 hour', 'page_skipped', '{}'::jsonb from alerts where organization_id = ? and fingerprint = 'f02000'`,
+    [many.id, many.id],
+  );
+  const d = (await key.get(`${CONFIG}/insights?from=2026-04-05T00:00:00Z&to=2026-04-06T00:00:00Z`)).body.data;
+  t.match(d.alerts, { fires: 2501, alerts_fired: 2500 });
+  t.same(d.noisiest.map((n: any) => [n.fingerprint, n.fires]), [['f02000', 2], ...Array.from({ length: 19 }, (_, i) => [`f${String(i + 1).padStart(5, '0')}`, 1])]);
+  t.same(d.noisiest[1], { fingerprint: 'f00001', title: 'T1', service: null, fires: 1 });
+});
