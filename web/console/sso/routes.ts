@@ -20,6 +20,8 @@
  *   callback uses that provider only, refuses the flow when the organization's issuer changed since, and openid-client
  *   refuses an answer from another issuer (RFC 9207 `iss`, the ID token's `iss`): an answer of one provider is never
  *   accepted for a flow started at another (mix-up). The person becomes a member of that organization only.
+ * - Signing out of such a session (`POST /logout`, sign-in.ts) ends Vigil's session, then answers with a page that
+ *   moves on to the organization's provider's `end_session_endpoint` (`logoutOfOrganization`), for the same reason.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
