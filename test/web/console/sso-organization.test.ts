@@ -303,6 +303,22 @@ t.test('signing out of a session of a provider without end_session_endpoint ends
   t.notOk(browser.session(), 'the cookie is cleared');
 });
 
+t.test('a provider that cannot be reached at sign-out leaves the person signed out of Vigil', async (t) => {
+  const { browser, answer } = await signIn('ana@acme.example', 'ana');
+  t.equal(answer.status, 303);
+  const token = browser.session();
+  // the organization moved its issuer to an address the guarded client refuses: discovery for the logout fails
+  t.equal((await apiA.put(SSO, { issuer: `https://${INTERNAL_NAME}` })).status, 200);
+  const now = await browser.go(`${vigil.url}/now`);
+  const out = await browser.go(`${vigil.url}/logout`, { method: 'POST', form: { _csrf: field(now.text, '_csrf') } });
+  t.equal((await apiA.put(SSO, { issuer: providerA.issuer })).status, 200);
+  t.equal(out.status, 303);
+  t.equal(out.location, `${vigil.url}/login`);
+  const raw = await fetch(`${vigil.url}/now`, { headers: { cookie: `vigil_session=${token}` }, redirect: 'manual' });
+  t.equal(raw.status, 303, 'the Vigil session is gone');
+  t.notOk(browser.session(), 'the cookie is cleared');
+});
+
 t.test('the client secret is in no answer, export or audit entry', async (t) => {
   const secret = providerA.clientSecret;
   const answers = [
