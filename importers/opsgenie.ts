@@ -36,9 +36,10 @@ export interface OpsgenieOptions extends FetchOptions {
   token: string;
   /** what counts as now: overrides, rotations and maintenance that ended before it are not carried */
   now: Date;
+  /** users asked per page (default 100; Opsgenie answers at most 500) */
+  pageSize?: number;
 }
 
-const PAGE = 100;
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 /** Opsgenie's 429 carries X-RateLimit-Period-In-Sec (its documented header); Retry-After first should it come. */
@@ -58,10 +59,10 @@ function dataList(body: Json, call: string): Json[] {
 }
 
 /** Every object of a paged list: `offset` and `limit`, on while `paging.next` names a next page. */
-async function list(api: RestSource, path: string, query: Record<string, string> = {}): Promise<Json[]> {
+async function list(api: RestSource, path: string, pageSize: number, query: Record<string, string> = {}): Promise<Json[]> {
   const all: Json[] = [];
   for (let offset = 0; ; ) {
-    const body = await api.get(path, { ...query, offset, limit: PAGE });
+    const body = await api.get(path, { ...query, offset, limit: pageSize });
     const items = dataList(body, `GET ${path}`);
     all.push(...items);
     const next = (body.paging as Json | undefined)?.next;
@@ -158,7 +159,7 @@ export async function importOpsgenie(options: OpsgenieOptions): Promise<ImportRe
     entries.push({ sortKey: `${family}\u0000${label}`, block: { type: 'resource', labels: [resourceType(family), label], attributes } });
 
   // people
-  const users = (await list(api, '/v2/users')).sort((a, b) => cmp(String(a.username), String(b.username)));
+  const users = (await list(api, '/v2/users', options.pageSize ?? 100)).sort((a, b) => cmp(String(a.username), String(b.username)));
   const emailOf = new Map<string, string>();
   const people: Person[] = [];
   for (const u of users) {
