@@ -530,10 +530,10 @@ export async function importOpsgenie(options: OpsgenieOptions): Promise<ImportRe
       report.add({ kind: 'maintenance', source: what, outcome: 'not carried', became: '', reason: 'it ended before the import' });
       continue;
     }
-    const rules = ((Array.isArray(m.rules) ? m.rules : []) as Json[]).map((r) => String(r.entity?.type ?? 'entity')).join(', ');
+    const rules = [...new Set(((Array.isArray(m.rules) ? m.rules : []) as Json[]).map((r) => `an Opsgenie ${String(r.entity?.type ?? 'entity')}`))].join(' or ');
     report.add({
       kind: 'maintenance', source: what, outcome: 'not carried', became: '',
-      reason: `a Vigil mute starts when it is made and matches text, not ${rules || 'an integration or policy'}: at ${String(m.time?.startDate ?? 'its start')} mute the alerts it covers (alert_mutes, duration_minutes) for the window`,
+      reason: `a Vigil mute starts when it is made and matches text, not ${rules || 'an Opsgenie integration or policy'}: at ${String(m.time?.startDate ?? 'its start')} mute the alerts it covers (alert_mutes, duration_minutes) for the window`,
     });
   }
 
