@@ -72,7 +72,7 @@ t.test('the import reads every page, waits out the 429 as Opsgenie asks, and giv
   t.match(report, /\| schedule \| 12 \| 8 \| 4 \| 0 \|/, 'twelve schedules read, each accounted for');
   t.match(report, /\| escalation policy \| 15 \| 7 \| 8 \| 0 \|/, 'fifteen escalations read, each accounted for');
   const tf = text['vigil.tf']!;
-  t.match(tf, /restrictions = \[\s*\{\s*days = \["mon", "tue", "wed", "thu", "fri", "sat", "sun"\]\s*from = "20:00"\s*to = "00:00"/, 'a time of day past midnight is cut at midnight');
+  t.match(tf, /name {9}= "Nights"\s*participants = \[[^\]]*\]\s*restrictions = \[\s*\{\s*days = \["mon", "tue", "wed", "thu", "fri", "sat", "sun"\]\s*from = "00:00"\s*to {3}= "08:00"\s*\},\s*\{\s*days = \["mon", "tue", "wed", "thu", "fri", "sat", "sun"\]\s*from = "20:00"\s*to {3}= "00:00"/, 'a time of day past midnight (20:00 to 08:00) is cut at midnight');
 });
 
 t.test('people, then plan and apply: Opsgenie\'s on-call answer at 30 instants is Vigil\'s', async (t) => {
