@@ -182,11 +182,11 @@ export function opsgenieOnCall(account: Account, scheduleId: string, at: number)
   const schedule = account.schedules.find((s) => s.id === scheduleId)!;
   const out: Json[] = [];
   for (const rotation of schedule.rotations) {
-    let p = rotationParticipant(rotation, schedule.timezone, at);
-    if (!p) continue;
+    const turn = rotationParticipant(rotation, schedule.timezone, at);
+    if (!turn) continue;
     const o = account.overrides.get(scheduleId)!.find((x) => Date.parse(x.startDate) <= at && at < Date.parse(x.endDate) && (!x.rotations.length || x.rotations.some((r: Json) => r.id === rotation.id)));
-    if (o) p = o.user;
-    if (p.type !== 'none' && !out.some((x) => x.id === p!.id)) out.push(p);
+    const p: Json = o ? o.user : turn;
+    if (p.type !== 'none' && !out.some((x) => x.id === p.id)) out.push(p);
   }
   return out;
 }
