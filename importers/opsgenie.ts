@@ -385,7 +385,7 @@ export async function importOpsgenie(options: OpsgenieOptions): Promise<ImportRe
   }
 
   // schedules: one layer per rotation, the first rotation on top
-  const overrideRows: { email: string; start: string; end: string; schedule: string; source: string }[] = [];
+  const overrideRows: { email: string; start: string; end: string; schedule: string; source: string; some: boolean }[] = [];
   for (const s of scheduleList) {
     const id = String(s.id);
     const call = 'GET /v2/schedules';
@@ -481,7 +481,7 @@ export async function importOpsgenie(options: OpsgenieOptions): Promise<ImportRe
       const email = member(o.user?.id, `${name} override ${String(o.alias)}`);
       if (!email) continue;
       const some = Array.isArray(o.rotations) && o.rotations.length > 0 && o.rotations.length < (s.rotations as Json[]).length;
-      overrideRows.push({ email, start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString(), schedule: label, source: what + (some ? '\u0000some' : '') });
+      overrideRows.push({ email, start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString(), schedule: label, source: what, some });
     }
   }
   // an override has no natural key: `vigil plan` matches it by label, which the export gives by email, then start
@@ -489,10 +489,9 @@ export async function importOpsgenie(options: OpsgenieOptions): Promise<ImportRe
   for (const o of overrideRows) {
     const overrideLabel = labels.take(scheduleOverrides.name, o.email);
     block(scheduleOverrides.name, overrideLabel, { schedule_id: ref(schedules.name, o.schedule), email: o.email, start: o.start, end: o.end });
-    const [source, some] = o.source.split('\u0000');
     report.add({
-      kind: 'override', source: source!, outcome: some ? 'approximate' : 'carried', became: `${resourceType(scheduleOverrides.name)}.${overrideLabel}`,
-      reason: some ? 'it overrides some of the schedule\'s rotations: a Vigil override puts its person on call for the whole schedule' : undefined,
+      kind: 'override', source: o.source, outcome: o.some ? 'approximate' : 'carried', became: `${resourceType(scheduleOverrides.name)}.${overrideLabel}`,
+      reason: o.some ? 'it overrides some of the schedule\'s rotations: a Vigil override puts its person on call for the whole schedule' : undefined,
     });
   }
 
