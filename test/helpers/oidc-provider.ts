@@ -16,6 +16,8 @@ import Provider from 'oidc-provider';
 export interface Claims {
   email?: string;
   email_verified?: boolean;
+  /** Microsoft Entra ID's optional claim: the email's domain owner is verified */
+  xms_edov?: boolean;
   name?: string;
   groups?: string[];
   [claim: string]: unknown;
@@ -80,7 +82,7 @@ export async function startProvider(accounts: Record<string, Claims> = {}, optio
         response_types: ['code'],
       }],
       jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' }] },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name'], groups: ['groups'] },
       scopes: ['openid', 'email', 'profile', 'groups'],
       pkce: { required: () => true },
       features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: options.logout !== false } },

@@ -25,6 +25,10 @@ const resolve = async (hostname: string): Promise<LookupAddress[]> =>
 const providerA = await startProvider({
   ana: { email: 'ana@acme.example', email_verified: true, name: 'Ana', groups: ['sre'] },
   uv: { email: 'uv@acme.example', email_verified: false, groups: ['sre'] },
+  // Microsoft Entra ID's work accounts: no email_verified, the optional claim xms_edov instead
+  entra: { email: 'entra@acme.example', xms_edov: true, groups: ['sre'] },
+  entrano: { email: 'entrano@acme.example', xms_edov: false, groups: ['sre'] },
+  entrafalse: { email: 'entrafalse@acme.example', email_verified: false, xms_edov: true, groups: ['sre'] },
   out: { email: 'out@elsewhere.example', email_verified: true, groups: ['sre'] },
   cam: { email: 'cam@acme.example', email_verified: true, groups: ['sre'] },
 });
@@ -200,6 +204,12 @@ t.test('an unverified email and a domain the organization does not allow are ref
   t.equal(elsewhere.answer.status, 403);
   t.match(elsewhere.answer.text, /Accounts of elsewhere\.example cannot sign in here/);
   t.notOk(elsewhere.browser.session());
+  // Entra ID's stand-in for email_verified, read only where email_verified is absent
+  for (const login of ['entrano', 'entrafalse']) {
+    const refused = await signIn(`${login}@acme.example`, login);
+    t.equal(refused.answer.status, 403, `${login}: refused`);
+    t.notOk(refused.browser.session());
+  }
   t.notOk(Object.keys(await membersOf(apiA)).some((e) => e !== 'ana@acme.example'), 'no membership made');
 });
 
@@ -344,4 +354,10 @@ t.test('an issuer whose name resolves to an address the deployment may not reach
   const literal = await api.put(SSO, { issuer: 'http://127.0.0.2:9' });
   t.equal(literal.status, 422, 'a literal loopback address is refused when saved');
   t.equal(literal.body.errors[0].field, 'issuer');
+});
+
+t.test('an email vouched for by Entra ID\'s xms_edov claim (no email_verified) signs in', async (t) => {
+  const entra = await signIn('entra@acme.example', 'entra');
+  t.ok(entra.browser.session(), 'a session');
+  t.ok((await membersOf(apiA))['entra@acme.example'], 'a member of the organization');
 });

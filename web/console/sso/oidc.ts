@@ -139,7 +139,7 @@ export class OidcClient {
         // fetchUserInfo checks that the answer is about the ID token's subject
         const more = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
         info = { ...more, ...info };
-        if (info.email === undefined && more.email !== undefined) info = { ...info, email: more.email, email_verified: more.email_verified };
+        if (info.email === undefined && more.email !== undefined) info = { ...info, email: more.email, email_verified: more.email_verified, xms_edov: more.xms_edov };
       } catch (error) {
         throw refusal(error);
       }
@@ -147,8 +147,7 @@ export class OidcClient {
     return {
       subject: claims.sub,
       email: typeof info.email === 'string' ? info.email.trim().toLowerCase() : null,
-      // only the boolean true: a missing or other value is not a verified email
-      emailVerified: info.email_verified === true,
+      emailVerified: vouchedFor(info),
       name: typeof info.name === 'string' ? info.name : null,
       groups: groupsOf(info, groupsClaim),
       idToken: tokens.id_token,
@@ -186,4 +185,14 @@ function refusal(error: unknown): OidcRefused {
   const code = error && typeof error === 'object' && 'code' in error ? String((error as { code: unknown }).code) : 'error';
   const detail = error instanceof Error ? error.message.slice(0, 200) : '';
   return new OidcRefused(`${code}${detail ? `: ${detail}` : ''}`, 'The identity provider\'s answer could not be verified, so you are not signed in. Start again from the sign-in page.');
+}
+
+/**
+ * Whether the provider vouches for the email: `email_verified` true, only the boolean. Microsoft Entra ID sends no
+ * `email_verified` for work accounts; its optional claim `xms_edov` (the email's domain owner is verified by the
+ * tenant) stands in for it, and only when `email_verified` is absent altogether, so a provider's `false` always wins.
+ */
+function vouchedFor(info: Record<string, unknown>): boolean {
+  if (info.email_verified !== undefined) return info.email_verified === true;
+  return info.xms_edov === true;
 }
