@@ -12,7 +12,7 @@ interface Flags {
   asOf?: string;
 }
 
-const SOURCES = ['pagerduty'] as const;
+const SOURCES = ['pagerduty', 'grafana-oncall'] as const;
 
 export function registerImportCommands(program: Command): void {
   program
@@ -20,7 +20,7 @@ export function registerImportCommands(program: Command): void {
     .description(`read another tool's configuration through its REST API (${SOURCES.join(', ')}) and write vigil.tf, people.json and REPORT.md into --out`)
     .requiredOption('--out <folder>', 'where the files are written (created when missing; other files in it are left alone)')
     .option('--as-of <instant>', 'the instant taken as now: overrides and maintenance windows that ended before it are not carried (default: now)')
-    .addHelpText('after', '\n--url is the source\'s API base (https://api.pagerduty.com) and --token its API key; both are required here.')
+    .addHelpText('after', '\n--url is the source\'s API base (https://api.pagerduty.com; Grafana OnCall: https://oncall.example.com/api/v1) and --token its API key; both are required here.')
     .action(async (source: string, flags: Flags, command: Command) => {
       const root = command.parent!;
       const fromCli = (name: string) => root.getOptionValueSource(name) === 'cli';
@@ -31,9 +31,12 @@ export function registerImportCommands(program: Command): void {
       if (!fromCli('token') || !token) return fail('--token <the source\'s API key> is required.');
       const now = flags.asOf ? new Date(flags.asOf) : new Date();
       if (Number.isNaN(now.getTime())) return fail('--as-of must be an instant such as 2027-01-10T00:00:00Z.');
-      const [{ ImportFailure, renderFiles, writeOutput }, { importPagerDuty, PRODUCT }] = await Promise.all([import('../../importers/core.ts'), import('../../importers/pagerduty.ts')]);
+      const { ImportFailure, renderFiles, writeOutput } = await import('../../importers/core.ts');
+      const { run, PRODUCT } = source === 'grafana-oncall'
+        ? await import('../../importers/grafana-oncall.ts').then((m) => ({ run: m.importGrafanaOnCall, PRODUCT: m.PRODUCT }))
+        : await import('../../importers/pagerduty.ts').then((m) => ({ run: m.importPagerDuty, PRODUCT: m.PRODUCT }));
       try {
-        const result = await importPagerDuty({ url, token, now });
+        const result = await run({ url, token, now });
         await writeOutput(flags.out, renderFiles(PRODUCT, url, result));
         const counts = (o: string) => result.report.lines.filter((l) => l.outcome === o).length;
         process.stdout.write(`Read ${result.report.lines.length} objects from ${PRODUCT}: ${counts('carried')} carried, ${counts('approximate')} approximately, ${counts('not carried')} not carried (REPORT.md says which and why).\n` +
