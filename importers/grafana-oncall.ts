@@ -207,8 +207,10 @@ export async function importGrafanaOnCall(options: GrafanaOnCallOptions): Promis
     const name = `${String(s.name)} (${id})`;
     const zone = typeof s.time_zone === 'string' && s.time_zone ? s.time_zone : 'UTC';
     const notes: string[] = renameNote(id);
-    const shiftIds = Array.isArray(s.shifts) ? (s.shifts as unknown[]).map(String) : [];
-    if (s.type === 'ical' || (s.ical_url_primary && !shiftIds.length)) {
+    // a schedule lists its shifts; its overrides are shifts of type override naming the schedule
+    const listed = Array.isArray(s.shifts) ? (s.shifts as unknown[]).map(String) : [];
+    const shiftIds = [...listed, ...shiftList.filter((x) => x.type === 'override' && String(x.schedule) === id && !listed.includes(String(x.id))).map((x) => String(x.id))];
+    if (s.type === 'ical' || (s.ical_url_primary && !listed.length)) {
       report.add({ kind: 'schedule', source: name, outcome: 'not carried', became: '', reason: 'an iCal schedule (ical_url_primary): Vigil does not read iCal feeds yet; rebuild its rotation as layers' });
       continue;
     }
@@ -296,6 +298,7 @@ export async function importGrafanaOnCall(options: GrafanaOnCallOptions): Promis
         if (byDay.length) shiftNotes.push('by_day on an hourly shift is not carried');
       } else if (byDay.length && (unit === 'weekly' || unit === 'daily')) {
         for (const d of byDay) pdRestrictions.push({ type: 'weekly_restriction', start_day_of_week: DAYS.indexOf(d) + 1, start_time_of_day: startTime, duration_seconds: Math.min(duration, 604800) });
+        if (unit === 'weekly' && interval > 1) shiftNotes.push(`every ${interval} weeks on some weekdays: Vigil's restriction applies every week, so the weeks between have the shift too (with the same person as the week before)`);
         if (unit === 'daily' && interval === 1) shiftNotes.push('a daily rotation on some weekdays: OnCall hands over on each of its days, Vigil every day (the days between move the turn too)');
         if (interval > 1 && unit === 'daily') shiftNotes.push(`every ${interval} days on some weekdays: carried as every ${interval} days`);
       } else if (unit === 'daily' && duration < 86400) {
@@ -372,7 +375,7 @@ export async function importGrafanaOnCall(options: GrafanaOnCallOptions): Promis
         break;
       }
       if (type === 'notify_if_time_from_to' || type === 'notify_if_num_alerts_in_window') {
-        notes.push(`${at}: a condition (${type}${p.notify_if_time_from ? ` ${String(p.notify_if_time_from)}–${String(p.notify_if_time_to)} UTC` : ''}) is not carried: the steps after it always run`);
+        notes.push(`${at}: a condition (${type}${p.notify_if_time_from ? ` ${String(p.notify_if_time_from)}–${String(p.notify_if_time_to)}` : ''}) is not carried: the steps after it always run`);
         continue;
       }
       const targets: HclValue[] = [];
