@@ -122,7 +122,7 @@ export function onCallOrganization() {
     if (c === 6) step('notify_person_next_each_time', { persons_to_notify_next_each_time: [uid(t * 4), uid(t * 4 + 1)] });
     else if (c === 8) step('notify_team_members', { notify_to_team_members: teams[t]!.id });
     else step('notify_persons', { persons_to_notify: [uid(t * 4), uid(t * 4 + 1)], important: c === 12 });
-    if (c % 3 === 0) {
+    if (c % 3 === 0 && c !== 9) {
       step('wait', { duration: 300 });
       step('repeat_escalation');
     }

@@ -34,7 +34,7 @@ t.test('the import follows every next page, waits out the 429 as asked, and give
   const first = await importGrafanaOnCall({ url: oc.url, token: ONCALL_TOKEN, now: new Date(AS_OF), sleep: async (ms) => void waits.push(ms) });
   t.same(waits, [7000], 'the one 429 is waited out for its Retry-After (7 s), then the call is made again');
   t.same(oc.requests.filter((r) => r.startsWith('GET /api/v1/users/')), ['GET /api/v1/users/', 'GET /api/v1/users/?page=2'], 'the second page of users asked of --url, though next named OnCall\'s own host');
-  t.equal(oc.requests.filter((r) => r.startsWith('GET /api/v1/escalation_policies/')).length, 2, 'the 429, then the page');
+  t.same(oc.requests.filter((r) => r.startsWith('GET /api/v1/escalation_policies/')), ['GET /api/v1/escalation_policies/', 'GET /api/v1/escalation_policies/', 'GET /api/v1/escalation_policies/?page=2', 'GET /api/v1/escalation_policies/?page=3'], 'the 429, then the first page again, then the next pages');
   const people = first.people.people;
   t.equal(people.length, 40, 'forty people');
   t.match(people.find((p) => p.email === 'ana.silva@example.com'), { role: 'org_admin', contact_methods: [{ key: 'email-1', type: 'email' }], notification_rules: [{ delay_minutes: 0, urgency: 'high' }, { delay_minutes: 5, urgency: 'high' }, { delay_minutes: 0, urgency: 'low' }, { delay_minutes: 5, urgency: 'low' }] });
@@ -81,7 +81,7 @@ t.test('people, then plan and apply: OnCall\'s final shifts at 30 instants per s
   t.equal(plan.code, 0, plan.stderr);
   t.match(plan.stdout, /Plan: \d+ to create, 0 to update, 0 to delete; 0 cannot be applied; 0 unchanged/);
   const apply = await vigilCli(['apply', tf]);
-  t.equal(apply.code, 0, apply.stderr + apply.stdout);
+  t.equal(apply.code, 0, apply.stderr);
   t.match((await vigilCli(['plan', tf])).stdout, /No changes: the organization matches the file/, 'planning the same file again changes nothing');
 
   const report = await readFile(join(out, 'REPORT.md'), 'utf8');
@@ -96,16 +96,16 @@ t.test('people, then plan and apply: OnCall\'s final shifts at 30 instants per s
     const line = report.split('\n').find((l) => l.startsWith(`| schedule | ${s.name} (${s.id})`));
     if (!line || !/vigil_schedules\./.test(line)) continue;
     const approximate = report.split('## Carried approximately')[1]!.split('## Where')[0]!.includes(`| schedule | ${s.name} (${s.id}) |`);
-    const final = [];
+    const final: { user_email: string; shift_start: string; shift_end: string }[] = [];
     for (let url: string | null = `${oc.url}/schedules/${s.id}/final_shifts/?start_date=2027-01-10&end_date=2027-01-26`; url; ) {
-      const body = await fetch(url.replace(/^https:\/\/oncall-internal\.example\.com\/api\/v1/, oc.url), { headers: { authorization: ONCALL_TOKEN } }).then((r) => r.json());
+      const body: { results: typeof final; next: string | null } = await fetch(url.replace(/^https:\/\/oncall-internal\.example\.com\/api\/v1/, oc.url), { headers: { authorization: ONCALL_TOKEN } }).then((r) => r.json());
       final.push(...body.results);
       url = body.next;
     }
     const mine = schedules.find((x) => x.name === s.name)!;
     if (!approximate) exact.push(s.name);
     await Promise.all(instants.map(async (at) => {
-      const expected = final.filter((f: { shift_start: string; shift_end: string }) => Date.parse(f.shift_start) <= at && at < Date.parse(f.shift_end)).map((f: { user_email: string }) => f.user_email);
+      const expected = final.filter((f) => Date.parse(f.shift_start) <= at && at < Date.parse(f.shift_end)).map((f) => f.user_email);
       const got = (await key.get(`${CONFIG}/schedules/${mine.id}/on_call?at=${new Date(at).toISOString()}`)).body.data.email ?? null;
       const same = expected.length ? expected.includes(got) : got === null;
       if (!approximate) compared++;
