@@ -312,7 +312,11 @@ export async function importGrafanaOnCall(options: GrafanaOnCallOptions): Promis
       const { windows } = pdRestrictions.length ? restrictionWindows(pdRestrictions, 'GET /on_call_shifts/') : { windows: null };
       if (shiftZone !== zone) shiftNotes.push(`the shift's zone ${shiftZone} differs from the schedule's: its hours are taken in ${zone}`);
       const layer: Json = { name: shiftName, participants, rotation: { unit, length: Math.min(1000, interval) }, handoff: localText(start.toZonedDateTime(shiftZone).withTimeZone(zone).toPlainDateTime()) };
-      if (sh.until) layer.ends = localText(plainOf(sh.until, shiftCall).toZonedDateTime('UTC').withTimeZone(zone).toPlainDateTime());
+      if (sh.until) {
+        const untilMs = plainOf(sh.until, shiftCall).toZonedDateTime('UTC').epochMilliseconds;
+        layer.ends = localText(Temporal.Instant.fromEpochMilliseconds(untilMs).toZonedDateTimeISO(zone).toPlainDateTime());
+        if ((untilMs - startMs) % (period * interval * 1000) !== 0) shiftNotes.push(`until ${String(sh.until)} falls inside a turn: OnCall keeps an occurrence that started before it, Vigil's layer ends at it`);
+      }
       if (windows) layer.restrictions = windows;
       layers.push({ level: Number(sh.level) || 0, key: `${shiftName}\u0000${shiftId}`, layer });
       report.add({ kind: 'shift', source: what, outcome: shiftNotes.length ? 'approximate' : 'carried', became: `${resourceType(schedules.name)}.${label} layer "${shiftName}"`, reason: shiftNotes.join('; ') || undefined });
