@@ -2,7 +2,8 @@
  * `npm run bench:insights`: the insights reads on a large history. Seeds (in SQL, `generate_series`) BENCH_INSIGHTS_ALERTS
  * alerts (default 1,000,000 on PostgreSQL, 100,000 on embedded PGlite) spread over 90 days and 20 organizations, with
  * five effects each (routed, page, chat_post, notified, escalation_stopped: 5,000,000 on PostgreSQL), then times for
- * one organization and the last 30 days each read of get_insights (domain/insights/history.ts) and the whole
+ * one organization and the last 30 days each read of get_insights (domain/insights/history.ts: counts, per-day
+ * volumes and percentiles computed in SQL) and the whole
  * `GET /api/v1/config/insights`, BENCH_INSIGHTS_RUNS (30) times after 3 warm-ups: goal p95 under 300 ms on
  * PostgreSQL, under 1 s on PGlite. Then the same without the index the reads use (alert_effects (organization_id,
  * kind, at)), and the write path's cost of that index: effects written as the escalation engine writes them
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { sqlExecutor } from '../engine/persistence/sql.ts';
 import { recordEffects } from '../domain/paging/effects.ts';
-import { alertsOpeningIncidents, cycles, fires, incidents, pages, shifts } from '../domain/insights/history.ts';
+import { alertCycles, alertsOpeningIncidents, fireFigures, incidentCycles, pages, shifts } from '../domain/insights/history.ts';
 import { CONFIG, startVigil } from '../test/helpers/harness.ts';
 
 const postgres = Boolean(process.env.DATABASE_URL);
@@ -72,11 +73,11 @@ const key = await (await (async () => ({ key: (await vigil.operator.post(`/api/a
 const from = END - 30 * DAY;
 const before = from - 30 * DAY;
 const READS: Record<string, () => Promise<unknown>> = {
-  fires: () => fires(services, org, from, END, {}),
-  'fires (service filter)': () => fires(services, org, from, END, { service: 'svc3' }),
-  cycles: () => cycles(services, org, before, END, {}),
+  fires: () => fireFigures(services, org, from, END, {}, 20),
+  'fires (service filter)': () => fireFigures(services, org, from, END, { service: 'svc3' }, 20),
+  cycles: () => alertCycles(services, org, before, from, END, {}, 20),
   'alerts opening incidents': () => alertsOpeningIncidents(services, org, from, END, {}),
-  incidents: () => incidents(services, org, before, END, {}),
+  incidents: () => incidentCycles(services, org, before, from, END, {}),
   pages: () => pages(services, org, from, END, {}),
   shifts: () => shifts(services, org, from, END, undefined),
   'GET /insights (whole)': async () => {

@@ -63,6 +63,11 @@ export class RestSource {
     this.options = options;
   }
 
+  /** How long a 429 asks to wait: its Retry-After (a source that documents another header overrides this). */
+  protected waitOf(res: Response): number {
+    return retryAfterMs(res.headers.get('retry-after'));
+  }
+
   /** GET `path` with `query` (arrays repeat their key) and the parsed JSON body, or an ImportFailure naming the call. */
   async get(path: string, query: Record<string, string | number | readonly string[]> = {}): Promise<Record<string, unknown>> {
     const params = new URLSearchParams();
@@ -84,7 +89,7 @@ export class RestSource {
       }
       if (res.status === 429 && attempt < attempts) {
         await res.body?.cancel();
-        const wait = retryAfterMs(res.headers.get('retry-after'));
+        const wait = this.waitOf(res);
         this.waits.push(wait);
         await sleep(wait);
         continue;

@@ -33,6 +33,7 @@ import { Migration20261128215734 } from './Migration20261128215734.ts';
 import { Migration20261128221258 } from './Migration20261128221258.ts';
 import { Migration20261128222101 } from './Migration20261128222101.ts';
 import { Migration20261129013600_sso_settings } from './Migration20261129013600_sso_settings.ts';
+import { Migration20261129013948_paging_notification_fallback } from './Migration20261129013948_paging_notification_fallback.ts';
 import { Migration20261129015109_console_session_confined } from './Migration20261129015109_console_session_confined.ts';
 
 export const MIGRATIONS = [
@@ -70,5 +71,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261128221258', class: Migration20261128221258 },
   { name: 'Migration20261128222101', class: Migration20261128222101 },
   { name: 'Migration20261129013600_sso_settings', class: Migration20261129013600_sso_settings },
+  { name: 'Migration20261129013948_paging_notification_fallback', class: Migration20261129013948_paging_notification_fallback },
   { name: 'Migration20261129015109_console_session_confined', class: Migration20261129015109_console_session_confined },
 ];

@@ -41,7 +41,10 @@ export function normalAddress(type: string, raw: string): { address: string } | 
       } catch {
         return { error: `must be an https URL${type === 'ntfy' ? ' of an ntfy topic, https://<server>/<topic>' : ''}` };
       }
-      if (url.protocol !== 'https:') return { error: 'must be an https URL' };
+      // plain http passes here only to be judged by the outbound policy in validate (the targets check), as every
+      // outbound URL is: accepted to a loopback or allow-listed address the deployment lets the service reach (a
+      // self-hosted ntfy next to Vigil), refused to any other host
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') return { error: 'must be an https URL' };
       if (type === 'ntfy') {
         const topic = url.pathname.slice(1);
         if (!NTFY_TOPIC.test(topic) || url.search || url.hash || url.username || url.password) {

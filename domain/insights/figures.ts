@@ -1,109 +1,34 @@
 /**
- * The insights figures, computed from rows already read (history.ts): pure, so each definition (docs/insights.md)
- * is one function a test can hold against a history whose answer is known by construction.
+ * The insights figures put together from what history.ts read: the counts, per-day volumes and percentiles come
+ * from SQL already; here the days are filled in, the ranked lists ordered, and pages placed in their person's zone.
  */
 import { ZoneLine, DAY, HOUR } from '../oncall/zone.ts';
 
-/** Median and 90th percentile (nearest rank) of durations in seconds; null when there are none. */
+/** Median and 90th percentile (nearest rank) of durations in seconds; null when there are none (computed in SQL, history.ts). */
 export interface Spread {
   count: number;
   median: number | null;
   p90: number | null;
 }
 
-/** Nearest-rank percentile: the smallest value at or above which `q` of the values lie. */
-export function percentile(sorted: readonly number[], q: number): number | null {
-  if (!sorted.length) return null;
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-export function spread(values: readonly number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { count: sorted.length, median: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
-}
-
 /** A spread beside the previous range's, and how far it moved (this minus before; null when either is unknown). */
-export function compared(now: readonly number[], before: readonly number[]) {
-  const current = spread(now);
-  const previous = spread(before);
+export function compared(current: Spread, previous: Spread) {
   const delta = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
   return { ...current, previous, median_change: delta(current.median, previous.median), p90_change: delta(current.p90, previous.p90) };
 }
 
-/** The latest cycle of an alert: raised (paged or joined a storm), perhaps acknowledged and resolved. */
-export interface Cycle {
-  raised: number;
-  acknowledged: number | null;
-  resolved: number | null;
-}
-
-/** Seconds from raise to acknowledgement, or to resolution, for cycles raised in [from, to). */
-export function cycleDurations(cycles: readonly Cycle[], from: number, to: number, end: 'acknowledged' | 'resolved'): number[] {
-  const out: number[] = [];
-  for (const c of cycles) {
-    const at = c[end];
-    if (c.raised >= from && c.raised < to && at !== null && at >= c.raised) out.push((at - c.raised) / 1000);
-  }
-  return out;
-}
-
-/** One fire of an alert: a `page` or `page_skipped` effect (every fire writes exactly one of the two). */
-export interface Fire {
-  alert_id: string;
-  fingerprint: string;
-  title: string;
-  service: string | null;
-  at: number;
-}
-
 const utcDay = (t: number) => new Date(Math.floor(t / DAY) * DAY).toISOString().slice(0, 10);
 
-/** Fires per UTC day over [from, to), every day listed (0 when none). */
-export function volumeByDay(fires: readonly Fire[], from: number, to: number): { day: string; fires: number }[] {
+/** Fires per UTC day over [from, to), every day listed (0 when none), from the days that had fires. */
+export function volumeByDay(byDay: ReadonlyMap<string, number>, from: number, to: number): { day: string; fires: number }[] {
   const counts = new Map<string, number>();
   for (let d = Math.floor(from / DAY) * DAY; d < to; d += DAY) counts.set(utcDay(d), 0);
-  for (const f of fires) counts.set(utcDay(f.at), (counts.get(utcDay(f.at)) ?? 0) + 1);
+  for (const [day, n] of byDay) counts.set(day, (counts.get(day) ?? 0) + n);
   return [...counts].map(([day, n]) => ({ day, fires: n }));
-}
-
-/** Alerts by fires, most first (ties by fingerprint), at most `limit`. */
-export function noisiest(fires: readonly Fire[], limit: number) {
-  const by = new Map<string, { fingerprint: string; title: string; service: string | null; fires: number }>();
-  for (const f of fires) {
-    const row = by.get(f.alert_id) ?? { fingerprint: f.fingerprint, title: f.title, service: f.service, fires: 0 };
-    row.fires++;
-    by.set(f.alert_id, row);
-  }
-  return [...by.values()].sort((a, b) => b.fires - a.fires || a.fingerprint.localeCompare(b.fingerprint)).slice(0, limit);
 }
 
 /** An alert that fired at least FLAP_FIRES times in one UTC day is flapping (it resolved in between each time). */
 export const FLAP_FIRES = 3;
-
-/** Flapping alerts: the day with most fires of each alert that reached FLAP_FIRES on some day; most first. */
-export function flapping(fires: readonly Fire[], limit: number) {
-  const perDay = new Map<string, { fire: Fire; day: string; cycles: number }>();
-  for (const f of fires) {
-    const key = `${f.alert_id} ${utcDay(f.at)}`;
-    const row = perDay.get(key) ?? { fire: f, day: utcDay(f.at), cycles: 0 };
-    row.cycles++;
-    perDay.set(key, row);
-  }
-  const worst = new Map<string, { fire: Fire; day: string; cycles: number; days: number }>();
-  for (const row of perDay.values()) {
-    if (row.cycles < FLAP_FIRES) continue;
-    const seen = worst.get(row.fire.alert_id);
-    if (!seen) worst.set(row.fire.alert_id, { ...row, days: 1 });
-    else {
-      seen.days++;
-      if (row.cycles > seen.cycles || (row.cycles === seen.cycles && row.day < seen.day)) Object.assign(seen, { day: row.day, cycles: row.cycles });
-    }
-  }
-  return [...worst.values()]
-    .sort((a, b) => b.cycles - a.cycles || a.fire.fingerprint.localeCompare(b.fire.fingerprint))
-    .slice(0, limit)
-    .map((r) => ({ fingerprint: r.fire.fingerprint, title: r.fire.title, service: r.fire.service, day: r.day, cycles: r.cycles, flapping_days: r.days }));
-}
 
 /** When a page falls, in the zone of the person's schedule: working hours, the night, or the rest (evenings, weekends). */
 export type PageTime = 'working_hours' | 'night' | 'off_hours';

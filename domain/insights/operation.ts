@@ -9,8 +9,8 @@ import { ApiError, validationFailed } from '../../engine/errors.ts';
 import { hasFeature } from '../../engine/plans.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import { DAY } from '../oncall/zone.ts';
-import { compared, cycleDurations, flapping, noisiest, onCallLoad, pagesByPerson, volumeByDay } from './figures.ts';
-import { alertsOpeningIncidents, cycles, fires, incidents, pages, shifts, type Filters } from './history.ts';
+import { compared, onCallLoad, pagesByPerson, volumeByDay } from './figures.ts';
+import { alertCycles, alertsOpeningIncidents, fireFigures, incidentCycles, pages, shifts, type Filters } from './history.ts';
 import { INSIGHTS_ANSWER, INSIGHTS_INPUT, type Insights } from './schema.ts';
 
 /** The longest range one question may span: a year, leap day included. */
@@ -51,39 +51,37 @@ export async function insights(services: Services, caller: Caller, input: Row): 
   const filters: Filters = {};
   for (const key of ['team_id', 'service', 'source', 'severity'] as const) if (typeof input[key] === 'string') filters[key] = input[key] as string;
   const org = caller.organization.id;
-  const [fired, raised, opening, incidentCycles, paged, onCall] = await Promise.all([
-    fires(services, org, from, to, filters),
-    cycles(services, org, before, to, filters),
+  const [fired, raised, opening, incidentTimes, paged, onCall] = await Promise.all([
+    fireFigures(services, org, from, to, filters, TOP),
+    alertCycles(services, org, before, from, to, filters, TOP),
     alertsOpeningIncidents(services, org, from, to, filters),
-    incidents(services, org, before, to, filters),
+    incidentCycles(services, org, before, from, to, filters),
     pages(services, org, from, to, filters),
     shifts(services, org, from, to, filters.team_id),
   ]);
-  const current = raised.filter((c) => c.raised >= from);
-  const alertsFired = new Set(fired.map((f) => f.alert_id)).size;
-  const unacknowledged = current.filter((c) => c.resolved !== null && c.acknowledged === null);
-  const timing = (list: typeof raised, end: 'acknowledged' | 'resolved') => compared(cycleDurations(list, from, to, end), cycleDurations(list, before, from, end));
+  const alertsFired = fired.alerts_fired;
   return {
     from: iso(from), to: iso(to), previous: { from: iso(before), to: iso(from) },
     filters: filters as Record<string, string>,
     alerts: {
-      fires: fired.length,
+      fires: fired.fires,
       alerts_fired: alertsFired,
-      raised: current.length,
-      time_to_acknowledge: timing(raised, 'acknowledged'),
-      time_to_resolve: timing(raised, 'resolved'),
-      resolved_unacknowledged: unacknowledged.length,
+      raised: raised.current.raised,
+      time_to_acknowledge: compared(raised.current.acknowledge, raised.previous.acknowledge),
+      time_to_resolve: compared(raised.current.resolve, raised.previous.resolve),
+      resolved_unacknowledged: raised.current.resolved_unacknowledged,
       opened_incidents: opening,
       incident_share: alertsFired ? Math.round((opening / alertsFired) * 1000) / 1000 : null,
     },
-    incidents: { opened: incidentCycles.filter((c) => c.raised >= from).length, time_to_acknowledge: timing(incidentCycles as typeof raised, 'acknowledged'), time_to_resolve: timing(incidentCycles as typeof raised, 'resolved') },
-    volume_by_day: volumeByDay(fired, from, to),
-    noisiest: noisiest(fired, TOP),
-    flapping: flapping(fired, TOP),
-    resolved_unacknowledged: unacknowledged
-      .sort((a, b) => a.fingerprint.localeCompare(b.fingerprint))
-      .slice(0, TOP)
-      .map((c) => ({ fingerprint: c.fingerprint, title: c.title, service: c.service })),
+    incidents: {
+      opened: incidentTimes.current.raised,
+      time_to_acknowledge: compared(incidentTimes.current.acknowledge, incidentTimes.previous.acknowledge),
+      time_to_resolve: compared(incidentTimes.current.resolve, incidentTimes.previous.resolve),
+    },
+    volume_by_day: volumeByDay(fired.by_day, from, to),
+    noisiest: fired.noisiest,
+    flapping: fired.flapping,
+    resolved_unacknowledged: raised.unacknowledged,
     pages_by_person: pagesByPerson(paged, onCall.shifts, onCall.homes),
     on_call: onCallLoad(onCall.shifts, paged, from, to),
   };

@@ -17,6 +17,8 @@ export interface PlannedContact {
   /** `id` null: the account email, used when the person has no usable rule */
   contactMethod: { id: string | null; type: ContactType; address: string; name: string };
   delayMinutes: number;
+  /** on the account email: why no rule was usable (`no_rule`: none for the urgency; `unverified`: only unverified methods) */
+  fallback?: 'no_rule' | 'unverified' | 'not_configured';
 }
 
 /** Whether a page may use the method: verified, where its type is verified at all. */
@@ -47,5 +49,5 @@ export async function contactPlan(
       return { contactMethod: { id: String(m.id), type: m.type as ContactType, address: String(m.address), name: String(m.name) }, delayMinutes: Number(rule.delay_minutes) };
     });
   if (plan.length) return plan;
-  return [{ contactMethod: { id: null, type: 'email', address: email, name: 'account email' }, delayMinutes: 0 }];
+  return [{ contactMethod: { id: null, type: 'email', address: email, name: 'account email' }, delayMinutes: 0, fallback: rules.length ? 'unverified' : 'no_rule' }];
 }

@@ -34,7 +34,7 @@ export const BUNDLE_SECONDS = 5;
 export const SENDING_TIMEOUT_SECONDS = 120;
 const CLAIM_LIMIT = 200;
 
-interface Claimed {
+export interface Claimed {
   escalation_id: string;
   step: number;
   loop: number;
@@ -48,6 +48,7 @@ interface Claimed {
   contact_type: string;
   address: string | null;
   method_name: string | null;
+  fallback?: string | null;
   status: string;
   title: string;
   severity: string;
@@ -69,12 +70,13 @@ const keyOf = (n: Claimed) => `${n.organization_id} ${n.email} ${n.method_key}`;
 const where = 'escalation_id = ? and step = ? and loop = ? and email = ? and method_key = ?';
 const idOf = (n: Claimed) => [n.escalation_id, n.step, n.loop, n.email, n.method_key];
 
-function notified(n: Claimed, detail: Record<string, unknown>): PagingEffect {
+export function notified(n: Claimed, detail: Record<string, unknown>): PagingEffect {
   return {
     organizationId: n.organization_id, alertId: n.alert_id, kind: 'notified',
     detail: {
       escalation_id: n.escalation_id, step: n.step, loop: n.loop, email: n.email, user_id: n.user_id, channel: n.contact_type,
-      contact_method_id: n.method_key === ACCOUNT_METHOD ? null : n.method_key, method: n.method_name ?? 'account email', urgency: n.urgency, ...detail,
+      contact_method_id: n.method_key === ACCOUNT_METHOD ? null : n.method_key, method: n.method_name ?? 'account email', urgency: n.urgency,
+      ...(n.fallback ? { fallback: n.fallback } : {}), ...detail,
     },
   };
 }
@@ -213,7 +215,7 @@ export async function sendBundles(services: Services): Promise<number> {
     const { count, deferred } = await inTransaction(services, async (store) => {
       const rows = (await store.execute(
         `select n.escalation_id, n.step, n.loop, n.email, n.method_key, n.organization_id, n.user_id, n.alert_id, n.incident_id, n.urgency, n.contact_type, n.address,
-                n.method_name, n.status, a.title, a.severity, e.subject_kind, e.subject_id
+                n.method_name, n.fallback, n.status, a.title, a.severity, e.subject_kind, e.subject_id
            from ${NOTIFICATIONS} n join alerts a on a.organization_id = n.organization_id and a.id = n.alert_id join ${ESCALATIONS} e on e.id = n.escalation_id
           where n.status in ('pending', 'limited') and n.send_after <= ?
           order by n.organization_id, n.email, n.method_key, n.created_at
@@ -249,24 +251,4 @@ export async function cancelPending(store: FamilyStore, now: Date, escalationId:
     `update ${NOTIFICATIONS} set status = 'cancelled', reason = ?, sent_at = ? where escalation_id = ? and status in ('pending', 'limited') returning *`, [reason, now, escalationId],
   )) as unknown as Claimed[];
   return rows.map((n) => notified(n, { status: 'cancelled', reason }));
-}
-
-/**
- * A provider's later report on a message it accepted (a Twilio status callback, a Pushover receipt): recorded on the
- * message and as a `notified` effect with `delivery` on each of its alerts. Answers false when no message of that
- * channel carries that provider id (a callback for something else, or forged: nothing recorded).
- */
-export async function recordDeliveryStatus(
-  services: Services, channel: ContactType, providerId: string, delivery: { status: string; reason?: string },
-): Promise<boolean> {
-  const now = services.clock.now();
-  return inTransaction(services, async (store) => {
-    const [bundle] = await store.execute(`update ${BUNDLES} set delivery = ? where channel = ? and provider_id = ? returning id`, [delivery.status, channel, providerId]);
-    if (!bundle) return false;
-    const rows = (await store.execute(`select * from ${NOTIFICATIONS} where bundle_id = ?`, [bundle.id])) as unknown as Claimed[];
-    await recordEffects(store.execute, now, rows.map((n) => notified(n, {
-      status: 'delivery', delivery: delivery.status, ...(delivery.reason ? { reason: delivery.reason } : {}), provider_id: providerId, bundle_id: String(bundle.id),
-    })));
-    return true;
-  });
 }

@@ -63,6 +63,11 @@ export const NotificationEntity = new EntitySchema<any>({
     address: { ...text, nullable: true },
     method_name: { ...text, nullable: true },
     /**
+     * why the account email was used (method_key `account`): `no_rule` (no rule for the urgency), `unverified` (the rules'
+     * methods are not verified), `not_configured` (their channels' providers are not set up); null otherwise
+     */
+    fallback: { ...text, nullable: true },
+    /**
      * pending (waiting for its rule's delay or its bundle), limited (held by the method's limit: goes out in a summary),
      * sending (handed to a provider after its row committed), queued (handed to the email transport), sent, failed (reason),
      * unknown (a provider call cut short by a crash: not retried), cancelled (the escalation stopped first); not_sent: older rows

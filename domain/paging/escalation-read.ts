@@ -18,6 +18,9 @@ const NOTIFICATION = Type.Object({
   email: Type.String({ description: 'the person notified' }),
   contact_method_id: Type.Union([Type.String(), Type.Null()], { description: 'the contact method; null: the account email (the person had no usable rule for the urgency)' }),
   method: Type.String({ description: 'the contact method\'s name, or "account email"' }),
+  fallback: Type.Union([Type.Literal('no_rule'), Type.Literal('unverified'), Type.Literal('not_configured'), Type.Null()], {
+    description: 'why the account email was used: no rule for the urgency, the rules\' methods not verified, or their providers not set up; null otherwise',
+  }),
   type: Type.String({ description: 'the contact method\'s type, which names its channel' }),
   send_after: Type.String({ format: 'date-time', description: 'when it is due: the step plus the rule\'s delay, moved by a bundle window or a limit' }),
   status: literals(
@@ -79,7 +82,7 @@ export const getAlertEscalation = {
       reason: (r.reason as string | null) ?? null, step: Number(r.step), loop: Number(r.loop), next_at: iso(r.next_at), started_at: iso(r.started_at)!,
       notifications: notes.filter((n) => n.escalation_id === r.id).map((n) => ({
         step: Number(n.step), loop: Number(n.loop), email: String(n.email), contact_method_id: n.method_key === 'account' ? null : String(n.method_key),
-        method: (n.method_name as string | null) ?? 'account email', type: String(n.contact_type), send_after: iso(n.send_after)!,
+        method: (n.method_name as string | null) ?? 'account email', fallback: (n.fallback as 'no_rule' | null) ?? null, type: String(n.contact_type), send_after: iso(n.send_after)!,
         status: n.status as 'pending', reason: (n.reason as string | null) ?? null,
         channel: (n.channel as string | null) ?? null, created_at: iso(n.created_at)!, sent_at: iso(n.sent_at),
       })),

@@ -11,6 +11,7 @@ import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import teamMembers from '../../resources/team_members.ts';
 import { contactPlan, type PlannedContact } from './contacts.ts';
+import { channelFor } from './channels/index.ts';
 import { NOTIFICATIONS } from './escalation-entities.ts';
 
 /** The method key of the account email (a person with no usable rule). */
@@ -41,18 +42,38 @@ export async function notifyPerson(ctx: NotifyContext, page: PersonPage): Promis
   const plan: PlannedContact[] = page.userId
     ? await contactPlan(ctx.store, { organizationId: page.organizationId, userId: page.userId, urgency: page.urgency })
     : [];
-  if (!plan.length) plan.push({ contactMethod: { id: null, type: 'email', address: page.email, name: 'account email' }, delayMinutes: 0 });
+  const usable = await setUp(ctx, page.organizationId, plan);
+  if (!usable.length) usable.push({ contactMethod: { id: null, type: 'email', address: page.email, name: 'account email' }, delayMinutes: 0, fallback: plan.length ? 'not_configured' : 'no_rule' });
   let added = false;
-  for (const { contactMethod: m, delayMinutes } of plan) {
+  for (const { contactMethod: m, delayMinutes, fallback } of usable) {
     const rows = await ctx.store.execute(
-      `insert into ${NOTIFICATIONS} (escalation_id, step, loop, email, method_key, organization_id, user_id, alert_id, incident_id, urgency, contact_type, address, method_name, status, send_after, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) on conflict do nothing returning escalation_id`,
+      `insert into ${NOTIFICATIONS} (escalation_id, step, loop, email, method_key, organization_id, user_id, alert_id, incident_id, urgency, contact_type, address, method_name, fallback, status, send_after, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) on conflict do nothing returning escalation_id`,
       [page.escalationId, page.stepIndex, page.loop, page.email, m.id ?? ACCOUNT_METHOD, page.organizationId, page.userId, page.alertId, page.incidentId, page.urgency,
-        m.type, m.address, m.name, new Date(ctx.now.getTime() + delayMinutes * 60_000), ctx.now],
+        m.type, m.address, m.name, fallback ?? null, new Date(ctx.now.getTime() + delayMinutes * 60_000), ctx.now],
     );
     added ||= rows.length > 0;
   }
   return added;
+}
+
+/**
+ * The planned contacts whose channel can send for this organization now (channels/channel.ts `configured`): a method on
+ * a channel whose provider is not set up (no Twilio account, no Pushover application) would only fail, so the person
+ * gets their account email instead (`fallback: not_configured`), as a person with no usable rule does.
+ */
+async function setUp(ctx: NotifyContext, organizationId: string, plan: PlannedContact[]): Promise<PlannedContact[]> {
+  const answers = new Map<string, boolean>();
+  const kept: PlannedContact[] = [];
+  for (const contact of plan) {
+    const channel = channelFor(contact.contactMethod.type);
+    if (contact.contactMethod.id && channel?.configured) {
+      if (!answers.has(channel.type)) answers.set(channel.type, await channel.configured(ctx.services, organizationId, ctx.store));
+      if (!answers.get(channel.type)) continue;
+    }
+    kept.push(contact);
+  }
+  return kept;
 }
 
 /** The members among these emails, with their user ids (someone who left the organization is no one to page). */

@@ -196,10 +196,13 @@ export async function chooseOrganization(services: Services, session: ConsoleSes
   await sqlExecutor(services.db)('update console_sessions set organization_id = ? where id = ?', [organizationId, session.id]);
 }
 
-/** Ends the session a token names; answers whether it was opened by single sign-on (false when there was none). */
-export async function endSession(services: Services, token: string): Promise<{ sso: boolean }> {
-  const [row] = await sqlExecutor(services.db)('delete from console_sessions where token_hash = ? returning sso', [hashToken(token)]);
-  return { sso: row?.sso === true };
+/**
+ * Ends the session a token names; answers whether it was opened by the deployment's single sign-on (false when there
+ * was none), and the organization whose own provider opened it (`confinedTo`), if one did.
+ */
+export async function endSession(services: Services, token: string): Promise<{ sso: boolean; confinedTo?: string }> {
+  const [row] = await sqlExecutor(services.db)('delete from console_sessions where token_hash = ? returning sso, confined_to', [hashToken(token)]);
+  return { sso: row?.sso === true, ...(row?.confined_to ? { confinedTo: String(row.confined_to) } : {}) };
 }
 
 /** Ends sessions at once: a user's in one organization (removed from it), or everyone's in one (disabled). */

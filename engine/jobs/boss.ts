@@ -14,7 +14,9 @@ const POOL_SIZE = 4;
 type PGliteLike = Parameters<typeof fromPglite>[0];
 
 export async function openBoss(db: Database, databaseUrl: string | undefined): Promise<PgBoss> {
-  const common = { schema: JOB_SCHEMA, schedule: false } as const;
+  // LISTEN/NOTIFY: a job sent wakes the workers of its queue (on every instance on PostgreSQL) when its transaction
+  // commits, instead of waiting out their poll; polling stays as the floor, and for jobs that start later
+  const common = { schema: JOB_SCHEMA, schedule: false, useListenNotify: true } as const;
   // PostgreSQL: a small pool of its own on the same database, so a worker never waits for the ORM's pool.
   if (databaseUrl) return new PgBoss({ ...common, connectionString: databaseUrl, max: POOL_SIZE, application_name: 'vigil-jobs' });
   // PGlite is one connection: share MikroORM's instance. pg-boss's statements wait for a running ORM

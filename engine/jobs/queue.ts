@@ -65,10 +65,10 @@ export class BossJobQueue implements JobQueue {
     boss.on('warning', (warning) => options.log.warn({ warning: warning.message }, 'job queue warning'));
     await boss.start();
     for (const handler of handlers.values()) {
-      const settings = retrySettings(handler);
+      const settings = { ...retrySettings(handler), notify: true };
       await boss.createQueue(handler.queue, { ...settings, policy: 'short' });
-      // an existing queue keeps its row: bring its retry settings up to the handler's
-      if (Object.keys(settings).length) await boss.updateQueue(handler.queue, settings);
+      // an existing queue keeps its row: bring its retry and notify settings up to the handler's
+      await boss.updateQueue(handler.queue, settings);
       // loads the queue into pg-boss's cache now: a send inside a transaction on PGlite must not wait to read it
       await boss.findJobs(handler.queue, { id: randomUUID() });
     }
@@ -101,6 +101,8 @@ export class BossJobQueue implements JobQueue {
       const work = {
         localConcurrency: handler.concurrency ?? 1,
         pollingIntervalSeconds: options.pollSeconds,
+        // with NOTIFY pg-boss would relax its poll to 30 s; jobs that start later (retries, delays) are found by polling
+        notifyPollingIntervalSeconds: options.pollSeconds,
         ...(handler.groupConcurrency ? { groupConcurrency: handler.groupConcurrency } : {}),
       };
       const run = async (job: { id: string; data: unknown; retryCount: number }) => {

@@ -75,6 +75,19 @@ t.test('a handler that throws is retried, then succeeds exactly once', async (t)
   t.equal((await storedJob(services, id!))?.retry_count, 1);
 });
 
+t.test('a job sent wakes its queue\'s workers when it commits: they do not wait out their poll', async (t) => {
+  // a poll far longer than the deadline below: the job can only run in time if the commit's NOTIFY wakes a worker
+  const slow = recordingHandlers(['test.woken']);
+  const polling = await startVigil({ families: [], modules: [], jobs: slow.handlers, jobPollSeconds: 300 });
+  t.teardown(() => polling.close());
+  const { services: s } = polling.running;
+  const direct = await s.jobs.send('test.woken', { n: 1 });
+  await waitFor(() => slow.runs.some((r) => r.id === direct), 'the job sent outside a transaction', 60_000);
+  const inside = await inTransaction(s, (store) => s.jobs.send('test.woken', { n: 2 }, { store }));
+  await waitFor(() => slow.runs.some((r) => r.id === inside), 'the job sent inside a transaction, once it committed', 60_000);
+  t.same(slow.runs.map((r) => r.data), [{ n: 1 }, { n: 2 }]);
+});
+
 t.test('a send to a queue without a handler is refused', async (t) => {
   await t.rejects(services.jobs.send('test.nobody', {}), /No handler works job queue test\.nobody/);
   t.ok(['test.flaky', 'test.plain'].every((q) => services.jobs.queues.includes(q)), 'the queues of the handlers given are known');

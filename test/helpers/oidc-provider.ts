@@ -1,7 +1,7 @@
 /**
  * A real OpenID provider inside a test: panva's `oidc-provider` (certified OP) on a loopback port, with its
  * development login page (any login name is an account of `accounts`, any password), consent granted on the
- * spot, PKCE required, RP-initiated logout on. The claims of each account are a mutable map, so a test changes a
+ * spot, PKCE required, RP-initiated logout on (`logout: false`: off, no `end_session_endpoint` in discovery). The claims of each account are a mutable map, so a test changes a
  * person's groups between two sign-ins.
  *
  * `tamper` replaces the ID token the token endpoint answers with (for the refusal tests): `mint` signs claims
@@ -52,7 +52,7 @@ function jwt(claims: Record<string, unknown>, key: KeyObject | null, kid: string
  * The provider's address at once (the service under test needs its issuer to start), and `serve(serviceUrl)` to
  * register that service as the client (its redirect URI is only known once it listens) and start answering.
  */
-export async function startProvider(accounts: Record<string, Claims> = {}): Promise<TestProvider & { serve(serviceUrl: string): void }> {
+export async function startProvider(accounts: Record<string, Claims> = {}, options: { logout?: boolean } = {}): Promise<TestProvider & { serve(serviceUrl: string): void }> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -83,7 +83,7 @@ export async function startProvider(accounts: Record<string, Claims> = {}): Prom
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
       scopes: ['openid', 'email', 'profile', 'groups'],
       pkce: { required: () => true },
-      features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
+      features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: options.logout !== false } },
       cookies: { keys: ['test-provider-cookie-key'] },
       async findAccount(_ctx: unknown, id: string) {
         const claims = people.get(id);

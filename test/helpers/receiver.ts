@@ -11,6 +11,8 @@ export interface Received {
   body: string;
   /** what the receiver answered (0: it hung up without answering) */
   answered: number;
+  /** when it arrived (Date.now()) */
+  at: number;
 }
 
 /** What to do with one request: a status, `hang` (never answer), a redirect, or a status with the request's headers echoed as the body. */
@@ -24,7 +26,11 @@ export interface Receiver {
   processed: Map<string, Received>;
   /** answers to give, in order; when empty, `fallback` */
   script: Behaviour[];
+  /** an answer for every request to this path (before `script`) */
+  paths: Map<string, Behaviour>;
   fallback: Behaviour;
+  /** answers every request left hanging with `status` */
+  release(status?: number): void;
   close(): Promise<void>;
 }
 
@@ -36,7 +42,12 @@ export async function startReceiver(fallback: Behaviour = 200): Promise<Receiver
     requests: [],
     processed: new Map(),
     script: [],
+    paths: new Map(),
     fallback,
+    release: (status = 200) => {
+      for (const res of hanging) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      hanging.clear();
+    },
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
@@ -47,8 +58,8 @@ export async function startReceiver(fallback: Behaviour = 200): Promise<Receiver
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const behaviour = receiver.script.length ? receiver.script.shift()! : receiver.fallback;
-      const received: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: 0 };
+      const behaviour = receiver.paths.get(req.url ?? '/') ?? (receiver.script.length ? receiver.script.shift()! : receiver.fallback);
+      const received: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: 0, at: Date.now() };
       receiver.requests.push(received);
       if (behaviour === 'hang') {
         hanging.add(res);

@@ -29,7 +29,7 @@ const ago = (minutes: number) => new Date(vigil.clock.now().getTime() - minutes 
 async function deliveredOne(name: string) {
   const o = await alertOrg(vigil);
   t.teardown(() => o.agent.close());
-  const config = await o.create('outbound_configs', { name: `sink ${name}`, kind: 'webhook', url: `${receiver.url}/${name}`, timeout_ms: 1000 });
+  const config = await o.create('outbound_configs', { name: `sink ${name}`, kind: 'webhook', url: `${receiver.url}/${name}`, timeout_ms: 5000 });
   await o.create('outbound_rules', { name: `rule ${name}`, events: ['alert.fired'], outbound_config_id: config.id });
   await o.fire({ name });
   let delivery: any;

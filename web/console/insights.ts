@@ -10,8 +10,11 @@ import { html, htmlText, raw, type Html } from '../../engine/html.ts';
 import { hasFeature } from '../../engine/plans.ts';
 import { getInsights } from '../../domain/insights/operation.ts';
 import type { Insights } from '../../domain/insights/schema.ts';
+import type { Row } from '../../engine/descriptor.ts';
+import type { Services } from '../../engine/services.ts';
 import { layout } from './layout.ts';
 import { filters, run } from './operations.ts';
+import type { ConsoleSession } from '../../engine/auth/sessions.ts';
 import type { Screen } from './page.ts';
 
 export const INSIGHTS_SECTION = '/insights';
@@ -106,3 +109,36 @@ ${charts}
     : html`<p class="muted">None.</p>`}</section>`;
   return { page: layout(session, { title: 'Insights', section: INSIGHTS_SECTION, body }) };
 };
+
+/** The row pages that show an insights panel, by family, and the filter a row of it gives (null: no panel). */
+const PANELS: Record<string, { filter: (row: Row) => Record<string, string> | null; whose: string }> = {
+  teams: { filter: (row) => ({ team_id: String(row.id) }), whose: 'this team' },
+  service_bindings: { filter: (row) => (typeof row.service === 'string' && row.service ? { service: row.service } : null), whose: 'this service' },
+};
+
+/**
+ * The small insights panel of a team's or a service's page: over the last 30 days (the last 7 where the plan shows
+ * no older history), its alerts, the median times to acknowledge and resolve, and the noisiest alert, from
+ * `get_insights` itself with the row's filter; and a link to /insights filtered the same way. Nothing where the plan
+ * has no insights or the family has no panel.
+ */
+export async function insightsPanel(services: Services, session: ConsoleSession, family: string, row: Row): Promise<Html | ''> {
+  const panel = Object.hasOwn(PANELS, family) ? PANELS[family]! : undefined;
+  const filter = panel?.filter(row);
+  const org = session.caller.organization;
+  if (!panel || !filter || !hasFeature(org.plan, org.features, 'insights')) return '';
+  const days = hasFeature(org.plan, org.features, 'insights_history') ? 30 : 7;
+  const now = services.clock.now().getTime();
+  const from = new Date(now - days * DAY).toISOString();
+  const to = new Date(now).toISOString();
+  const data = (await run(services, session.caller, getInsights, { ...filter, from, to })).data as Insights;
+  const a = data.alerts;
+  const top = data.noisiest[0];
+  const link = `${INSIGHTS_SECTION}?${new URLSearchParams({ from: from.slice(0, 10), to: to.slice(0, 10), ...filter }).toString()}`;
+  return html`<section class="panel" aria-labelledby="insights-panel"><h2 id="insights-panel">Insights: the last ${String(days)} days</h2>
+<dl class="facts"><dt>Alerts</dt><dd>${String(a.alerts_fired)} fired (${String(a.fires)} ${a.fires === 1 ? 'fire' : 'fires'})</dd>
+<dt>Median time to acknowledge</dt><dd>${duration(a.time_to_acknowledge.median)}</dd>
+<dt>Median time to resolve</dt><dd>${duration(a.time_to_resolve.median)}</dd>
+<dt>Noisiest alert</dt><dd>${top ? html`${top.title} <code>${top.fingerprint}</code>, ${String(top.fires)} ${top.fires === 1 ? 'fire' : 'fires'}` : 'none'}</dd></dl>
+<p><a href="${link}">All insights for ${panel.whose}</a></p></section>`;
+}

@@ -181,8 +181,10 @@ export function signInRoutes(router: Router, services: Services, throttle: SignI
 
   router.post('/logout', screen(services, '/board', async (services, { ctx }) => {
     const token = readCookie(ctx, SESSION_COOKIE);
-    const ended = token ? await endSession(services, token) : { sso: false };
+    const ended: { sso: boolean; confinedTo?: string } = token ? await endSession(services, token) : { sso: false };
     clearCookie(ctx, services, SESSION_COOKIE);
+    // a session an organization's own provider opened ends at that provider too: a page that moves on to its logout
+    if (ended.confinedTo && (await sso.logoutOfOrganization(ctx, ended.confinedTo))) return;
     // a session opened by single sign-on ends at the provider too, when it publishes a logout endpoint
     const atProvider = ended.sso && oidc ? await oidc.logoutUrl(`${services.config.publicUrl}/login`).catch(() => null) : null;
     seeOther(ctx, atProvider?.href ?? '/login');

@@ -88,6 +88,12 @@ export interface Channel {
   limit?: { messages: number; perMinutes: number };
   send(ctx: SendContext, to: ContactTarget, message: PageMessage): Promise<SendResult>;
   /**
+   * Whether the organization (or the deployment for it) has what this channel needs to send (a provider account).
+   * Absent: always. The engine asks it when a step plans a person's contacts: a person whose every method is on a
+   * channel not set up gets the account email instead, with `fallback: not_configured` (notify.ts).
+   */
+  configured?(services: Services, organizationId: string, store: FamilyStore): Promise<boolean>;
+  /**
    * Sends a verification code (types that are verified). Throws an ApiError a person can act on when it cannot be
    * sent (no provider configured); runs inside the transaction that stored the code.
    */

@@ -20,9 +20,3 @@ export function channelFor(type: ContactType): Channel | undefined {
   return byType.get(type);
 }
 
-/** Puts a channel in place for its type until the answered function is called (a test's channel; the one before comes back). */
-export function useChannel(channel: Channel): () => void {
-  const before = byType.get(channel.type);
-  byType.set(channel.type, channel);
-  return () => (before ? byType.set(channel.type, before) : byType.delete(channel.type));
-}

@@ -12,6 +12,7 @@ import type { Channel } from './channel.ts';
 import { jsonOf, providerCall, refusal } from './provider-call.ts';
 import { DEFAULT_PUSHOVER_API } from './pushover-config.ts';
 import { providerAccounts } from './providers.ts';
+import type { FamilyStore } from '../../../engine/persistence/store.ts';
 import type { Services } from '../../../engine/services.ts';
 
 /** an emergency is repeated every minute (Pushover's floor is 30 s) for an hour (its ceiling is 3 hours) */
@@ -26,8 +27,8 @@ export function pushoverApi(services: Services, path: string): string {
 }
 
 /** The application token pages are sent as: the organization's, else the operator's. */
-export async function pushoverAppToken(services: Services, organizationId: string): Promise<string | null> {
-  return (await providerAccounts(services, organizationId)).pushoverAppToken ?? services.config.pushover?.appToken ?? null;
+export async function pushoverAppToken(services: Services, organizationId: string, store?: Pick<FamilyStore, 'execute'>): Promise<string | null> {
+  return (await providerAccounts(services, organizationId, store)).pushoverAppToken ?? services.config.pushover?.appToken ?? null;
 }
 
 /** Pushover's own error sentences (`errors`), with anything of the request that they could echo taken out. */
@@ -40,6 +41,7 @@ function errorsOf(answer: Record<string, unknown> | null, secrets: string[]): st
 
 export const pushoverChannel: Channel = {
   type: 'pushover',
+  configured: async (services, organizationId, store) => (await pushoverAppToken(services, organizationId, store)) !== null,
   async send({ services, now }, to, message) {
     const token = await pushoverAppToken(services, message.organizationId);
     if (!token) return { status: 'failed', reason: 'pushover_not_configured: no Pushover application token (an org admin sets pushover_app_token, or the operator VIGIL_PUSHOVER_APP_TOKEN)' };

@@ -45,6 +45,7 @@ export const smsChannel: Channel = {
     if (page) await settleTwilioPage(services, page.id, result.status === 'sent' ? result.providerId : undefined);
     return result;
   },
+  configured: async (services, organizationId, store) => (await twilioAccount(services, organizationId, store)) !== null,
   async sendVerification({ services, store, organizationId }, message) {
     const account = await twilioAccount(services, organizationId, store);
     if (!account) throw noSmsProvider('sms');

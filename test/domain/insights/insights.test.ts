@@ -235,3 +235,65 @@ t.test('team_id: the alerts a route of the team matched, and the team\'s schedul
   const none = (await other.api.get(`${CONFIG}/insights?${range}&team_id=${platform.id}`)).body.data;
   t.equal(none.alerts.fires, 0, 'another team\'s view has none of it');
 });
+
+t.test('the figures computed in SQL: nearest-rank percentiles, ties by fingerprint in code-point order, days and flapping on a history written straight to the tables', async (t) => {
+  // PGlite and PostgreSQL answer the same: the counts, days and percentiles are the database's (percentile_disc)
+  const seeded = await vigil.organization('business', { config_api: true });
+  const key = await seeded.key(['api:admin']);
+  const alert = async (fingerprint: string, raised: string, ack: number | null, resolved: number | null, fires: string[]) => {
+    const id = randomUUID();
+    const r = Date.parse(raised);
+    const after = (s: number | null) => (s === null ? null : new Date(r + s * 1000));
+    await sql(
+      `insert into alerts (id, organization_id, fingerprint, source, title, service, severity, labels, status, started_at, raised_at, acknowledged_at, resolved_at, last_received_at, created_at, updated_at)
+       values (?, ?, ?, 'metric-dashboard', ?, 'web', 'warning', '{}'::jsonb, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, seeded.id, fingerprint, `Title ${fingerprint}`, resolved === null ? 'firing' : 'resolved', new Date(r), new Date(r), after(ack), after(resolved), new Date(r), new Date(r), new Date(r)],
+    );
+    for (const at of fires) await sql(`insert into alert_effects (organization_id, alert_id, at, kind, detail) values (?, ?, ?, 'page', '{}'::jsonb)`, [seeded.id, id, new Date(at)]);
+  };
+  // ten alerts acknowledged after 1..10 minutes and resolved after 10..100 minutes, each fired once on 04-01
+  for (let i = 0; i < 10; i++) {
+    const raised = new Date(Date.parse('2026-04-01T01:00:00Z') + i * 60_000).toISOString();
+    await alert(`t${i}`, raised, (i + 1) * 60, (i + 1) * 600, [raised]);
+  }
+  // the range before: acknowledged after 100, 200, 300 s; resolved after 1000, 2000, 3000 s
+  for (const [i, s] of [100, 200, 300].entries()) await alert(`p${i}`, `2026-03-31T10:0${i}:00Z`, s, s * 10, []);
+  // three alerts with two fires each: code-point order puts the capital first and '-' before '_'
+  await alert('a_under', '2026-04-01T02:00:00Z', null, 60, ['2026-04-01T02:00:00Z', '2026-04-01T03:00:00Z']);
+  await alert('a-lower', '2026-04-01T02:00:00Z', null, null, ['2026-04-01T02:00:00Z', '2026-04-01T03:00:00Z']);
+  await alert('B-upper', '2026-04-01T02:00:00Z', null, null, ['2026-04-01T02:00:00Z', '2026-04-01T03:00:00Z']);
+  // flapping four times on both days: the worst day is the earlier of the two
+  await alert('Zflap', '2026-04-02T05:00:00Z', null, null, ['01', '02', '03', '04'].flatMap((h) => [`2026-04-01T${h}:30:00Z`, `2026-04-02T${h}:30:00Z`]));
+  const answer = await key.get(`${CONFIG}/insights?from=2026-04-01T00:00:00Z&to=2026-04-03T00:00:00Z`);
+  t.equal(answer.status, 200);
+  const d = answer.body.data;
+  t.same(d.alerts.time_to_acknowledge, { count: 10, median: 300, p90: 540, previous: { count: 3, median: 200, p90: 300 }, median_change: 100, p90_change: 240 }, 'nearest rank: the 5th and 9th of ten, the 2nd and 3rd of three');
+  t.same(d.alerts.time_to_resolve, { count: 11, median: 3000, p90: 5400, previous: { count: 3, median: 2000, p90: 3000 }, median_change: 1000, p90_change: 2400 }, 'a_under\'s 60 s counts among eleven');
+  t.match(d.alerts, { fires: 24, alerts_fired: 14, raised: 14, resolved_unacknowledged: 1 });
+  t.same(d.volume_by_day, [{ day: '2026-04-01', fires: 20 }, { day: '2026-04-02', fires: 4 }]);
+  t.same(d.noisiest.map((n: any) => [n.fingerprint, n.fires]), [['Zflap', 8], ['B-upper', 2], ['a-lower', 2], ['a_under', 2], ...Array.from({ length: 10 }, (_, i) => [`t${i}`, 1])], 'most first, equals by fingerprint in code-point order');
+  t.same(d.flapping, [{ fingerprint: 'Zflap', title: 'Title Zflap', service: 'web', day: '2026-04-01', cycles: 4, flapping_days: 2 }]);
+  t.same(d.resolved_unacknowledged, [{ fingerprint: 'a_under', title: 'Title a_under', service: 'web' }]);
+});
+
+t.test('thousands of alerts tied for the noisiest list: the first 20 by fingerprint, read by one scan of the organization\'s alerts', async (t) => {
+  const many = await vigil.organization('business', { config_api: true });
+  const key = await many.key(['api:admin']);
+  // 2,500 alerts fired once each (more than the 2,000 joined one by one), and one fired twice
+  await sql(
+    `insert into alerts (id, organization_id, fingerprint, source, title, service, severity, labels, status, started_at, raised_at, last_received_at, created_at, updated_at)
+     select gen_random_uuid(), ?, 'f' || lpad(g::text, 5, '0'), 'metric-dashboard', 'T' || g, null, 'warning', '{}'::jsonb, 'firing', t, t, t, t, t
+       from (select g, ?::timestamptz + g * interval '1 second' as t from generate_series(1, 2500) g) s`,
+    [many.id, new Date('2026-04-05T00:00:00Z')],
+  );
+  await sql(
+    `insert into alert_effects (organization_id, alert_id, at, kind, detail)
+     select organization_id, id, raised_at, 'page', '{}'::jsonb from alerts where organization_id = ?
+     union all select organization_id, id, raised_at + interval '1 hour', 'page_skipped', '{}'::jsonb from alerts where organization_id = ? and fingerprint = 'f02000'`,
+    [many.id, many.id],
+  );
+  const d = (await key.get(`${CONFIG}/insights?from=2026-04-05T00:00:00Z&to=2026-04-06T00:00:00Z`)).body.data;
+  t.match(d.alerts, { fires: 2501, alerts_fired: 2500 });
+  t.same(d.noisiest.map((n: any) => [n.fingerprint, n.fires]), [['f02000', 2], ...Array.from({ length: 19 }, (_, i) => [`f${String(i + 1).padStart(5, '0')}`, 1])]);
+  t.same(d.noisiest[1], { fingerprint: 'f00001', title: 'T1', service: null, fires: 1 });
+});

@@ -303,8 +303,8 @@ t.test('contactPlan: rules for the urgency, in delay order, verified methods onl
   const bob = await person(org.id);
   const services = vigil.running.services;
   t.same(await contactPlan(services, { organizationId: org.id, userId: bob.id, urgency: 'high' }), [
-    { contactMethod: { id: null, type: 'email', address: bob.email, name: 'account email' }, delayMinutes: 0 },
-  ], 'no rule: the account email, at once');
+    { contactMethod: { id: null, type: 'email', address: bob.email, name: 'account email' }, delayMinutes: 0, fallback: 'no_rule' },
+  ], 'no rule: the account email, at once, saying why');
 
   const push = (await alice.me.post(`${ME}/contact_methods`, { type: 'ntfy', name: 'push', address: 'https://ntfy.example.com/alice' })).body.data;
   const phone = (await alice.me.post(`${ME}/contact_methods`, { type: 'sms', name: 'phone', address: '+14155552671' })).body.data;
@@ -327,6 +327,6 @@ t.test('contactPlan: rules for the urgency, in delay order, verified methods onl
   const lone = await person(org.id);
   const lonePhone = (await lone.me.post(`${ME}/contact_methods`, { type: 'voice', name: 'phone', address: '+14155552671' })).body.data;
   await lone.me.post(`${ME}/notification_rules`, { contact_method_id: lonePhone.id });
-  t.same((await contactPlan(services, { organizationId: org.id, userId: lone.id, urgency: 'high' })).map((c) => c.contactMethod.address), [lone.email], 'nobody is left unreachable');
+  t.same((await contactPlan(services, { organizationId: org.id, userId: lone.id, urgency: 'high' })).map((c) => [c.contactMethod.address, c.fallback]), [[lone.email, 'unverified']], 'nobody is left unreachable; the reason is said');
   t.same(await contactPlan(services, { organizationId: org.id, userId: '00000000-0000-4000-8000-000000000000', urgency: 'high' }), [], 'an unknown user: nothing');
 });

@@ -1,8 +1,8 @@
 /**
  * Pages along each person's notification rules, through the surfaces: contact methods and rules made over /api/v1/me
  * (an email method verified by its code through a real SMTP server), an alert route paging a team, passes run by hand
- * with the injected clock. A non-email method goes to a channel put in place only here (a recording one, or one that
- * fails), as the Twilio, ntfy or Pushover channels will sit. Proven: the first method at once and the second only when
+ * with the injected clock. The webhook method posts through the real webhook channel to a local receiver
+ * (test/helpers/receiver.ts) told to answer 200, 500 or to hang. Proven: the first method at once and the second only when
  * not acknowledged by its delay; the signed link (GET shows, POST acts, audited as the person over email with
  * credential kind page) stopping the escalation and cancelling what was pending; used, expired and tampered links
  * refused alike; a failing channel recorded and the next method still tried; the limit and its summary; no rule →
@@ -10,14 +10,13 @@
  * made again; a link answering what happened (an alert already resolved, a person no longer a member).
  */
 import t, { type Test } from 'tap';
-import type { Channel, ContactTarget, PageMessage, SendResult } from '../../../domain/paging/channels/channel.ts';
 import { emailChannel } from '../../../domain/paging/channels/email.ts';
-import { useChannel } from '../../../domain/paging/channels/index.ts';
-import { recordDeliveryStatus } from '../../../domain/paging/dispatch.ts';
+import { recordDeliveryStatus } from '../../../domain/paging/delivery-status.ts';
 import { runEscalations } from '../../../domain/paging/escalations.ts';
 import { client, CONFIG, startVigil } from '../../helpers/harness.ts';
 import { drainJobs, waitFor } from '../../helpers/jobs.ts';
 import { alertOrg, effects, type AlertOrg } from '../../helpers/outbound.ts';
+import { startReceiver } from '../../helpers/receiver.ts';
 import { startSmtp, type Mail } from '../../helpers/smtp.ts';
 
 const ADMIN = '/api/admin/v1';
@@ -32,18 +31,10 @@ const services = vigil.running.services;
 
 const mailTo = (to: string): Mail[] => smtp.messages.filter((m) => m.to.includes(to));
 
-/** The webhook type's channel for this file: records each message, answers what `answer` says. */
-const calls: { to: ContactTarget; message: PageMessage }[] = [];
-let answer: () => SendResult = () => ({ status: 'sent', providerId: `prov-${calls.length}` });
-const recording: Channel = {
-  type: 'webhook',
-  async send(_ctx, to, message) {
-    calls.push({ to, message });
-    return answer();
-  },
-};
-t.teardown(useChannel(recording));
-const callsTo = (address: string) => calls.filter((c) => c.to.address === address);
+/** Where every webhook method of this file points: the real webhook channel posts there, and it answers as told. */
+const receiver = await startReceiver(200);
+t.teardown(() => receiver.close());
+const callsTo = (address: string) => receiver.requests.filter((r) => `${receiver.url}${r.path}` === address).map((r) => ({ page: JSON.parse(r.body) }));
 
 let n = 0;
 /** A member with a personal token, an email method verified by its code, a webhook method, and rules (minutes) for high urgency. */
@@ -55,7 +46,7 @@ async function person(t: Test, org: AlertOrg, rules: { email?: number; webhook?:
   const token = (await vigil.operator.post(`${ADMIN}/users/${made.body.id}/tokens`, { name: 't', organizations: [org.id], max_role: 'unlimited' })).body.token as string;
   const me = client(vigil.url, token);
   const work = `work-${email}`;
-  const hook = `https://hooks.example.com/${n}`;
+  const hook = `${receiver.url}/hook-${n}`;
   const methods: Record<string, string> = {};
   if (rules.email !== undefined) {
     const m = (await me.post(`${ME}/contact_methods`, { type: 'email', name: 'work mail', address: work })).body.data;
@@ -104,9 +95,9 @@ t.test('the first method at once, the second after its delay only while nobody a
   vigil.clock.advance(1 * MINUTE);
   await runEscalations(services);
   t.equal(callsTo(ann.hook).length, 1, 'then the webhook');
-  const msg = callsTo(ann.hook)[0]!.message;
+  const msg = callsTo(ann.hook)[0]!.page;
   t.match(msg, { urgency: 'high', alerts: [{ title: /Disk/ }] });
-  t.match(msg.acknowledgeUrl, /\/page\//, 'every message carries its links');
+  t.match(msg.acknowledge_url, /\/page\//, 'every message carries its links');
 
   const alert = await org.alert('Disk');
   const state = await org.api.get(`${CONFIG}/alerts/${alert.id}/escalation`);
@@ -117,7 +108,7 @@ t.test('the first method at once, the second after its delay only while nobody a
   t.match(notified, [
     { email: ann.email, channel: 'email', method: 'work mail', status: 'queued' },
     { email: ann.email, channel: 'webhook', method: 'my hook', status: 'sending' },
-    { email: ann.email, channel: 'webhook', method: 'my hook', status: 'sent', provider_id: /^prov-/ },
+    { email: ann.email, channel: 'webhook', method: 'my hook', status: 'sent', provider_id: msg.page_id },
   ], 'every attempt and its result on the timeline');
 
   // the provider's later report, by its id
@@ -199,8 +190,8 @@ t.test('a failing channel is recorded failed and the next method is still tried'
   t.teardown(() => org.agent.close());
   const cat = await person(t, org, { webhook: 0, email: 1 });
   const svc = await pageTo(org, cat.email);
-  answer = () => ({ status: 'failed', reason: 'provider answered 500' });
-  t.teardown(() => { answer = () => ({ status: 'sent', providerId: `prov-${calls.length}` }); });
+  // this person's receiver refuses (a page of an earlier test, due in the same pass, must not take the refusal)
+  receiver.paths.set(new URL(cat.hook).pathname, 500);
   await org.fire({ name: 'Cpu', service: svc });
   await runEscalations(services);
   t.equal(callsTo(cat.hook).length, 1, 'tried');
@@ -209,7 +200,7 @@ t.test('a failing channel is recorded failed and the next method is still tried'
   await waitFor(() => mailTo(cat.work).length === 2, 'the next method still');
   const alert = await org.alert('Cpu');
   t.match(effects(alert, 'notified'), [
-    { method: 'my hook', status: 'sending' }, { method: 'my hook', status: 'failed', reason: 'provider answered 500' }, { method: 'work mail', status: 'queued' },
+    { method: 'my hook', status: 'sending' }, { method: 'my hook', status: 'failed', reason: 'the webhook receiver answered 500' }, { method: 'work mail', status: 'queued' },
   ]);
 });
 
@@ -259,11 +250,9 @@ t.test('a provider call whose answer is never recorded becomes unknown and is no
   t.teardown(() => org.agent.close());
   const fay = await person(t, org, { webhook: 0 });
   const svc = await pageTo(org, fay.email);
-  // the provider hangs (as an instance dying mid-call would leave it): the row committed `sending` first
-  let release!: () => void;
-  answer = () => ({ status: 'sent', providerId: 'late' });
-  const hanging: Channel = { type: 'webhook', send: (_ctx, to, message) => new Promise((resolve) => { calls.push({ to, message }); release = () => resolve(answer()); }) };
-  const restore = useChannel(hanging);
+  // the receiver hangs (as an instance dying mid-call would leave it): the row committed `sending` first
+  receiver.paths.set(new URL(fay.hook).pathname, 'hang');
+  t.teardown(() => receiver.paths.delete(new URL(fay.hook).pathname));
   await org.fire({ name: 'Hang', service: svc });
   const first = runEscalations(services);
   await waitFor(() => callsTo(fay.hook).length === 1, 'the provider called');
@@ -275,10 +264,10 @@ t.test('a provider call whose answer is never recorded becomes unknown and is no
   t.same(await state(), ['unknown'], 'no answer recorded within two minutes: unknown');
   t.equal(callsTo(fay.hook).length, 1, 'never called twice');
   t.match(effects(await org.alert('Hang'), 'notified').at(-1), { status: 'unknown', reason: 'no_answer_recorded', method: 'my hook' });
-  release();
+  receiver.release(200);
   await first;
-  restore();
   t.equal(callsTo(fay.hook).length, 1);
+  t.match(effects(await org.alert('Hang'), 'notified').at(-1), { status: 'sent', method: 'my hook' }, 'the answer arriving late is still recorded');
 });
 
 t.test('a link says what happened: an alert already resolved, a person no longer a member', async (t) => {

@@ -91,6 +91,62 @@ t.test('the team plan sees the last 7 days, and is told so; the free plan has no
   t.match(refused.text, 'Insights is not included in the free plan.');
 });
 
+t.test('a team\'s and a service\'s page show their last 30 days, with a link to /insights filtered to them', async (t) => {
+  const team = await org.create('teams', { name: 'Api' });
+  await org.create('alert_routes', { name: 'Api', team_id: team.id, matchers: [{ field: 'service', operator: 'equals', value: 'api' }] });
+  at('2026-03-05T12:00:00Z'); await org.fire({ name: 'ApiDown', severity: 'warning', service: 'api' });
+  at('2026-03-05T12:02:00Z'); await org.resolve({ name: 'ApiDown', severity: 'warning', service: 'api' });
+  at('2026-03-05T12:10:00Z');
+  const teamPage = await web.get(`/config/teams/${team.id}`);
+  t.equal(teamPage.status, 200);
+  const panel = (text: string) => text.split('<h2 id="insights-panel">')[1]?.split('</section>')[0] ?? '';
+  const teamPanel = panel(teamPage.text);
+  t.match(teamPanel, /^Insights: the last 30 days<\/h2>/, 'the panel is there, over the last 30 days');
+  t.match(teamPanel, '<dt>Alerts</dt><dd>1 fired (1 fire)</dd>', 'only the alert the team\'s route matched');
+  t.match(teamPanel, '<dt>Median time to acknowledge</dt><dd>–</dd>', 'nobody acknowledged it');
+  t.match(teamPanel, '<dt>Median time to resolve</dt><dd>2 min</dd>');
+  t.match(teamPanel, 'ApiDown <code>metric-dashboard:apidown</code>, 1 fire');
+  t.match(teamPanel, `<a href="/insights?from=2026-02-03&#38;to=2026-03-05&#38;team_id=${team.id}">All insights for this team</a>`);
+  const linked = await web.get(`/insights?from=2026-02-03&to=2026-03-05&team_id=${team.id}`);
+  t.match(linked.text, /Fires per UTC day from 2026-02-03 to 2026-03-05: 1 in all\./, 'the link opens the same figures on the Insights page');
+
+  const binding = await org.api.put('/api/v1/config/service_bindings/web', {});
+  t.equal(binding.status, 200, JSON.stringify(binding.body));
+  const servicePanel = panel((await web.get('/config/service_bindings/web')).text);
+  t.match(servicePanel, '<dt>Alerts</dt><dd>3 fired (6 fires)</dd>', 'CpuHigh, MemHigh and Flappy four times');
+  t.match(servicePanel, '<dt>Median time to resolve</dt><dd>5 min</dd>', 'Flappy\'s latest cycle, the only one resolved');
+  t.match(servicePanel, 'Flappy <code>metric-dashboard:flappy</code>, 4 fires');
+  t.match(servicePanel, '<a href="/insights?from=2026-02-03&#38;to=2026-03-05&#38;service=web">All insights for this service</a>');
+
+  const other = await org.create('teams', { name: 'Quiet' });
+  const quiet = panel((await web.get(`/config/teams/${other.id}`)).text);
+  t.match(quiet, '<dt>Alerts</dt><dd>0 fired (0 fires)</dd>', 'a team no route names has nothing');
+  t.match(quiet, '<dt>Noisiest alert</dt><dd>none</dd>');
+
+  const teamOrg = await vigil.organization('team', { config_api: true });
+  const teamApi = await teamOrg.key(['api:admin']);
+  const small = await teamApi.post('/api/v1/config/teams', { name: 'Small' });
+  t.equal(small.status, 201, JSON.stringify(small.body));
+  const teamPerson = await person(vigil, { [teamOrg.id]: 'viewer' });
+  const teamWeb = browserless(vigil.url);
+  await teamWeb.signIn(teamPerson.email, PASSWORD);
+  const teamPlanPage = await teamWeb.get(`/config/teams/${small.body.data.id}`);
+  t.equal(teamPlanPage.status, 200, 'the team plan sees the panel over what it may see');
+  t.match(teamPlanPage.text, 'Insights: the last 7 days</h2>');
+  const freeOrg = await vigil.organization('free', { config_api: true });
+  const freeApi = await freeOrg.key(['api:admin']);
+  const freeTeam = await freeApi.post('/api/v1/config/teams', { name: 'Free' });
+  const freePerson = await person(vigil, { [freeOrg.id]: 'viewer' });
+  const freeWeb = browserless(vigil.url);
+  await freeWeb.signIn(freePerson.email, PASSWORD);
+  const freePage = await freeWeb.get(`/config/teams/${freeTeam.body.data.id}`);
+  t.equal(freePage.status, 200, 'the free plan\'s team page still opens');
+  t.notMatch(freePage.text, 'insights-panel', 'with no panel: the plan has no insights');
+  teamPageUrl = `/config/teams/${team.id}`;
+});
+
+let teamPageUrl = '';
+
 t.test('in Chromium at 1280 and 390 px: no horizontal scrolling, axe-core clean', { skip: browserSkip() }, async (t) => {
   const { context, close } = await openBrowser({ viewport: { width: 1280, height: 900 } });
   t.teardown(close);
@@ -108,6 +164,7 @@ t.test('in Chromium at 1280 and 390 px: no horizontal scrolling, axe-core clean'
     t.ok(await tab.evaluate((w) => document.scrollingElement!.scrollWidth <= w, width), `${width} px: no horizontal scrolling`);
     t.same(await axeViolations(context, `${vigil.url}${PAGE}`), [], `${width} px: axe`);
   }
+  if (teamPageUrl) t.same(await axeViolations(context, `${vigil.url}${teamPageUrl}`), [], 'a team page with its insights panel: axe');
   // the form keeps the range in the URL: a person's choice is a link
   await tab.getByLabel('Service').fill('web');
   await tab.getByRole('button', { name: 'Show' }).click();

@@ -6,10 +6,15 @@
  * tampering with the answer (state, nonce, PKCE verifier, issuer, audience, expiry, a key not in the JWKS,
  * `alg: none`) is refused with a page and no session. Signing out ends the provider's session too; the operator's
  * sign-in link (break-glass) keeps working; axe finds nothing serious on the new pages.
+ *
+ * An organization's own provider (sso_settings) the same way: an email typed on the sign-in page and "Continue with
+ * single sign-on" lead to that organization's provider, back as a member of it with the mapped role, and signing out
+ * reaches that provider's logout (whose origin the console's form-action does not allow: the sign-out answers with a
+ * page that moves on); an email whose domain no organization claims is refused on the sign-in page, in words.
  */
 import t from 'tap';
 import type { BrowserContext, Page } from 'playwright-core';
-import { axe, browserSkip, openBrowser } from '../../helpers/browser.ts';
+import { axe, axeViolations, browserSkip, openBrowser } from '../../helpers/browser.ts';
 import { CONFIG, client, startVigil } from '../../helpers/harness.ts';
 import { startProvider } from '../../helpers/oidc-provider.ts';
 
@@ -22,6 +27,8 @@ t.test('OpenID Connect sign-in in Chromium', { skip: browserSkip() }, async (t) 
     cy: { email: 'cy@example.com', email_verified: false, groups: ['sre'] },
     dee: { email: 'dee@example.com', email_verified: true, groups: ['sre'] },
   });
+  // an organization's own provider (sso_settings), found from the email's domain on the sign-in page
+  const own = await startProvider({ tia: { email: 'tia@tenant.example', email_verified: true, name: 'Tia', groups: ['incident-leads'] } });
   const vigil = await startVigil({
     oidc: {
       issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret,
@@ -31,6 +38,7 @@ t.test('OpenID Connect sign-in in Chromium', { skip: browserSkip() }, async (t) 
     },
   });
   provider.serve(vigil.url);
+  own.serve(vigil.url);
   // the provider stamps tokens with the machine's time; the service judges them at its own (injected) clock
   vigil.clock.set(new Date());
   const { context, close } = await openBrowser();
@@ -38,6 +46,7 @@ t.test('OpenID Connect sign-in in Chromium', { skip: browserSkip() }, async (t) 
     await close();
     await vigil.close();
     await provider.close();
+    await own.close();
   });
   const made = await vigil.operator.post('/api/admin/v1/organizations', { name: ORGANIZATION, plan: 'business' });
   t.equal(made.status, 201);
@@ -178,6 +187,83 @@ t.test('OpenID Connect sign-in in Chromium', { skip: browserSkip() }, async (t) 
     await tab.waitForURL(`${vigil.url}/login`);
     t.equal(provider.logouts, before + 1, 'the provider was asked to end its session');
     t.notOk(await sessionCookie(context), 'signed out here');
+    await tab.close();
+  });
+
+  const tenant = await vigil.organization();
+  const tenantApi = await tenant.key();
+  const ownSaved = await tenantApi.put(`${CONFIG}/sso_settings`, {
+    issuer: own.issuer, client_id: own.clientId, client_secret: own.clientSecret, allowed_domains: ['tenant.example'], provider_name: 'Tenant Login',
+    role_mappings: { 'incident-leads': 'org_admin', staff: 'member' },
+  });
+  t.equal(ownSaved.status, 200, 'the organization\'s provider is set up');
+
+  await t.test('an organization\'s own provider: email, its provider, the mapped role, and sign-out at its logout', async (t) => {
+    await context.clearCookies();
+    const tab = await context.newPage();
+    await tab.goto(`${vigil.url}/login`);
+    t.same(await axe(tab), [], 'the sign-in page with both kinds of single sign-on');
+    await tab.getByLabel('Email').fill('tia@tenant.example');
+    await tab.getByRole('button', { name: 'Continue with single sign-on' }).click();
+    // Vigil's page moves on to the provider by itself (Refresh), with no script
+    await tab.waitForURL((url) => url.href.startsWith(own.issuer));
+    await tab.locator('input[name=login]').fill('tia');
+    await tab.locator('input[name=password]').fill('any password');
+    const answer = tab.waitForResponse((r) => r.url().startsWith(`${vigil.url}/login/oidc/callback`));
+    await tab.locator('button[type=submit]').click();
+    t.equal((await answer).status(), 303);
+    await tab.waitForURL(`${vigil.url}/now`);
+    t.match(await tab.locator('.who').innerText(), 'tia@tenant.example (org_admin)', 'the mapped role');
+    const tenantMembers = Object.fromEntries(((await tenantApi.get(`${CONFIG}/team_members`)).body.data as { email: string; role: string }[]).map((m) => [m.email, m.role]));
+    t.same(tenantMembers, { 'tia@tenant.example': 'org_admin' }, 'a member of that organization');
+    t.notOk('tia@tenant.example' in (await members()), 'not of the deployment\'s organization');
+    // /now refreshes itself on purpose, with a way to turn it off first (now-browser.test.ts checks that)
+    t.same(await axeViolations(context, tab, ['meta-refresh']), []);
+    const before = own.logouts;
+    await tab.getByRole('button', { name: 'Sign out' }).click();
+    // Vigil's page moves on to the provider's logout; the provider asks, then sends the browser back
+    await tab.waitForURL((url) => url.href.startsWith(`${own.issuer}/session/end`));
+    t.equal(own.logouts, before + 1, 'the organization\'s provider was asked to end its session');
+    t.notOk(await sessionCookie(context), 'signed out here');
+    await tab.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await tab.waitForURL(`${vigil.url}/login`);
+    await tab.close();
+  });
+
+  await t.test('the page that moves on to the provider is axe clean, and its link works without the refresh', async (t) => {
+    await context.clearCookies();
+    const tab = await context.newPage();
+    // Vigil's answer as served, less its Refresh header, so the page stays to be checked
+    await tab.route(`${vigil.url}/login/sso`, async (route) => {
+      const served = await route.fetch();
+      const headers = { ...served.headers() };
+      delete headers.refresh;
+      await route.fulfill({ response: served, headers });
+    });
+    await tab.goto(`${vigil.url}/login`);
+    await tab.getByLabel('Email').fill('tia@tenant.example');
+    await tab.getByRole('button', { name: 'Continue with single sign-on' }).click();
+    await tab.waitForURL(`${vigil.url}/login/sso`);
+    t.equal(await tab.getByRole('heading', { level: 1 }).innerText(), 'Sign in with Tenant Login');
+    t.same(await axe(tab), []);
+    await tab.getByRole('link', { name: 'Continue to Tenant Login' }).click();
+    await tab.waitForURL((url) => url.href.startsWith(own.issuer));
+    t.equal(await tab.locator('input[name=login]').count(), 1, 'at the provider\'s login');
+    await tab.close();
+  });
+
+  await t.test('an email whose domain no organization claims is refused on the sign-in page, in words', async (t) => {
+    await context.clearCookies();
+    const tab = await context.newPage();
+    await tab.goto(`${vigil.url}/login`);
+    await tab.getByLabel('Email').fill('sam@nobody.example');
+    const answer = tab.waitForResponse(`${vigil.url}/login/sso`);
+    await tab.getByRole('button', { name: 'Continue with single sign-on' }).click();
+    t.equal((await answer).status(), 404);
+    t.equal(await tab.getByRole('alert').innerText(), 'No organization here signs in its people through single sign-on for that email\'s domain. Sign in with your password, or ask your administrator.');
+    t.equal(await tab.getByLabel('Email').inputValue(), 'sam@nobody.example', 'the email is kept');
+    t.same(await axe(tab), []);
+    t.notOk(await sessionCookie(context), 'no session');
     await tab.close();
   });
 

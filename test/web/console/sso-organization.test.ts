@@ -5,7 +5,8 @@
  * with the mapped role, the role follows the groups, unmapped groups take access away, an unverified email and a
  * domain the organization does not allow are refused, an answer of the other provider is refused (mix-up),
  * `password_sign_in: false` refuses a member's password but not an org admin's nor the operator's sign-in link, the
- * client secret appears in no answer, export or audit entry, and an issuer whose name resolves to an address the
+ * client secret appears in no answer, signing out of such a session moves on to that provider's logout (or ends Vigil's
+ * session only when the provider publishes none), export or audit entry, and an issuer whose name resolves to an address the
  * deployment may not reach is refused by the guarded client before anything is sent.
  *
  * The service runs with loopback closed (VIGIL_OUTBOUND_ALLOW_LOOPBACK off) and 127.0.0.1 alone allow-listed, where
@@ -27,7 +28,8 @@ const providerA = await startProvider({
   out: { email: 'out@elsewhere.example', email_verified: true, groups: ['sre'] },
   cam: { email: 'cam@acme.example', email_verified: true, groups: ['sre'] },
 });
-const providerB = await startProvider({ bo: { email: 'bo@beta.example', email_verified: true, groups: ['ops'] } });
+// B publishes no end_session_endpoint: signing out of its sessions ends Vigil's only
+const providerB = await startProvider({ bo: { email: 'bo@beta.example', email_verified: true, groups: ['ops'] } }, { logout: false });
 const vigil = await startVigil({ outbound: { allowLoopback: false, allowedNetworks: ['127.0.0.1/32'], resolve } });
 providerA.serve(vigil.url);
 providerB.serve(vigil.url);
@@ -63,7 +65,7 @@ class Browser {
     if (!jar) this.jars.set(url.host, (jar = new Map()));
     return jar;
   }
-  async go(href: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{ status: number; url: URL; location: string | null; text: string }> {
+  async go(href: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{ status: number; url: URL; location: string | null; refresh: string | null; csp: string | null; text: string }> {
     const url = new URL(href);
     const jar = this.jar(url);
     const res = await fetch(url, {
@@ -83,7 +85,9 @@ class Browser {
       else jar.set(name!.trim(), value.join('='));
     }
     const location = res.headers.get('location');
-    return { status: res.status, url, location: location && new URL(location, url).href, text: await res.text() };
+    return {
+      status: res.status, url, location: location && new URL(location, url).href, refresh: res.headers.get('refresh'), csp: res.headers.get('content-security-policy'), text: await res.text(),
+    };
   }
   session = () => this.jar(new URL(vigil.url)).get('vigil_session');
 }
@@ -256,6 +260,63 @@ t.test('password_sign_in false refuses a member\'s password, not an org admin\'s
   t.ok(browser.session(), 'the sign-in link signs the member in');
   t.equal((await apiA.put(SSO, { password_sign_in: true })).status, 200);
   t.equal((await password('member@acme.example', 'another long password')).answer.status, 303, 'passwords work again once allowed');
+});
+
+t.test('signing out of a session of an organization\'s provider moves on to that provider\'s logout', async (t) => {
+  const { browser, answer } = await signIn('ana@acme.example', 'ana');
+  t.equal(answer.status, 303);
+  const token = browser.session();
+  const now = await browser.go(`${vigil.url}/now`);
+  const out = await browser.go(`${vigil.url}/logout`, { method: 'POST', form: { _csrf: field(now.text, '_csrf') } });
+  t.equal(out.status, 200, 'a page that moves on (a redirect would break the console\'s form-action)');
+  const logout = new URL(continueUrl(out.text));
+  t.equal(logout.origin + logout.pathname, `${providerA.issuer}/session/end`, 'provider A\'s end_session_endpoint, from its discovery');
+  t.equal(logout.searchParams.get('client_id'), providerA.clientId);
+  t.equal(logout.searchParams.get('post_logout_redirect_uri'), `${vigil.url}/login`);
+  t.equal(out.url.href, `${vigil.url}/logout`);
+  t.match(out.text, /You are signed out of Vigil/);
+  t.equal(out.refresh, `0; url=${logout.href}`, 'the Refresh header moves on to the same address');
+  t.match(out.csp, /form-action 'self';/, 'the console\'s CSP stays as strict as for everyone');
+  const raw = await fetch(`${vigil.url}/now`, { headers: { cookie: `vigil_session=${token}` }, redirect: 'manual' });
+  t.equal(raw.status, 303, 'the Vigil session is gone');
+  t.notOk(browser.session(), 'the cookie is cleared');
+  // the provider's end-session is reached and its confirmation sends the browser back to the sign-in page
+  const before = providerA.logouts;
+  const confirm = await browser.go(logout.href);
+  t.equal(providerA.logouts, before + 1, 'provider A was asked to end its session');
+  t.equal(confirm.status, 200, 'the provider asks to confirm');
+  const action = new URL(unescape(confirm.text.match(/<form[^>]*action="([^"]+)"/)![1]!), confirm.url).href;
+  const ended = await browser.go(action, { method: 'POST', form: { xsrf: field(confirm.text, 'xsrf'), logout: 'yes' } });
+  t.equal(ended.location, `${vigil.url}/login`, 'back to Vigil\'s sign-in page');
+});
+
+t.test('signing out of a session of a provider without end_session_endpoint ends Vigil\'s session only', async (t) => {
+  const { browser, answer } = await signIn('bo@beta.example', 'bo');
+  t.equal(answer.status, 303);
+  const token = browser.session();
+  const now = await browser.go(`${vigil.url}/now`);
+  const out = await browser.go(`${vigil.url}/logout`, { method: 'POST', form: { _csrf: field(now.text, '_csrf') } });
+  t.equal(out.status, 303);
+  t.equal(out.location, `${vigil.url}/login`);
+  const raw = await fetch(`${vigil.url}/now`, { headers: { cookie: `vigil_session=${token}` }, redirect: 'manual' });
+  t.equal(raw.status, 303, 'the Vigil session is gone');
+  t.notOk(browser.session(), 'the cookie is cleared');
+});
+
+t.test('a provider that cannot be reached at sign-out leaves the person signed out of Vigil', async (t) => {
+  const { browser, answer } = await signIn('ana@acme.example', 'ana');
+  t.equal(answer.status, 303);
+  const token = browser.session();
+  // the organization moved its issuer to an address the guarded client refuses: discovery for the logout fails
+  t.equal((await apiA.put(SSO, { issuer: `https://${INTERNAL_NAME}` })).status, 200);
+  const now = await browser.go(`${vigil.url}/now`);
+  const out = await browser.go(`${vigil.url}/logout`, { method: 'POST', form: { _csrf: field(now.text, '_csrf') } });
+  t.equal((await apiA.put(SSO, { issuer: providerA.issuer })).status, 200);
+  t.equal(out.status, 303);
+  t.equal(out.location, `${vigil.url}/login`);
+  const raw = await fetch(`${vigil.url}/now`, { headers: { cookie: `vigil_session=${token}` }, redirect: 'manual' });
+  t.equal(raw.status, 303, 'the Vigil session is gone');
+  t.notOk(browser.session(), 'the cookie is cleared');
 });
 
 t.test('the client secret is in no answer, export or audit entry', async (t) => {

@@ -18,6 +18,7 @@ import type { Screen, ScreenRequest } from '../page.ts';
 import { control, errorMap } from './form.ts';
 import { readFields } from './form-json.ts';
 import { facts } from './pages.ts';
+import { insightsPanel } from '../insights.ts';
 import { columns, editable, familyOf, featureFor, featureLabel, locked, may, referenceChoices, rowName, rowPath } from './families.ts';
 import { conflictNotice, staleNotice, writeForm, type FormState } from './pages.ts';
 
@@ -150,7 +151,8 @@ async function rowPage(services: Services, request: ScreenRequest, d: FamilyDesc
     ? html`<form method="post" action="${action}/delete" class="inline">${csrf}<input type="hidden" name="_etag" value="${etag}"><button type="submit" class="danger">${d.archive ? 'Archive' : 'Delete'}</button></form>`
     : '';
   const back = d.kind === 'singleton' ? html`<p><a href="/config">Configuration</a></p>` : html`<p><a href="${base(d)}">${d.name}</a></p>`;
-  return page(request, `${title} · ${d.name}`, html`${back}<h1>${title}</h1>${doneLine(request)}${d.kind === 'singleton' ? html`<p>${d.description}</p>` : ''}${edit}${move}${actions.length ? html`<section><h2>Actions</h2>${actions}</section>` : ''}${del}`, status);
+  const insights = d.kind === 'collection' ? await insightsPanel(services, request.session, d.name, row) : '';
+  return page(request, `${title} · ${d.name}`, html`${back}<h1>${title}</h1>${doneLine(request)}${d.kind === 'singleton' ? html`<p>${d.description}</p>` : ''}${insights}${edit}${move}${actions.length ? html`<section><h2>Actions</h2>${actions}</section>` : ''}${del}`, status);
 }
 
 const singletonPage = (services: Services, request: ScreenRequest, d: FamilyDescriptor) => rowPage(services, request, d, undefined);

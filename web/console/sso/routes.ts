@@ -20,6 +20,8 @@
  *   callback uses that provider only, refuses the flow when the organization's issuer changed since, and openid-client
  *   refuses an answer from another issuer (RFC 9207 `iss`, the ID token's `iss`): an answer of one provider is never
  *   accepted for a flow started at another (mix-up). The person becomes a member of that organization only.
+ * - Signing out of such a session (`POST /logout`, sign-in.ts) ends Vigil's session, then answers with a page that
+ *   moves on to the organization's provider's `end_session_endpoint` (`logoutOfOrganization`), for the same reason.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -108,16 +110,21 @@ function tenantFlowProvider(tenant: TenantProvider, clients: TenantClients): Flo
   return {
     name: tenant.name, oidc: clients.for(tenant), organization: tenant.organizationId, allowedDomains: tenant.allowedDomains,
     role: (groups) => mappedRole(groups, tenant.roleMappings, tenant.defaultRole),
-    // sign-out ends Vigil's session only: the console's form-action allows one provider's origin, the deployment's
+    // sign-out of its sessions reaches its logout by a page that moves on (logoutOfOrganization), not by the
+    // deployment's redirect: the console's form-action allows one provider's origin, the deployment's
     sso: false,
     confine: true,
   };
 }
 
-/** A page that moves on to the provider at once: no script (the console has none), a meta refresh and a link. */
-function continuePage(name: string, url: string) {
-  return documentOf(`Sign in with ${name}`, html`<main id="main" class="centered stack"><h1>Sign in with ${name}</h1>
-<p>Taking you to ${name}…</p><p><a class="button" id="continue" href="${url}">Continue to ${name}</a></p></main>`);
+/**
+ * A page that moves on to the provider at once: no script (the console has none), a Refresh header and a link. A
+ * refresh is a new navigation, which the console's `form-action 'self'` does not govern (a form's redirect is).
+ */
+function movingOn(ctx: Context, title: string, said: string, link: string, url: string): void {
+  sendPage(ctx, 200, documentOf(title, html`<main id="main" class="centered stack"><h1>${title}</h1>
+<p>${said}</p><p><a class="button" id="continue" href="${url}">${link}</a></p></main>`));
+  ctx.set('Refresh', `0; url=${url}`);
 }
 
 export function oidcRoutes(router: Router, services: Services, deployment: DeploymentProvider | undefined, tenants: TenantClients) {
@@ -157,8 +164,29 @@ export function oidcRoutes(router: Router, services: Services, deployment: Deplo
       return refuse(ctx, 503, `${tenant.name} cannot be reached just now, so single sign-on is unavailable. Try again in a moment, or ask your administrator.`);
     }
     writeFlow(ctx, services, { ...started.secrets, next, provider: tenant.organizationId, issuer: tenant.issuer, until: services.clock.now().getTime() + FLOW_SECONDS * 1000 });
-    sendPage(ctx, 200, continuePage(tenant.name, started.url.href));
-    ctx.set('Refresh', `0; url=${started.url.href}`);
+    movingOn(ctx, `Sign in with ${tenant.name}`, `Taking you to ${tenant.name}…`, `Continue to ${tenant.name}`, started.url.href);
+  }
+
+  /**
+   * Sign-out of a session the organization's own provider opened (its Vigil session is already gone): when that
+   * provider publishes an `end_session_endpoint` (its discovery, through the guarded client), a page that moves on
+   * to it with `client_id` and `post_logout_redirect_uri` (`<PUBLIC_URL>/login`), as the deployment's sign-out does;
+   * false when it publishes none, cannot be reached, or the organization has no provider any more (the caller then
+   * goes to the sign-in page: the person is signed out of Vigil either way).
+   */
+  async function logoutOfOrganization(ctx: Context, organizationId: string): Promise<boolean> {
+    const tenant = await providerOfOrganization(services, organizationId);
+    if (!tenant) return false;
+    let url: URL | null;
+    try {
+      url = await tenants.for(tenant).logoutUrl(`${services.config.publicUrl}/login`);
+    } catch (error) {
+      services.log.warn({ event: 'oidc_logout_unreachable', organization_id: organizationId, reason: error instanceof Error ? error.message.slice(0, 200) : 'error' }, 'an organization\'s OpenID Connect provider could not be reached for sign-out');
+      return false;
+    }
+    if (!url) return false;
+    movingOn(ctx, `Signing out of ${tenant.name}`, `You are signed out of Vigil. Taking you to ${tenant.name} to end your session there too…`, `Sign out of ${tenant.name}`, url.href);
+    return true;
   }
 
   /** The provider the flow started with, as it stands now; null when it is gone or its issuer changed. */
@@ -221,5 +249,5 @@ export function oidcRoutes(router: Router, services: Services, deployment: Deplo
     seeOther(ctx, flow.next);
   });
 
-  return { startTenant, providerForEmail: (email: string) => providerForEmail(services, email) };
+  return { startTenant, logoutOfOrganization, providerForEmail: (email: string) => providerForEmail(services, email) };
 }
