@@ -12,7 +12,7 @@ interface Flags {
   asOf?: string;
 }
 
-const SOURCES = ['pagerduty', 'opsgenie'] as const;
+const SOURCES = ['pagerduty', 'opsgenie', 'grafana-oncall'] as const;
 
 export function registerImportCommands(program: Command): void {
   program
@@ -20,7 +20,7 @@ export function registerImportCommands(program: Command): void {
     .description(`read another tool's configuration through its REST API (${SOURCES.join(', ')}) and write vigil.tf, people.json and REPORT.md into --out`)
     .requiredOption('--out <folder>', 'where the files are written (created when missing; other files in it are left alone)')
     .option('--as-of <instant>', 'the instant taken as now: overrides and maintenance windows that ended before it are not carried (default: now)')
-    .addHelpText('after', '\n--url is the source\'s API base (https://api.pagerduty.com, https://api.opsgenie.com) and --token its API key (an Opsgenie GenieKey); both are required here.')
+    .addHelpText('after', '\n--url is the source\'s API base (https://api.pagerduty.com, https://api.opsgenie.com, Grafana OnCall: https://oncall.example.com/api/v1) and --token its API key (an Opsgenie GenieKey, an OnCall API token); both are required here.')
     .action(async (source: string, flags: Flags, command: Command) => {
       const root = command.parent!;
       const fromCli = (name: string) => root.getOptionValueSource(name) === 'cli';
@@ -34,6 +34,8 @@ export function registerImportCommands(program: Command): void {
       const { ImportFailure, renderFiles, writeOutput } = await import('../../importers/core.ts');
       const { run, PRODUCT } = source === 'opsgenie'
         ? await import('../../importers/opsgenie.ts').then((m) => ({ run: m.importOpsgenie, PRODUCT: m.PRODUCT }))
+        : source === 'grafana-oncall'
+        ? await import('../../importers/grafana-oncall.ts').then((m) => ({ run: m.importGrafanaOnCall, PRODUCT: m.PRODUCT }))
         : await import('../../importers/pagerduty.ts').then((m) => ({ run: m.importPagerDuty, PRODUCT: m.PRODUCT }));
       try {
         const result = await run({ url, token, now });
