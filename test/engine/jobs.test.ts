@@ -75,7 +75,7 @@ t.test('a handler that throws is retried, then succeeds exactly once', async (t)
   t.equal((await storedJob(services, id!))?.retry_count, 1);
 });
 
-t.test('a job sent wakes its queue\'s workers when it commits: they do not wait out their poll', async (t) => {
+t.test('a job sent wakes its queue\'s workers when it commits, and a backlog drains: they do not wait out their poll', async (t) => {
   // a poll far longer than the deadline below: the job can only run in time if the commit's NOTIFY wakes a worker
   const slow = recordingHandlers(['test.woken']);
   const polling = await startVigil({ families: [], modules: [], jobs: slow.handlers, jobPollSeconds: 300 });
@@ -86,6 +86,15 @@ t.test('a job sent wakes its queue\'s workers when it commits: they do not wait 
   const inside = await inTransaction(s, (store) => s.jobs.send('test.woken', { n: 2 }, { store }));
   await waitFor(() => slow.runs.some((r) => r.id === inside), 'the job sent inside a transaction, once it committed', 60_000);
   t.same(slow.runs.map((r) => r.data), [{ n: 1 }, { n: 2 }]);
+  // a backlog: ten jobs committed together wake the worker once (PostgreSQL folds a transaction's equal
+  // notifications into one); a worker that found a job asks again at once instead of waiting out its poll
+  const backlog = await inTransaction(s, async (store) => {
+    const ids: (string | null)[] = [];
+    for (let n = 3; n <= 12; n++) ids.push(await s.jobs.send('test.woken', { n }, { store }));
+    return ids;
+  });
+  await waitFor(() => backlog.every((id) => slow.runs.some((r) => r.id === id)), 'the backlog of ten', 60_000);
+  t.equal(slow.runs.length, 12, 'every job of the backlog ran once');
 });
 
 t.test('a send to a queue without a handler is refused', async (t) => {
