@@ -2,7 +2,8 @@
  * The weekly insights mail: every Monday (UTC), the figures of the ISO week that ended — get_insights over
  * [Monday 00:00 UTC, the next Monday), the same numbers the console and REST answer — mailed to each organization
  * admin of every organization whose plan has insights. A periodic pass (engine/jobs/periodic.ts: one tick queued at a
- * time however many instances share the database) reads "now" from the injected clock; each mail is claimed by
+ * time however many instances share the database) reads "now" from the injected clock (an organization whose settings
+ * say `insights_weekly_email: false` is skipped); each mail is claimed by
  * inserting (organization, ISO week) into `insights_weekly_mails` (its primary key) in the same transaction as the
  * messages are queued, so two instances, a retried pass or a restart never send one week twice, and a pass that
  * missed Monday (the service was down) still sends it later that week. Only the week just ended is ever mailed.
@@ -15,9 +16,11 @@ import { html, raw, type Html } from '../../engine/html.ts';
 import { periodicPass } from '../../engine/jobs/periodic.ts';
 import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import { text, time, uuid } from '../../engine/persistence/columns.ts';
+import { tableName } from '../../engine/persistence/entities.ts';
 import { hasFeature, type Plan } from '../../engine/plans.ts';
 import type { Services } from '../../engine/services.ts';
 import { canSendMail, queueMail, type DirectMail } from '../../outbound/mail.ts';
+import organizationSettings from '../../resources/organization_settings.ts';
 import { DAY } from '../oncall/zone.ts';
 import { insightsOver } from './operation.ts';
 import type { Insights } from './schema.ts';
@@ -58,9 +61,11 @@ export async function runWeeklyInsights(services: Services): Promise<number> {
   if (!canSendMail(services)) return 0;
   const now = services.clock.now();
   const { from, to, week } = weekBefore(now.getTime());
+  const settings = tableName(services.registry.family(organizationSettings));
   const orgs = await readStore(services).execute(
     `select o.id, o.name, o.plan, o.features from organizations o
-      where o.disabled = false and not exists (select 1 from insights_weekly_mails m where m.organization_id = o.id and m.week = ?) order by o.id`,
+      where o.disabled = false and not exists (select 1 from insights_weekly_mails m where m.organization_id = o.id and m.week = ?)
+        and not exists (select 1 from "${settings}" s where s.organization_id = o.id and s.insights_weekly_email = false) order by o.id`,
     [week],
   );
   let mailed = 0;

@@ -80,7 +80,7 @@ t.test('the week that ended is mailed once to each admin, with get_insights\' fi
   t.match(mail.html, /href="http[^"]*\/insights\?from=2026-03-09&#38;to=2026-03-15"/, 'a link to the Insights page over the same days');
 });
 
-t.test('the next week is mailed again', async (t) => {
+t.test('the next week is mailed again; an organization that turned the mail off gets none', async (t) => {
   smtp.messages.length = 0;
   at('2026-03-23T06:00:00Z');
   t.equal(await runWeeklyInsights(services), 1);
@@ -88,4 +88,17 @@ t.test('the next week is mailed again', async (t) => {
   t.equal(smtp.messages.length, 2);
   t.match(smtp.messages[0]!.subject, /week 2026-W12$/);
   t.match(smtp.messages[0]!.text, /fires · 0\r?\n/);
+
+  const off = await org.api.put(`${CONFIG}/organization_settings`, { insights_weekly_email: false });
+  t.equal(off.status, 200);
+  t.equal(off.body.data.insights_weekly_email, false);
+  const bad = await org.api.put(`${CONFIG}/organization_settings`, { insights_weekly_email: 'no' });
+  t.equal(bad.status, 422);
+  t.match(bad.body, { errors: [{ field: 'insights_weekly_email' }] }, 'a value that is not a boolean is refused naming the field');
+  at('2026-03-30T06:00:00Z');
+  t.equal(await runWeeklyInsights(services), 0, 'turned off: no mail for W13');
+  await org.api.put(`${CONFIG}/organization_settings`, { insights_weekly_email: true });
+  t.equal(await runWeeklyInsights(services), 1, 'on again within the week: W13 goes out');
+  await drainJobs(services);
+  t.equal(smtp.messages.length, 4);
 });
