@@ -4,6 +4,8 @@ import { PAGING_EFFECT_KINDS } from '../paging/effects.ts';
 export const EFFECT_KINDS = [
   'routed', 'page', 'page_skipped', 'chat_post', 'chat_thread_update', 'muted', 'storm_grouped',
   'investigation_requested', 'investigation_skipped', 'incident_opened', 'incident_joined', 'incident_closed', 'incident_reopened',
+  // a resolved (or muted) alert raised again: the cycle that ended, its raise, acknowledgement and resolution (the insights' timings)
+  'cycle_ended',
   // the escalation engine's (domain/paging/effects.ts)
   ...PAGING_EFFECT_KINDS,
 ] as const;

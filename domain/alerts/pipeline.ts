@@ -7,7 +7,8 @@
  *   - an in-force mute matches title, source or fingerprint → stored `muted`; no page, no investigation;
  *   - it resolved less than `alert_refire_cooldown_minutes` ago → quiet (`cooldown`): the chat thread is updated,
  *     nobody is paged, no investigation, no outbound rule; 0 turns the cooldown off;
- *   - otherwise it is raised: under a per-organization lock (so the count is exact), if a storm is active (an
+ *   - otherwise it is raised (an alert raised before records the cycle that ended, `cycle_ended`: its raise,
+ *     acknowledgement and resolution, which the alert row then forgets): under a per-organization lock (so the count is exact), if a storm is active (an
  *     alert joined it less than `alert_storm_window_seconds` ago) the alert joins it quietly; else if it makes
  *     `alert_storm_threshold` alerts raised within the window, a storm is formed of them and pages once; else
  *     the alert pages and opens a chat thread. A paging alert (or storm) requests an automatic investigation
@@ -314,6 +315,10 @@ class Ingestion implements PersonActions {
 
   /** A loud fire: joins or forms a storm, or pages on its own; then investigation and incident. */
   async #raise(alert: AlertRow, outcome: 'created' | 'fired', event: AlertEvent, routing: Routing | null, prefetched?: StormState): Promise<Outcome> {
+    // the cycle this raise ends keeps its times (the alert row holds only the latest cycle's): insights measure every cycle
+    if (outcome === 'fired' && alert.raised_at) {
+      this.#effect(alert.id, 'cycle_ended', { raised_at: alert.raised_at.toISOString(), acknowledged_at: alert.acknowledged_at?.toISOString() ?? null, resolved_at: alert.resolved_at?.toISOString() ?? null });
+    }
     alert.status = 'firing';
     alert.resolved_at = null;
     alert.acknowledged_at = null;

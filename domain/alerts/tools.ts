@@ -50,7 +50,7 @@ export const ALERT = Type.Object({
 export type Alert = Static<typeof ALERT>;
 
 const EFFECT = Type.Object({
-  kind: literals(EFFECT_KINDS, 'routed (a matched alert route and its team), page (team_ids: the teams paged), page_skipped, chat_post, chat_thread_update, muted, storm_grouped, investigation_requested, investigation_skipped, incident_opened, incident_joined, incident_closed, incident_reopened (reopen_incident); a person\'s action adds by: { kind, id } to each effect it caused'),
+  kind: literals(EFFECT_KINDS, 'routed (a matched alert route and its team), page (team_ids: the teams paged), page_skipped, chat_post, chat_thread_update, muted, storm_grouped, investigation_requested, investigation_skipped, incident_opened, incident_joined, incident_closed, incident_reopened (reopen_incident), cycle_ended (raised again: the ended cycle\'s raised_at, acknowledged_at, resolved_at); a person\'s action adds by: { kind, id } to each effect it caused'),
   at: Type.String({ format: 'date-time' }),
   detail: Type.Record(Type.String(), JSON_VALUE(), {
     description: 'the reason (page_skipped, investigation_skipped) and the ids involved (mute, storm, investigation, incident); a page: teams ({ id, name }), event_id, ' +

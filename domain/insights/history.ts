@@ -143,7 +143,7 @@ async function cycleFigures(services: Services, source: string, params: unknown[
      )
      select (select coalesce(json_agg(g), '[]') from g) as groups${source.includes('fingerprint') ? `,
        (select coalesce(json_agg(json_build_object('fingerprint', u.fingerprint, 'title', u.title, 'service', u.service) order by u.fingerprint collate "C"), '[]')
-          from (select fingerprint, title, service from c where r >= ? and s is not null and k is null order by fingerprint collate "C" limit ?) u) as unacknowledged` : ''}`,
+          from (select distinct fingerprint collate "C" as fingerprint, title, service from c where r >= ? and s is not null and k is null order by 1 limit ?) u) as unacknowledged` : ''}`,
     params,
   );
   const groups = json<Record<string, number | boolean | null>[]>(row!.groups);
@@ -165,16 +165,24 @@ async function cycleFigures(services: Services, source: string, params: unknown[
 }
 
 /**
- * Alerts in scope whose latest raise falls in [before, to): their timings split at `from`, and the first `limit` (by
- * fingerprint, in code-point order) of those raised from `from` on that resolved with no acknowledgement.
+ * Cycles of alerts in scope raised in [before, to): each alert's latest (the alert row) and the ones that ended when
+ * it was raised again (`cycle_ended` effects, recorded at the new raise, so at or after the ended cycle's raise: the
+ * effects index reads them from `before` on). Their timings split at `from`, and the first `limit` alerts (by
+ * fingerprint, in code-point order) with a cycle raised from `from` on that resolved with no acknowledgement.
  */
 export async function alertCycles(services: Services, org: string, before: number, from: number, to: number, f: Filters, limit: number): Promise<CycleFigures & { unacknowledged: AlertRef[] }> {
   const filter = alertFilter(f);
   const { figures, rows } = await cycleFigures(
     services,
     `select a.fingerprint, a.title, a.service, a.raised_at as r, a.acknowledged_at as k, a.resolved_at as s from alerts a
-      where a.organization_id = ? and a.raised_at >= ? and a.raised_at < ?${filter.sql}`,
-    [org, new Date(before), new Date(to), ...filter.params, new Date(from), new Date(from), limit],
+      where a.organization_id = ? and a.raised_at >= ? and a.raised_at < ?${filter.sql}
+     union all
+     select a.fingerprint, a.title, a.service, e.r, e.k, e.s from (
+       select e.alert_id, (e.detail->>'raised_at')::timestamptz as r, (e.detail->>'acknowledged_at')::timestamptz as k, (e.detail->>'resolved_at')::timestamptz as s
+         from alert_effects e where e.organization_id = ? and e.kind = 'cycle_ended' and e.at >= ?
+     ) e join alerts a on a.id = e.alert_id and a.organization_id = ?
+      where e.r >= ? and e.r < ?${filter.sql}`,
+    [org, new Date(before), new Date(to), ...filter.params, org, new Date(before), org, new Date(before), new Date(to), ...filter.params, new Date(from), new Date(from), limit],
   );
   return { ...figures, unacknowledged: json(rows.unacknowledged) };
 }

@@ -1,7 +1,12 @@
-/** Insights: how on call is going, as figures over a range (get_insights; docs/insights.md). Reads the alerts' and on call's rows. */
+/** Insights: how on call is going, as figures over a range (get_insights; docs/insights.md). Reads the alerts' and on call's rows; mails the week's figures to admins every Monday. */
 import type { Module } from '../../engine/module.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
 import schedules from '../../resources/schedules.ts';
 import { getInsights } from './operation.ts';
+import { seedWeeklyInsights, WeeklyMailEntity, weeklyInsightsJob } from './weekly.ts';
 
-export const insightsModule: Module = { name: 'insights', families: [schedules, scheduleOverrides], operations: [getInsights] };
+export const insightsModule: Module = {
+  name: 'insights', families: [schedules, scheduleOverrides], operations: [getInsights],
+  // the weekly mail to each organization's admins (weekly.ts)
+  entities: [WeeklyMailEntity], jobs: [weeklyInsightsJob], onStart: seedWeeklyInsights,
+};

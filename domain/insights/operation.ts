@@ -47,10 +47,14 @@ const iso = (t: number) => new Date(t).toISOString();
 
 export async function insights(services: Services, caller: Caller, input: Row): Promise<Insights> {
   const { from, to } = rangeOf(caller, input, services.clock.now().getTime());
-  const before = from - (to - from);
   const filters: Filters = {};
   for (const key of ['team_id', 'service', 'source', 'severity'] as const) if (typeof input[key] === 'string') filters[key] = input[key] as string;
-  const org = caller.organization.id;
+  return insightsOver(services, caller.organization.id, from, to, filters);
+}
+
+/** The figures of one organization over [from, to), a range already checked (the weekly mail's is the ISO week that ended). */
+export async function insightsOver(services: Services, org: string, from: number, to: number, filters: Filters): Promise<Insights> {
+  const before = from - (to - from);
   const [fired, raised, opening, incidentTimes, paged, onCall] = await Promise.all([
     fireFigures(services, org, from, to, filters, TOP),
     alertCycles(services, org, before, from, to, filters, TOP),

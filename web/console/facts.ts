@@ -92,6 +92,7 @@ export function effectText(kind: string, detail: Json, deliveries?: unknown): st
     case 'incident_joined': return 'Joined an incident';
     case 'incident_closed': return 'Its incident closed';
     case 'incident_reopened': return 'Its incident reopened';
+    case 'cycle_ended': return `A cycle ended (raised ${String(detail.raised_at ?? '')}${detail.acknowledged_at ? `, acknowledged ${String(detail.acknowledged_at)}` : ''}${detail.resolved_at ? `, resolved ${String(detail.resolved_at)}` : ''}); raised again`;
     case 'escalation_started': return detail.joined
       ? `Joined the running escalation of ${String(detail.team ?? 'the team')}`
       : `Escalation started for ${String(detail.team ?? 'the team')}${detail.policy ? ` through ${String(detail.policy)}` : ' through its escalation list'}${detail.subject === 'incident' ? ' (for its incident)' : ''}`;

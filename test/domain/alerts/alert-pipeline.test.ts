@@ -163,6 +163,7 @@ t.test('an in-force mute records the alert as muted: no page, no investigation; 
   a = await alert(org, 'diskfull');
   t.equal(a.status, 'firing', 'once the mute expired, the still-firing alert pages');
   t.equal(count(a, 'page'), 1);
+  t.equal(count(a, 'cycle_ended'), 0, 'an alert stored muted was never raised: no cycle ended');
   await fire(org, { name: 'DiskSlow' });
   t.equal((await alert(org, 'DiskSlow')).status, 'firing', 'an expired mute matches nothing new');
   const log = await org.api.get(`${CONFIG}/webhook_deliveries?limit=5`);
@@ -171,6 +172,7 @@ t.test('an in-force mute records the alert as muted: no page, no investigation; 
 
 t.test('re-fire cooldown: inside it a re-fire stays quiet and updates the thread; at the boundary it pages; 0 pages every re-fire', async (t) => {
   const org = await organization({ alert_refire_cooldown_minutes: 30, investigation_cooldown_minutes: 0 });
+  const raised = vigil.clock.now().toISOString();
   await fire(org, { name: 'Flappy' });
   vigil.clock.advance(MINUTE);
   await resolve(org, { name: 'Flappy' });
@@ -185,11 +187,16 @@ t.test('re-fire cooldown: inside it a re-fire stays quiet and updates the thread
   ]);
   t.equal((await org.api.get(`${CONFIG}/webhook_deliveries?limit=1`)).body.data[0].outcome, 'cooldown');
 
+  t.equal(count(a, 'cycle_ended'), 0, 'a quiet re-fire continues the cycle');
   await resolve(org, { name: 'Flappy' });
+  const resolved = vigil.clock.now().toISOString();
   vigil.clock.advance(30 * MINUTE);
   await fire(org, { name: 'Flappy' });
   a = await alert(org, 'Flappy');
   t.equal(count(a, 'page'), 2, 'exactly 30 minutes after resolving it pages again');
+  t.same(a.effects.filter((e: any) => e.kind === 'cycle_ended').map((e: any) => e.detail), [{ raised_at: raised, acknowledged_at: null, resolved_at: resolved }],
+    'the raise records the cycle it ended: raised by the first fire, resolved by the last resolve (the quiet re-fire was part of it)');
+  t.same(kinds(a).slice(-4), ['cycle_ended', 'page', 'chat_post', 'investigation_requested'], 'recorded with the page, in the same transaction');
   t.equal(count(a, 'investigation_requested'), 2);
 
   const zero = await organization({ alert_refire_cooldown_minutes: 0, investigation_cooldown_minutes: 0 });

@@ -123,11 +123,11 @@ t.test('every figure of the seeded range, through REST', async (t) => {
   t.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
   const d = res.body.data;
   t.same(d.previous, { from: '2026-02-20T00:00:00.000Z', to: FROM }, 'the previous range is as long and ends where this starts');
-  t.match(d.alerts, { fires: 7, alerts_fired: 4, raised: 4, resolved_unacknowledged: 2, opened_incidents: 1, incident_share: 0.25 },
-    'Disk, Cpu, four Flap fires and Late; not Edge (raised before) nor After (raised at the end)');
+  t.match(d.alerts, { fires: 7, alerts_fired: 4, raised: 7, resolved_unacknowledged: 5, opened_incidents: 1, incident_share: 0.25 },
+    'Disk, Cpu, four Flap cycles and Late; not Edge (raised before) nor After (raised at the end); Flap\'s four cycles and Late resolved unacknowledged');
   t.match(d.alerts.time_to_acknowledge, { count: 2, median: 120, p90: 300, previous: { count: 2, median: 600, p90: 900 }, median_change: -480, p90_change: -600 },
     'Disk by REST (120 s) and Cpu by chat (300 s); Edge, raised before the range and acknowledged inside it, counts in the previous range (900 s) beside Prev (600 s)');
-  t.match(d.alerts.time_to_resolve, { count: 4, median: 1200, p90: 2700, previous: { count: 1, median: 1800 } }, 'Flap 600 (its last cycle), Disk 1200, Late 2100 (resolved after the range), Cpu 2700');
+  t.match(d.alerts.time_to_resolve, { count: 7, median: 600, p90: 2700, previous: { count: 1, median: 1800 } }, 'Flap 600 four times (every cycle), Disk 1200, Late 2100 (resolved after the range), Cpu 2700');
   t.match(d.incidents, { opened: 1, time_to_acknowledge: { count: 1, median: 180 }, time_to_resolve: { count: 1, median: 1200 } });
   t.equal(d.volume_by_day.length, 10, 'every day of the range is listed');
   t.same(d.volume_by_day.filter((v: any) => v.fires).map((v: any) => [v.day, v.fires]), [['2026-03-02', 1], ['2026-03-03', 1], ['2026-03-04', 4], ['2026-03-11', 1]]);
@@ -296,4 +296,43 @@ t.test('thousands of alerts tied for the noisiest list: the first 20 by fingerpr
   t.match(d.alerts, { fires: 2501, alerts_fired: 2500 });
   t.same(d.noisiest.map((n: any) => [n.fingerprint, n.fires]), [['f02000', 2], ...Array.from({ length: 19 }, (_, i) => [`f${String(i + 1).padStart(5, '0')}`, 1])]);
   t.same(d.noisiest[1], { fingerprint: 'f00001', title: 'T1', service: null, fires: 1 });
+});
+
+t.test('every cycle of a re-fired alert is measured: the ended ones recorded as the alert is raised again', async (t) => {
+  const cycles = await alertOrg(vigil, { alert_refire_cooldown_minutes: 0, investigation_paused: true });
+  t.teardown(() => cycles.agent.close());
+  const ack = async (name: string) => {
+    const res = await cycles.api.post(`${CONFIG}/alerts/${(await cycles.alert(name)).id}/acknowledge`, {});
+    if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  };
+  const cycle = async (name: string, raised: string, acked: number | null, resolved: number) => {
+    const r = Date.parse(raised);
+    at(raised); await cycles.fire({ name, severity: 'warning', service: 'web' });
+    if (acked !== null) { at(new Date(r + acked * 1000).toISOString()); await ack(name); }
+    at(new Date(r + resolved * 1000).toISOString()); await cycles.resolve({ name, severity: 'warning', service: 'web' });
+  };
+  await cycle('Straddle', '2026-03-19T23:00:00Z', 120, 1200); // the previous range
+  await cycle('Straddle', '2026-03-20T01:00:00Z', 60, 600); // raised again in the range
+  await cycle('Twice', '2026-03-20T10:00:00Z', 60, 600);
+  await cycle('Twice', '2026-03-20T11:00:00Z', 300, 1800);
+  await cycle('Once', '2026-03-21T09:00:00Z', 120, 900);
+  await cycle('Quiet', '2026-03-21T12:00:00Z', null, 300);
+  await cycle('Quiet', '2026-03-21T13:00:00Z', null, 300);
+  at('2026-03-22T06:00:00Z');
+
+  const twice = await cycles.alert('Twice');
+  t.same(twice.effects.filter((e: any) => e.kind === 'cycle_ended'), [{ kind: 'cycle_ended', at: '2026-03-20T11:00:00.000Z', detail: {
+    raised_at: '2026-03-20T10:00:00.000Z', acknowledged_at: '2026-03-20T10:01:00.000Z', resolved_at: '2026-03-20T10:10:00.000Z',
+  } }], 'the raise again recorded the cycle it ended, in the same transaction as its page');
+  t.notOk((await cycles.alert('Once')).effects.some((e: any) => e.kind === 'cycle_ended'), 'a first raise ends no cycle');
+
+  const d = (await cycles.api.get(`${CONFIG}/insights?from=2026-03-20T00:00:00Z&to=2026-03-22T00:00:00Z`)).body.data;
+  t.match(d.alerts, { fires: 6, alerts_fired: 4, raised: 6, resolved_unacknowledged: 2 }, 'six cycles raised in the range: both of Twice and Quiet, the second of Straddle, Once');
+  t.same(d.alerts.time_to_acknowledge, { count: 4, median: 60, p90: 300, previous: { count: 1, median: 120, p90: 120 }, median_change: -60, p90_change: 180 },
+    'acknowledged after 60 (Straddle), 60 and 300 (Twice), 120 (Once); Straddle\'s first cycle, raised before the range, is the previous range\'s');
+  t.same(d.alerts.time_to_resolve, { count: 6, median: 600, p90: 1800, previous: { count: 1, median: 1200, p90: 1200 }, median_change: -600, p90_change: 600 },
+    'resolved after 300 and 300 (Quiet), 600 (Straddle), 600 and 1800 (Twice), 900 (Once): nearest rank, the 3rd and 6th of six');
+  t.same(d.resolved_unacknowledged.map((a: any) => a.fingerprint), ['metric-dashboard:quiet'], 'an alert with two such cycles is listed once');
+  const quiet = (await cycles.api.get(`${CONFIG}/insights?from=2026-03-20T00:00:00Z&to=2026-03-22T00:00:00Z&service=db`)).body.data;
+  t.match(quiet.alerts, { raised: 0, time_to_resolve: { count: 0 } }, 'the filters apply to the recorded cycles too');
 });
