@@ -35,6 +35,7 @@ import { Migration20261128222101 } from './Migration20261128222101.ts';
 import { Migration20261129013600_sso_settings } from './Migration20261129013600_sso_settings.ts';
 import { Migration20261129013948_paging_notification_fallback } from './Migration20261129013948_paging_notification_fallback.ts';
 import { Migration20261129015109_console_session_confined } from './Migration20261129015109_console_session_confined.ts';
+import { Migration20261129024903_schedule_calendars } from './Migration20261129024903_schedule_calendars.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261129013600_sso_settings', class: Migration20261129013600_sso_settings },
   { name: 'Migration20261129013948_paging_notification_fallback', class: Migration20261129013948_paging_notification_fallback },
   { name: 'Migration20261129015109_console_session_confined', class: Migration20261129015109_console_session_confined },
+  { name: 'Migration20261129024903_schedule_calendars', class: Migration20261129024903_schedule_calendars },
 ];
