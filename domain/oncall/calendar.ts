@@ -299,16 +299,19 @@ export function calendarRefresher(services: Services): Promise<void> {
 }
 
 /**
- * A schedule's save queues the fetch of its calendars. The job starts a second later: the listener runs inside the
- * write's transaction, and the job must read the committed layers (a job that ran early would fetch the old ones;
- * the next pass corrects it).
+ * A schedule's save queues the fetch of its calendars. The listener runs inside the write's transaction, so the job
+ * is sent without waiting for it (on PGlite's one connection the send waits for the commit; awaiting it here would
+ * never end) and starts a second later, so it reads the committed layers. A job that ran early, or a write that
+ * rolled back, only fetches what is stored; the next pass corrects anything missed.
  */
 export const calendarOnSave: AuditListener = {
   concerns: (_services, entry) => entry.family === schedules.name,
   async record(services, _store, entry) {
     if (entry.family !== schedules.name || !entry.rowId) return;
-    if (entry.action !== 'delete' && !('layers' in entry.changes) && entry.action !== 'create') return;
-    await services.jobs.send(CALENDAR_SAVE_QUEUE, { organization_id: entry.organizationId, schedule_id: entry.rowId }, { startAfter: 1 });
+    if (entry.action === 'update' && !('layers' in entry.changes)) return;
+    void services.jobs.send(CALENDAR_SAVE_QUEUE, { organization_id: entry.organizationId, schedule_id: entry.rowId }, { startAfter: 1 }).catch((error: unknown) => {
+      if (!services.outage.noted(error)) services.log.warn({ schedule: entry.rowId }, 'calendar fetch after a save not queued (the next pass fetches it)');
+    });
   },
 };
 
