@@ -11,6 +11,7 @@ import { refreshCalendars } from '../../../domain/oncall/calendar.ts';
 import { ManualClock } from '../../../engine/clock.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
 import { waitFor } from '../../helpers/jobs.ts';
+import { connectAgent } from '../../helpers/mcp.ts';
 
 const vigil = await startVigil();
 t.teardown(() => vigil.close());
@@ -143,8 +144,12 @@ t.test('who is on call: the calendar above the rotation, recurrence, EXDATE, a m
   t.same(shifts.map((s: { start: string; end: string; email: string }) => [s.start.slice(11, 16), s.end.slice(11, 16), s.email]), [
     ['00:00', '08:00', cy], ['08:00', '16:00', ana], ['16:00', '00:00', cy],
   ]);
-  const all = (await api.post('/api/v1/tools/who_is_on_call', { at: '2026-03-25T09:30:00Z' })).body;
-  if (all.data) t.equal(all.data.find((r: { schedule_id: string }) => r.schedule_id === schedule.id)?.email, ben, 'who_is_on_call reads the calendar too');
+  const agent = await connectAgent(vigil.url, (await org.key(['mcp:read'])).token);
+  t.teardown(() => agent.close());
+  const all = await agent.call('who_is_on_call', { at: '2026-03-25T09:30:00Z' });
+  t.equal(all.body.data.find((r: { schedule_id: string }) => r.schedule_id === schedule.id)?.email, ben, 'the who_is_on_call tool reads the calendar too');
+  const calendars = await agent.call('get_schedule_calendars', { id: schedule.id });
+  t.same(calendars.body.data.calendars[0].unmatched, ['ghost@nowhere.example'], 'the status is an agent tool as well');
 });
 
 t.test('a refresh picks up a changed calendar', async (t) => {
