@@ -110,7 +110,18 @@ export function expandCalendar(text: string, zone: string, from: number, to: num
   const root = new ICAL.Component(ICAL.parse(text));
   const calendar = root.name === 'vcalendar' ? root : root.getFirstSubcomponent('vcalendar');
   if (!calendar) throw new Error('no VCALENDAR');
-  for (const tz of calendar.getAllSubcomponents('vtimezone')) ICAL.TimezoneService.register(tz);
+  // the zones this calendar defines, registered for its own expansion only (the registry is the process's)
+  const zones = calendar.getAllSubcomponents('vtimezone');
+  const ids = zones.map((tz) => String(tz.getFirstPropertyValue('tzid') ?? ''));
+  for (const tz of zones) ICAL.TimezoneService.register(tz);
+  try {
+    return expandEvents(calendar, zone, from, to);
+  } finally {
+    for (const id of ids) if (id && id !== 'UTC' && id !== 'Z') ICAL.TimezoneService.remove(id);
+  }
+}
+
+function expandEvents(calendar: ICAL.Component, zone: string, from: number, to: number): Occurrence[] {
   const events = calendar.getAllSubcomponents('vevent');
   const exceptions = new Map<string, ICAL.Component[]>();
   const masters: ICAL.Component[] = [];

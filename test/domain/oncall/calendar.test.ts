@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import t from 'tap';
-import { refreshCalendars } from '../../../domain/oncall/calendar.ts';
+import { expandCalendar, flatten, refreshCalendars } from '../../../domain/oncall/calendar.ts';
 import { ManualClock } from '../../../engine/clock.ts';
 import { CONFIG, startVigil } from '../../helpers/harness.ts';
 import { waitFor } from '../../helpers/jobs.ts';
@@ -208,4 +208,22 @@ t.test('a layer that stops following the calendar forgets it', async (t) => {
   await refreshCalendars(services);
   t.same((await api.get(`${CONFIG}/schedules/${schedule.id}/calendars`)).body.data.calendars, []);
   t.equal((await who('2026-03-23T08:30:00Z')).email, cy);
+});
+
+t.test('zones the calendar does not define, floating times, overlapping events', async (t) => {
+  const text = [
+    'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x',
+    'BEGIN:VEVENT', 'UID:a', 'DTSTAMP:20260101T000000Z', 'SUMMARY:a@example.com', 'DTSTART;TZID=America/New_York:20260310T090000', 'DTEND;TZID=America/New_York:20260310T170000', 'END:VEVENT',
+    'BEGIN:VEVENT', 'UID:b', 'DTSTAMP:20260101T000000Z', 'SUMMARY:b@example.com', 'DTSTART:20260310T120000', 'DTEND:20260310T130000', 'END:VEVENT',
+    'BEGIN:VEVENT', 'UID:c', 'DTSTAMP:20260101T000000Z', 'SUMMARY:c@example.com', 'STATUS:CANCELLED', 'DTSTART:20260310T100000Z', 'DTEND:20260310T110000Z', 'END:VEVENT',
+    'END:VCALENDAR', '',
+  ].join('\r\n');
+  const occ = expandCalendar(text, 'Europe/Berlin', Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-04-01T00:00:00Z'));
+  t.same(occ.map((o) => [new Date(o.start).toISOString(), new Date(o.end).toISOString(), o.summary]), [
+    ['2026-03-10T13:00:00.000Z', '2026-03-10T21:00:00.000Z', 'a@example.com'],
+    ['2026-03-10T11:00:00.000Z', '2026-03-10T12:00:00.000Z', 'b@example.com'],
+  ], 'an IANA TZID without VTIMEZONE read as that zone (EDT since 8 March); a floating time in the schedule\'s zone; a cancelled event skipped');
+  const pieces = flatten([{ start: 0, end: 10, email: 'a' }, { start: 4, end: 6, email: 'b' }]);
+  t.same(pieces, [{ start: 0, end: 4, email: 'a' }, { start: 4, end: 6, email: 'b' }, { start: 6, end: 10, email: 'a' }], 'the later-starting event holds its time, then the earlier resumes');
+  t.throws(() => expandCalendar('not a calendar', 'UTC', 0, 1));
 });
