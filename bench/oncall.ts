@@ -72,9 +72,9 @@ const final90 = timed((run) => {
 const bare90 = timed((run) => {
   const out: { start: number; end: number; email: string }[] = [];
   for (const layer of big.layers) {
-    const period = layer.rotation.length * { hourly: HOUR, daily: DAY, weekly: 7 * DAY }[layer.rotation.unit];
+    const period = layer.rotation!.length * { hourly: HOUR, daily: DAY, weekly: 7 * DAY }[layer.rotation!.unit];
     const handoff = Date.parse(`${layer.handoff}:00Z`) + Math.max(run, 0) * HOUR;
-    for (let k = Math.max(0, Math.floor((from - handoff) / period)); handoff + k * period < to; k++) out.push({ start: handoff + k * period, end: handoff + (k + 1) * period, email: layer.participants[k % 10]! });
+    for (let k = Math.max(0, Math.floor((from - handoff) / period)); handoff + k * period < to; k++) out.push({ start: handoff + k * period, end: handoff + (k + 1) * period, email: layer.participants![k % 10]! });
   }
   out.sort((a, b) => a.start - b.start);
 });
@@ -107,7 +107,7 @@ const bare1000 = timed((run) => {
   for (const { schedule } of fleet) {
     const layer = (schedule.layers as Layer[])[0]!;
     const k = Math.floor((at - Date.parse(`${layer.handoff}:00Z`)) / (7 * DAY));
-    if (layer.participants[k % 10]) hits++;
+    if (layer.participants![k % 10]) hits++;
   }
   return hits;
 });

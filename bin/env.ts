@@ -67,6 +67,8 @@ export interface Settings {
   checks: CheckOptions;
   /** `VIGIL_NOTIFY_TICK_SECONDS` */
   notify: NotifyOptions;
+  /** `VIGIL_CALENDAR_REFRESH_SECONDS` (default 900; 0: no passes) */
+  calendarRefreshSeconds: number;
   /** `VIGIL_AI_BASE_URL`, `VIGIL_AI_API_KEY`, `VIGIL_AI_MODEL`, `VIGIL_AI_PRICES` */
   ai?: AiSettings;
   aiPrices?: Record<string, Price>;
@@ -412,6 +414,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     rateLimits: rateLimits(env, database),
     checks: checks(env),
     notify: tick === undefined ? {} : { tickSeconds: tick },
+    calendarRefreshSeconds: envNumber(env.VIGIL_CALENDAR_REFRESH_SECONDS, 'VIGIL_CALENDAR_REFRESH_SECONDS', 0) ?? 900,
     ai: ai(env),
     aiPrices: checked('VIGIL_AI_PRICES', () => parsePrices(env.VIGIL_AI_PRICES)),
     codeHost: codeHost(env),

@@ -37,6 +37,7 @@ export function serviceOptions(settings: Settings = readSettings(), sources: Sou
       webhookSources: WEBHOOK_SOURCES,
       ai: settings.ai,
       aiPrices: settings.aiPrices,
+      calendarRefreshSeconds: settings.calendarRefreshSeconds,
       codeHost: settings.codeHost,
       outbound,
       chat: settings.chat,

@@ -211,7 +211,19 @@ export async function importGrafanaOnCall(options: GrafanaOnCallOptions): Promis
     const listed = Array.isArray(s.shifts) ? (s.shifts as unknown[]).map(String) : [];
     const shiftIds = [...listed, ...shiftList.filter((x) => x.type === 'override' && String(x.schedule) === id && !listed.includes(String(x.id))).map((x) => String(x.id))];
     if (s.type === 'ical' || (s.ical_url_primary && !listed.length)) {
-      report.add({ kind: 'schedule', source: name, outcome: 'not carried', became: '', reason: 'an iCal schedule (ical_url_primary): Vigil does not read iCal feeds yet; rebuild its rotation as layers' });
+      // an iCal schedule: a schedule whose layers follow its feeds (the overrides feed above the primary one)
+      const url = typeof s.ical_url_primary === 'string' ? s.ical_url_primary : '';
+      if (!url) {
+        report.add({ kind: 'schedule', source: name, outcome: 'not carried', became: '', reason: 'an iCal schedule without ical_url_primary' });
+        continue;
+      }
+      const label = labels.take(schedules.name, nameOf.get(id)!);
+      scheduleLabel.set(id, label);
+      const calendarLayers: Json[] = [{ name: 'iCal', ical_url: url }];
+      if (typeof s.ical_url_overrides === 'string' && s.ical_url_overrides) calendarLayers.push({ name: 'iCal overrides', ical_url: s.ical_url_overrides });
+      block(schedules.name, label, { name: nameOf.get(id)!, time_zone: zone, layers: calendarLayers as HclValue });
+      notes.push('an iCal schedule: carried as layers that follow its feeds (ical_url_primary, and ical_url_overrides above it); an event names a member by an email in its SUMMARY or an ATTENDEE, where OnCall also takes usernames');
+      report.add({ kind: 'schedule', source: name, outcome: 'approximate', became: `${resourceType(schedules.name)}.${label}`, reason: notes.join('; ') });
       continue;
     }
     if (s.ical_url_primary) notes.push('its iCal feed (ical_url_primary) is not carried: only its web shifts are');

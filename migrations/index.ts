@@ -36,6 +36,7 @@ import { Migration20261129013600_sso_settings } from './Migration20261129013600_
 import { Migration20261129013948_paging_notification_fallback } from './Migration20261129013948_paging_notification_fallback.ts';
 import { Migration20261129015109_console_session_confined } from './Migration20261129015109_console_session_confined.ts';
 import { Migration20261129024613_insights_weekly_mails } from './Migration20261129024613_insights_weekly_mails.ts';
+import { Migration20261129024903_schedule_calendars } from './Migration20261129024903_schedule_calendars.ts';
 import { Migration20261129024933_insights_weekly_email } from './Migration20261129024933_insights_weekly_email.ts';
 
 export const MIGRATIONS = [
@@ -76,5 +77,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261129013948_paging_notification_fallback', class: Migration20261129013948_paging_notification_fallback },
   { name: 'Migration20261129015109_console_session_confined', class: Migration20261129015109_console_session_confined },
   { name: 'Migration20261129024613_insights_weekly_mails', class: Migration20261129024613_insights_weekly_mails },
+  { name: 'Migration20261129024903_schedule_calendars', class: Migration20261129024903_schedule_calendars },
   { name: 'Migration20261129024933_insights_weekly_email', class: Migration20261129024933_insights_weekly_email },
 ];

@@ -3,6 +3,7 @@ import { Temporal } from 'temporal-polyfill';
 import { defineFamily, nullable, type Row, type Rule, type WriteStage } from '../engine/descriptor.ts';
 import type { FieldError } from '../engine/errors.ts';
 import { ianaTimezone } from '../engine/rules.ts';
+import { targetUrl } from '../engine/targets.ts';
 import { emailSchema, normalEmail } from './team_members.ts';
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -25,15 +26,18 @@ const restriction = Type.Object(
 export const layerSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
-    participants: Type.Array(emailSchema(), { minItems: 1, maxItems: 100, description: 'members of the organization, in rotation order' }),
-    rotation: Type.Object(
+    participants: Type.Optional(Type.Array(emailSchema(), { minItems: 1, maxItems: 100, description: 'members of the organization, in rotation order (required unless ical_url is set)' })),
+    ical_url: Type.Optional(nullable(targetUrl('outbound', {
+      description: 'an iCalendar (.ics) URL the layer follows instead of a rotation: each event names the member on call (SUMMARY holding their email, else an ATTENDEE or ORGANIZER mailto); fetched through the guarded client when saved and every VIGIL_CALENDAR_REFRESH_SECONDS',
+    }))),
+    rotation: Type.Optional(Type.Object(
       {
         unit: Type.Union(ROTATION_UNITS.map((u) => Type.Literal(u)), { description: 'hourly counts wall-clock hours in the schedule\'s zone' }),
         length: Type.Integer({ minimum: 1, maximum: 1000, description: 'units per shift' }),
       },
-      { additionalProperties: false },
-    ),
-    handoff: localDateTime('when the first participant\'s first shift starts, in the schedule\'s zone; the layer has no one before it'),
+      { additionalProperties: false, description: 'required unless ical_url is set' },
+    )),
+    handoff: Type.Optional(localDateTime('when the first participant\'s first shift starts, in the schedule\'s zone; the layer has no one before it (required unless ical_url is set; with it, the calendar applies from handoff when given)')),
     ends: Type.Optional(nullable(localDateTime('when the layer stops applying, in the schedule\'s zone; null: never'))),
     restrictions: Type.Optional(Type.Array(restriction, { maxItems: 20, description: 'windows in which the layer applies; none: always' })),
   },
@@ -58,9 +62,14 @@ const layerRules: Rule = {
     layersOf(row).flatMap((layer, i): FieldError[] => {
       const at = `layers[${i}]`;
       const errors: FieldError[] = [];
-      if (!isLocal(layer.handoff)) errors.push({ field: `${at}.handoff`, message: 'must be a real local date-time' });
+      if (layer.ical_url == null) {
+        for (const field of ['participants', 'rotation', 'handoff']) if (layer[field] === undefined) errors.push({ field: `${at}.${field}`, message: 'is required for a layer without ical_url' });
+      } else if (layer.participants !== undefined || layer.rotation !== undefined) {
+        errors.push({ field: `${at}.ical_url`, message: 'a layer follows either a calendar (ical_url) or a rotation (participants, rotation), not both' });
+      }
+      if (layer.handoff !== undefined && !isLocal(layer.handoff)) errors.push({ field: `${at}.handoff`, message: 'must be a real local date-time' });
       if (layer.ends != null && !isLocal(layer.ends)) errors.push({ field: `${at}.ends`, message: 'must be a real local date-time' });
-      else if (layer.ends != null && isLocal(layer.handoff) && Temporal.PlainDateTime.compare(String(layer.ends), String(layer.handoff)) <= 0) {
+      else if (layer.ends != null && layer.handoff !== undefined && isLocal(layer.handoff) && Temporal.PlainDateTime.compare(String(layer.ends), String(layer.handoff)) <= 0) {
         errors.push({ field: `${at}.ends`, message: 'must be after handoff' });
       }
       ((layer.restrictions as Row[] | undefined) ?? []).forEach((r, k) => {
@@ -95,7 +104,9 @@ export default defineFamily({
     '`layers[i].participants[j]` when not) in order, each for `rotation.length` units (hourly counts wall-clock hours), starting with the first at ' +
     '`handoff` (a local date-time; the layer has no one before it) until `ends` if set; `restrictions` limit it to windows (`days` it starts on, ' +
     '`from`–`to` local times; `to` before `from` spans midnight and belongs to the day it starts on; `from` equal to `to` is refused). A local time in a ' +
-    'skipped hour is the first instant after the gap; one in a repeated hour its first occurrence. One person is on call per schedule at a time: the ' +
+    'skipped hour is the first instant after the gap; one in a repeated hour its first occurrence. A layer with `ical_url` follows an iCalendar ' +
+    'instead of rotating: each event names a member (its SUMMARY an email, else an ATTENDEE or ORGANIZER mailto), recurring events expanded; ' +
+    '`GET /schedules/{id}/calendars` shows each calendar\'s last fetch, error and the event names that matched no member. One person is on call per schedule at a time: the ' +
     'topmost layer that has someone, unless an override (schedule_overrides) says otherwise. `GET /schedules/{id}/shifts` answers the final shifts and ' +
     '`GET /schedules/{id}/on_call` who is on call at an instant. The name is the natural key; `team_id` optionally names the owning team. On every plan; writes need the member role.',
   kind: 'collection',
@@ -116,7 +127,7 @@ export default defineFamily({
   },
   rules: [ianaTimezone('time_zone'), layerRules],
   hooks: {
-    prepare: (row: Row) => ({ ...row, layers: layersOf(row).map((l) => ({ ...l, participants: ((l.participants as unknown[]) ?? []).map(normalEmail) })) }),
+    prepare: (row: Row) => ({ ...row, layers: layersOf(row).map((l) => (Array.isArray(l.participants) ? { ...l, participants: l.participants.map(normalEmail) } : l)) }),
     validate: participantsAreMembers,
   },
   examples: {
@@ -147,6 +158,9 @@ export default defineFamily({
         field: 'layers[0].restrictions[0].to',
       },
       { body: { name: 'x', time_zone: 'UTC', team_id: 'no-such-team' }, field: 'team_id' },
+      { body: { name: 'x', time_zone: 'UTC', layers: [{ name: 'c', ical_url: 'https://169.254.169.254/team.ics' }] }, field: 'layers[0].ical_url' },
+      { body: { name: 'x', time_zone: 'UTC', layers: [{ name: 'c', ical_url: 'https://calendar.example.com/team.ics', participants: ['conformance-member@example.com'] }] }, field: 'layers[0].ical_url' },
+      { body: { name: 'x', time_zone: 'UTC', layers: [{ name: 'r', rotation: { unit: 'daily', length: 1 }, handoff: '2030-01-01T09:00' }] }, field: 'layers[0].participants' },
     ],
     update: { description: 'weekly rotation with office hours', time_zone: 'Europe/Paris' },
   },

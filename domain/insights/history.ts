@@ -9,6 +9,7 @@ import type { Services } from '../../engine/services.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
 import schedules from '../../resources/schedules.ts';
 import { groupBySchedule, scheduleOf } from '../oncall/on-call.ts';
+import { loadCalendars } from '../oncall/calendar.ts';
 import { DAY } from '../oncall/zone.ts';
 import { FLAP_FIRES, type Page, type Shift, type Spread } from './figures.ts';
 
@@ -242,6 +243,8 @@ export async function shifts(services: Services, org: string, from: number, to: 
   const rows = await store.list(schedules, org, { where: teamId === undefined ? {} : { team_id: teamId }, orderBy: { name: 'asc' } });
   const overrides = rows.length ? await store.list(scheduleOverrides, org, { where: { schedule_id: { $in: rows.map((r) => r.id) }, end: { $gt: new Date(from) } } }) : [];
   const bySchedule = groupBySchedule(overrides);
+  const following = rows.filter((r) => Array.isArray(r.layers) && (r.layers as { ical_url?: unknown }[]).some((l) => l.ical_url)).map((r) => String(r.id));
+  if (following.length) await loadCalendars(services, org, following);
   const out: Shift[] = [];
   const homes = new Map<string, string>();
   for (const schedule of rows) {

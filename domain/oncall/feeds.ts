@@ -18,6 +18,7 @@ import { ORGANIZATION } from '../../engine/operations/tool-schemas.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
 import schedules from '../../resources/schedules.ts';
+import { loadCalendars } from './calendar.ts';
 import { groupBySchedule, scheduleOf } from './on-call.ts';
 import { DAY } from './zone.ts';
 
@@ -75,6 +76,8 @@ export async function feedText(services: Services, organizationId: string, subje
   if (kind === 'schedule' && !rows.length) return null;
   const overrides = rows.length ? await store.list(scheduleOverrides, organizationId, { where: { schedule_id: { $in: rows.map((r) => r.id) } } }) : [];
   const bySchedule = groupBySchedule(overrides);
+  const following = rows.filter((r) => Array.isArray(r.layers) && (r.layers as Row[]).some((l) => l.ical_url)).map((r) => String(r.id));
+  if (following.length) await loadCalendars(services, organizationId, following);
   const calendar = ical({ name: kind === 'schedule' ? `On call: ${String(rows[0]!.name)}` : `My on-call shifts (${name})`, prodId: { company: 'Vigil', product: 'on-call' } });
   for (const schedule of rows) {
     const { shifts } = scheduleOf(schedule, bySchedule.get(String(schedule.id)) ?? [], now - PAST, now + AHEAD);

@@ -4,7 +4,7 @@
  * paging, the console and the feeds asking the same question again cost a map lookup.
  */
 import type { Row } from '../../engine/descriptor.ts';
-import { finalSchedule, type FinalSchedule, type Layer, type OverrideInput, type Shift } from './shifts.ts';
+import { finalSchedule, type FinalSchedule, type Layer, type OverrideInput, type Piece, type Shift } from './shifts.ts';
 import { DAY } from './zone.ts';
 
 /** The longest window one question may span. */
@@ -21,11 +21,37 @@ const VERSIONS = 3;
  */
 interface Entry {
   schedule: string | number;
+  /** the fetch times of the calendars its layers follow (calendar.ts) */
+  calendars: string;
   ids: string[];
   stamps: (string | number)[];
   windows: Map<string, FinalSchedule>;
 }
 const cache = new Map<string, Entry[]>();
+
+/** One stored calendar of a schedule (calendar.ts): its last good fetch's intervals and its status. */
+export interface CalendarRow { url: string; checked_at: Date | null; fetched_at: Date | null; events: Piece[]; unmatched: string[]; error: string | null }
+/**
+ * The calendars of each schedule as last read from `schedule_calendars`, by URL, with a stamp of their fetch times
+ * that joins the cache's version check: a refreshed calendar is a new version of its schedule.
+ */
+const calendars = new Map<string, { stamp: string; byUrl: Map<string, Piece[]> }>();
+const NO_CALENDARS = { stamp: '', byUrl: new Map<string, Piece[]>() };
+
+/** Remembers a schedule's stored calendars (every read of them and every refresh calls this). */
+export function rememberCalendars(scheduleId: string, rows: readonly CalendarRow[]): void {
+  if (!rows.length) return void calendars.delete(scheduleId);
+  calendars.set(scheduleId, { stamp: rows.map((r) => `${r.url}@${r.fetched_at?.getTime() ?? ''}`).join('|'), byUrl: new Map(rows.map((r) => [r.url, r.events])) });
+}
+const calendarsOf = (schedule: Row) => calendars.get(String(schedule.id)) ?? NO_CALENDARS;
+
+/** The schedule's layers, a calendar layer carrying its remembered intervals. */
+function layersOf(schedule: Row): Layer[] {
+  const layers = (schedule.layers as Layer[]) ?? [];
+  if (!layers.some((l) => l.ical_url)) return layers;
+  const { byUrl } = calendarsOf(schedule);
+  return layers.map((l) => (l.ical_url ? { ...l, calendar: byUrl.get(l.ical_url) ?? [] } : l));
+}
 
 /** A stored time (a Date from the database, a string from an answer) as a cheap comparable value. */
 const stamp = (value: unknown) => (value instanceof Date ? value.getTime() : String(value));
@@ -33,7 +59,7 @@ const stamp = (value: unknown) => (value instanceof Date ? value.getTime() : Str
 const overrideInputs = (rows: readonly Row[]) => rows as unknown as readonly OverrideInput[];
 
 function sameVersion(entry: Entry, schedule: Row, overrides: readonly Row[]): boolean {
-  if (entry.schedule !== stamp(schedule.updated_at) || entry.ids.length !== overrides.length) return false;
+  if (entry.schedule !== stamp(schedule.updated_at) || entry.ids.length !== overrides.length || entry.calendars !== calendarsOf(schedule).stamp) return false;
   for (let i = 0; i < overrides.length; i++) {
     const o = overrides[i]!;
     if (entry.ids[i] !== String(o.id) || entry.stamps[i] !== stamp(o.updated_at)) return false;
@@ -50,7 +76,7 @@ function entryOf(schedule: Row, overrides: readonly Row[]): Entry {
   const entries = cache.get(id) ?? [];
   const found = entries.find((e) => sameVersion(e, schedule, overrides));
   if (found) return found;
-  const entry: Entry = { schedule: stamp(schedule.updated_at), ids: overrides.map((o) => String(o.id)), stamps: overrides.map((o) => stamp(o.updated_at)), windows: new Map() };
+  const entry: Entry = { schedule: stamp(schedule.updated_at), calendars: calendarsOf(schedule).stamp, ids: overrides.map((o) => String(o.id)), stamps: overrides.map((o) => stamp(o.updated_at)), windows: new Map() };
   cache.delete(id);
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(id, [entry, ...entries.slice(0, VERSIONS - 1)]);
@@ -61,7 +87,7 @@ function cached(entry: Entry, schedule: Row, overrides: readonly Row[], from: nu
   const key = `${from}|${to}`;
   const hit = entry.windows.get(key);
   if (hit) return hit;
-  const computed = finalSchedule({ time_zone: String(schedule.time_zone), layers: (schedule.layers as Layer[]) ?? [] }, overrideInputs(overrides), from, to);
+  const computed = finalSchedule({ time_zone: String(schedule.time_zone), layers: layersOf(schedule) }, overrideInputs(overrides), from, to);
   if (entry.windows.size >= WINDOWS) entry.windows.delete(entry.windows.keys().next().value!);
   entry.windows.set(key, computed);
   return computed;

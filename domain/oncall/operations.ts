@@ -12,6 +12,7 @@ import { ORGANIZATION, orNull } from '../../engine/operations/tool-schemas.ts';
 import type { DomainOperation, Services } from '../../engine/services.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
 import schedules from '../../resources/schedules.ts';
+import { loadCalendars } from './calendar.ts';
 import { groupBySchedule, MAX_WINDOW, onCallAt, scheduleOf } from './on-call.ts';
 import type { Shift } from './shifts.ts';
 import { DAY } from './zone.ts';
@@ -48,9 +49,13 @@ export async function overridesOf(services: Services, caller: Caller, scheduleId
   return readStore(services).list(scheduleOverrides, caller.organization.id, { where: { schedule_id: scheduleId } });
 }
 
+/** Whether a layer of the schedule follows a calendar (whose stored intervals are then read). */
+export const followsCalendar = (schedule: Row) => Array.isArray(schedule.layers) && (schedule.layers as Row[]).some((l) => l.ical_url);
+
 /** The schedule as the caller may read it (404 when it is not theirs), and its overrides. */
 async function load(services: Services, caller: Caller, id: string): Promise<{ schedule: Row; overrides: Row[] }> {
   const schedule = (await execute(services, caller, { family: schedules.name, op: 'read', id })).data as Row;
+  if (followsCalendar(schedule)) await loadCalendars(services, caller.organization.id, [String(schedule.id)]);
   return { schedule, overrides: await overridesOf(services, caller, id) };
 }
 
@@ -136,6 +141,8 @@ export async function whoIsOnCall(services: Services, caller: Caller, filter: { 
   if (filter.schedule_id || filter.team_id) live.schedule_id = { $in: rows.map((r) => r.id) };
   const overrides = rows.length ? await readStore(services).list(scheduleOverrides, caller.organization.id, { where: live }) : [];
   const bySchedule = groupBySchedule(overrides);
+  const following = rows.filter(followsCalendar).map((r) => String(r.id));
+  if (following.length) await loadCalendars(services, caller.organization.id, following);
   return rows.map((schedule) => onCallJson(schedule, bySchedule.get(String(schedule.id)) ?? [], at));
 }
 

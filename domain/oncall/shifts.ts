@@ -12,9 +12,13 @@ import { DAY, HOUR, parseClock, parseLocal, ZoneLine } from './zone.ts';
 export interface Restriction { days: readonly string[]; from: string; to: string }
 export interface Layer {
   name: string;
-  participants: readonly string[];
-  rotation: { unit: 'hourly' | 'daily' | 'weekly'; length: number };
-  handoff: string;
+  /** a rotation layer's people, rotation and handoff (a calendar layer has none of the first two) */
+  participants?: readonly string[];
+  rotation?: { unit: 'hourly' | 'daily' | 'weekly'; length: number };
+  handoff?: string;
+  /** a calendar layer: its events (calendar.ts) are handed in as `calendar`, in order and apart */
+  ical_url?: string | null;
+  calendar?: readonly Piece[];
   ends?: string | null;
   restrictions?: readonly Restriction[];
 }
@@ -68,6 +72,39 @@ function windows(line: ZoneLine, restrictions: readonly Restriction[], from: num
 
 /** One layer's pieces in [from, to). */
 export function layerPieces(line: ZoneLine, layer: Layer, from: number, to: number): Piece[] {
+  const pieces = layer.ical_url ? calendarPieces(line, layer, from, to) : rotationPieces(line, layer, from, to);
+  if (!layer.restrictions?.length || !pieces.length) return pieces;
+  // both lists are in order and without overlaps: walk them together
+  const open = windows(line, layer.restrictions, from, to);
+  const clipped: Piece[] = [];
+  let w = 0;
+  for (const p of pieces) {
+    while (w < open.length && open[w]![1] <= p.start) w++;
+    for (let v = w; v < open.length && open[v]![0] < p.end; v++) {
+      const s = Math.max(p.start, open[v]![0]);
+      const e = Math.min(p.end, open[v]![1]);
+      if (s < e) clipped.push({ start: s, end: e, email: p.email });
+    }
+  }
+  return clipped;
+}
+
+/** A calendar layer's pieces in [from, to): its events from handoff (when given) until ends. */
+function calendarPieces(line: ZoneLine, layer: Layer, from: number, to: number): Piece[] {
+  const start = Math.max(from, layer.handoff ? line.instantOf(parseLocal(layer.handoff)) : -Infinity);
+  const stop = Math.min(to, layer.ends ? line.instantOf(parseLocal(layer.ends)) : Infinity);
+  const out: Piece[] = [];
+  for (const p of layer.calendar ?? []) {
+    const s = Math.max(p.start, start);
+    const e = Math.min(p.end, stop);
+    if (s < e) out.push({ start: s, end: e, email: p.email });
+  }
+  return out;
+}
+
+/** A rotation layer's pieces in [from, to), before restrictions. */
+function rotationPieces(line: ZoneLine, layer: Layer, from: number, to: number): Piece[] {
+  if (!layer.rotation || !layer.handoff || !layer.participants?.length) return [];
   const period = layer.rotation.length * UNIT[layer.rotation.unit];
   const handoff = parseLocal(layer.handoff);
   const stop = Math.min(to, layer.ends ? line.instantOf(parseLocal(layer.ends)) : Infinity);
@@ -91,20 +128,7 @@ export function layerPieces(line: ZoneLine, layer: Layer, from: number, to: numb
     start = end;
     if (start < stop) end = boundary(k + 1);
   }
-  if (!layer.restrictions?.length || !pieces.length) return pieces;
-  // both lists are in order and without overlaps: walk them together
-  const open = windows(line, layer.restrictions, from, to);
-  const clipped: Piece[] = [];
-  let w = 0;
-  for (const p of pieces) {
-    while (w < open.length && open[w]![1] <= p.start) w++;
-    for (let v = w; v < open.length && open[v]![0] < p.end; v++) {
-      const s = Math.max(p.start, open[v]![0]);
-      const e = Math.min(p.end, open[v]![1]);
-      if (s < e) clipped.push({ start: s, end: e, email: p.email });
-    }
-  }
-  return clipped;
+  return pieces;
 }
 
 /** The final schedule over [from, to) (instants in ms). */

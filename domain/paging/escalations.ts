@@ -27,6 +27,8 @@ import scheduleOverrides from '../../resources/schedule_overrides.ts';
 import schedules from '../../resources/schedules.ts';
 import teams from '../../resources/teams.ts';
 import { onCallAt } from '../oncall/on-call.ts';
+import { loadCalendars } from '../oncall/calendar.ts';
+import { followsCalendar } from '../oncall/operations.ts';
 import { ESCALATIONS } from './escalation-entities.ts';
 import { recordEffects, type PagingEffect } from './effects.ts';
 import { cancelPending, sendBundles } from './dispatch.ts';
@@ -128,6 +130,7 @@ async function resolveTarget(services: Services, sql: Sql, organizationId: strin
     if (!schedule) return [];
     const overrides = await sql(`select * from ${table(services, scheduleOverrides)} where organization_id = ? and schedule_id = ?`, [organizationId, target.schedule_id]);
     const row = { ...schedule, layers: jsonValue(schedule.layers) } as Row;
+    if (followsCalendar(row)) await loadCalendars(services, organizationId, [String(row.id)]);
     const { current } = onCallAt(row, overrides as Row[], at.getTime());
     return current ? [current.email] : [];
   }

@@ -210,6 +210,7 @@ export async function startVigil(
     rateLimits: { webhookRateLimit, rateLimitStore: rateLimitStore ?? (scratch ? 'postgres' : 'memory'), redisUrl },
     checks: { tickSeconds: 0, allowLoopback: true, ...checkOptions },
     notify: { tickSeconds: 0, ...notify },
+    calendarRefreshSeconds: 0,
     ai: options.ai,
     aiPrices: options.aiPrices,
     codeHost: options.codeHost ?? defaults.codeHost,

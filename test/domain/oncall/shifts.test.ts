@@ -40,7 +40,7 @@ function reference(schedule: ScheduleInput, overrides: OverrideInput[], from: nu
   let reached = -Infinity;
   for (let t = from - 4 * HOUR; t < from; t += MINUTE) reached = Math.max(reached, naiveLocal(schedule.time_zone, t));
   const layerAt = (layer: Layer, m: number): string | null => {
-    const handoff = localMs(layer.handoff);
+    const handoff = localMs(layer.handoff!);
     if (m < handoff || (layer.ends && m >= localMs(layer.ends))) return null;
     if (layer.restrictions?.length) {
       const day = Math.floor(m / DAY);
@@ -54,8 +54,8 @@ function reference(schedule: ScheduleInput, overrides: OverrideInput[], from: nu
       });
       if (!open) return null;
     }
-    const k = Math.floor((m - handoff) / (layer.rotation.length * UNIT[layer.rotation.unit]));
-    return layer.participants[k % layer.participants.length]!;
+    const k = Math.floor((m - handoff) / (layer.rotation!.length * UNIT[layer.rotation!.unit]));
+    return layer.participants![k % layer.participants!.length]!;
   };
   const out: Shift[] = [];
   for (let t = from; t < to; t += MINUTE) {
