@@ -315,19 +315,15 @@ export function calendarRefresher(services: Services): Promise<void> {
 }
 
 /**
- * A schedule's save queues the fetch of its calendars. The listener runs inside the write's transaction, so the job
- * is sent without waiting for it (on PGlite's one connection the send waits for the commit; awaiting it here would
- * never end) and starts a second later, so it reads the committed layers. A job that ran early, or a write that
- * rolled back, only fetches what is stored; the next pass corrects anything missed.
+ * A schedule's save queues the fetch of its calendars, in the write's own transaction (the job commits with the
+ * layers it reads, or not at all) and woken when that commits.
  */
 export const calendarOnSave: AuditListener = {
   concerns: (_services, entry) => entry.family === schedules.name,
-  async record(services, _store, entry) {
+  async record(services, store, entry) {
     if (entry.family !== schedules.name || !entry.rowId) return;
     if (entry.action === 'update' && !('layers' in entry.changes)) return;
-    void services.jobs.send(CALENDAR_SAVE_QUEUE, { organization_id: entry.organizationId, schedule_id: entry.rowId }, { startAfter: 1 }).catch((error: unknown) => {
-      if (!services.outage.noted(error)) services.log.warn({ schedule: entry.rowId }, 'calendar fetch after a save not queued (the next pass fetches it)');
-    });
+    await services.jobs.send(CALENDAR_SAVE_QUEUE, { organization_id: entry.organizationId, schedule_id: entry.rowId }, { store });
   },
 };
 
