@@ -195,6 +195,37 @@ export class Report {
 export const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** people.json: the people, their role, and what reaches them (created by `vigil users import`). */
+/**
+ * Vigil's names are natural keys of at most 100 characters: a second object of one name (or one cut short) is told
+ * apart by its source id, and each renamed one is remembered for the report.
+ */
+export class UniqueNames {
+  readonly renamed = new Map<string, string>();
+
+  /** The Vigil name of each item, by source id, unique within the list given. */
+  of(items: readonly Record<string, unknown>[]): Map<string, string> {
+    const names = new Map<string, string>();
+    const used = new Set<string>();
+    for (const item of items) {
+      const id = String(item.id);
+      let name = String(item.name).slice(0, 100);
+      if (used.has(name)) {
+        name = `${name.slice(0, 100 - id.length - 3)} (${id})`;
+        this.renamed.set(id, name);
+      } else if (name !== String(item.name)) this.renamed.set(id, name);
+      used.add(name);
+      names.set(id, name);
+    }
+    return names;
+  }
+
+  /** The report's reason for a renamed item, none for another. */
+  note(id: string): string[] {
+    const name = this.renamed.get(id);
+    return name === undefined ? [] : [`named "${name}": another has its name, or it is over 100 characters`];
+  }
+}
+
 export interface PeopleFile {
   source: string;
   people: Person[];

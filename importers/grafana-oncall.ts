@@ -22,7 +22,7 @@ import escalationPolicies, { MAX_REPEAT, MAX_STEPS } from '../resources/escalati
 import scheduleOverrides from '../resources/schedule_overrides.ts';
 import schedules from '../resources/schedules.ts';
 import teams from '../resources/teams.ts';
-import { cmp, ImportFailure, Labels, notDocumented, Report, RestSource, type FetchOptions, type ImportResult, type Person } from './core.ts';
+import { cmp, ImportFailure, Labels, notDocumented, Report, RestSource, UniqueNames, type FetchOptions, type ImportResult, type Person } from './core.ts';
 import { restrictionWindows } from './pagerduty.ts';
 
 export const PRODUCT = 'Grafana OnCall';
@@ -174,24 +174,9 @@ export async function importGrafanaOnCall(options: GrafanaOnCallOptions): Promis
   }
   const shiftById = new Map(shiftList.map((s) => [String(s.id), s]));
 
-  const renamed = new Map<string, string>();
-  const uniqueNames = (items: Json[]) => {
-    const names = new Map<string, string>();
-    const used = new Set<string>();
-    for (const item of items) {
-      const id = String(item.id);
-      let name = String(item.name).slice(0, 100);
-      if (used.has(name)) {
-        name = `${name.slice(0, 100 - id.length - 3)} (${id})`;
-        renamed.set(id, name);
-      } else if (name !== String(item.name)) renamed.set(id, name);
-      used.add(name);
-      names.set(id, name);
-    }
-    return names;
-  };
-  const nameOf = new Map([...uniqueNames(teamList), ...uniqueNames(scheduleList), ...uniqueNames(chains)]);
-  const renameNote = (id: string) => (renamed.has(id) ? [`named "${renamed.get(id)}": another has its name, or it is over 100 characters`] : []);
+  const vigilNames = new UniqueNames();
+  const nameOf = new Map([...vigilNames.of(teamList), ...vigilNames.of(scheduleList), ...vigilNames.of(chains)]);
+  const renameNote = (id: string) => vigilNames.note(id);
   const teamLabel = new Map(teamList.map((t) => [String(t.id), labels.take(teams.name, nameOf.get(String(t.id))!)]));
   const policyLabel = new Map(chains.map((c) => [String(c.id), labels.take(escalationPolicies.name, nameOf.get(String(c.id))!)]));
   const scheduleLabel = new Map<string, string>();

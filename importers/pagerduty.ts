@@ -24,7 +24,7 @@ import escalationPolicies, { MAX_REPEAT, MAX_STEPS } from '../resources/escalati
 import scheduleOverrides from '../resources/schedule_overrides.ts';
 import schedules, { WEEKDAYS } from '../resources/schedules.ts';
 import teams from '../resources/teams.ts';
-import { cmp, ImportFailure, Labels, notDocumented, Report, RestSource, type FetchOptions, type ImportResult, type Person } from './core.ts';
+import { cmp, ImportFailure, Labels, notDocumented, Report, RestSource, UniqueNames, type FetchOptions, type ImportResult, type Person } from './core.ts';
 
 export const PRODUCT = 'PagerDuty';
 type Json = Record<string, any>;
@@ -217,30 +217,15 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
   const services = (await list(api, '/services', 'services', { 'include[]': ['integrations'] })).sort((a, b) => cmp(String(a.name), String(b.name)) || cmp(String(a.id), String(b.id)));
 
   // Vigil's names are natural keys, at most 100 characters: a second object of one name is told apart by its id
-  const renamed = new Map<string, string>();
+  const vigilNames = new UniqueNames();
   for (const [items, call] of [[teamList, 'GET /teams'], [policies, 'GET /escalation_policies'], [scheduleList, 'GET /schedules'], [services, 'GET /services']] as const) {
     for (const item of items) {
       str(item, 'id', call);
       str(item, 'name', call);
     }
   }
-  const uniqueNames = (items: Json[]) => {
-    const names = new Map<string, string>();
-    const used = new Set<string>();
-    for (const item of items) {
-      const id = String(item.id);
-      let name = String(item.name).slice(0, 100);
-      if (used.has(name)) {
-        name = `${name.slice(0, 100 - id.length - 3)} (${id})`;
-        renamed.set(id, name);
-      } else if (name !== String(item.name)) renamed.set(id, name);
-      used.add(name);
-      names.set(id, name);
-    }
-    return names;
-  };
-  const nameOf = new Map([...uniqueNames(teamList), ...uniqueNames(policies), ...uniqueNames(scheduleList), ...uniqueNames(services)]);
-  const renameNote = (id: string) => (renamed.has(id) ? [`named "${renamed.get(id)}": another has its name, or it is over 100 characters`] : []);
+  const nameOf = new Map([...vigilNames.of(teamList), ...vigilNames.of(policies), ...vigilNames.of(scheduleList), ...vigilNames.of(services)]);
+  const renameNote = (id: string) => vigilNames.note(id);
   const teamLabel = new Map<string, string>();
   for (const t of teamList) teamLabel.set(str(t, 'id', 'GET /teams'), labels.take(teams.name, nameOf.get(String(t.id))!));
   const policyLabel = new Map<string, string>();
@@ -462,7 +447,7 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
       team_id: ref(teams.name, teamRef),
       enabled: s.status !== 'disabled',
     });
-    report.add({ kind: 'service', source: name, outcome: renamed.has(id) ? 'approximate' : 'carried', became: `${resourceType(alertRoutes.name)}.${routeLabel} (alerts whose service is "${String(s.name)}")`, reason: renameNote(id)[0] });
+    report.add({ kind: 'service', source: name, outcome: vigilNames.renamed.has(id) ? 'approximate' : 'carried', became: `${resourceType(alertRoutes.name)}.${routeLabel} (alerts whose service is "${String(s.name)}")`, reason: renameNote(id)[0] });
     for (const i of (Array.isArray(s.integrations) ? s.integrations : []) as Json[]) {
       const what = `${String(s.name)}: ${String(i.name ?? i.summary ?? i.type)} (${String(i.id)})`;
       const vendor = String(i.vendor?.summary ?? i.vendor?.name ?? '');
