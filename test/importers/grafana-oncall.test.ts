@@ -87,7 +87,8 @@ t.test('people, then plan and apply: OnCall\'s final shifts at 30 instants per s
   const report = await readFile(join(out, 'REPORT.md'), 'utf8');
   t.equal(oc.org.schedules.length, 12);
   const schedules = (await key.get(`${CONFIG}/schedules`)).body.data as { id: string; name: string }[];
-  const instants = Array.from({ length: 30 }, (_, i) => Date.parse('2027-01-11T00:00:00Z') + i * (11 * 3600 + 7 * 60) * 1000);
+  // two months, across both daylight-saving changes of the fixtures' zones (America 2027-03-14, Europe 2027-03-28)
+  const instants = Array.from({ length: 30 }, (_, i) => Date.parse('2027-02-20T00:00:00Z') + i * (2 * 86_400 + 5 * 3600 + 7 * 60) * 1000);
   const exact: string[] = [];
   const differing: string[] = [];
   const approximateDiffer: string[] = [];
@@ -97,7 +98,7 @@ t.test('people, then plan and apply: OnCall\'s final shifts at 30 instants per s
     if (!line || !/vigil_schedules\./.test(line)) continue;
     const approximate = report.split('## Carried approximately')[1]!.split('## Where')[0]!.includes(`| schedule | ${s.name} (${s.id}) |`);
     const final: { user_email: string; shift_start: string; shift_end: string }[] = [];
-    for (let url: string | null = `${oc.url}/schedules/${s.id}/final_shifts/?start_date=2027-01-10&end_date=2027-01-26`; url; ) {
+    for (let url: string | null = `${oc.url}/schedules/${s.id}/final_shifts/?start_date=2027-02-19&end_date=2027-04-30`; url; ) {
       const body: { results: typeof final; next: string | null } = await fetch(url.replace(/^https:\/\/oncall-internal\.example\.com\/api\/v1/, oc.url), { headers: { authorization: ONCALL_TOKEN } }).then((r) => r.json());
       final.push(...body.results);
       url = body.next;

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importPagerDuty, PRODUCT } from '../../importers/pagerduty.ts';
 import { renderFiles } from '../../importers/core.ts';
+import { runEscalations } from '../../domain/paging/escalations.ts';
 import { runCli } from '../helpers/cli.ts';
+import { alertmanager } from '../helpers/outbound.ts';
 import { CONFIG, OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { PD_TOKEN, startPagerDuty } from '../helpers/pagerduty-server.ts';
 
@@ -103,7 +105,9 @@ t.test('people, then plan and apply: PagerDuty\'s on-call answer at 30 instants 
   let compared = 0;
   const differing: string[] = [];
   let someone = 0;
-  const instants = Array.from({ length: 30 }, (_, i) => new Date(Date.parse('2027-01-11T00:00:00Z') + i * (11 * 3600 + 7 * 60) * 1000).toISOString());
+  // two months, across both daylight-saving changes of the fixtures' zones (America 2027-03-14, Europe 2027-03-28),
+  // at hours that move through the day
+  const instants = Array.from({ length: 30 }, (_, i) => new Date(Date.parse('2027-02-20T00:00:00Z') + i * (2 * 86_400 + 5 * 3600 + 7 * 60) * 1000).toISOString());
   for (const s of pd.account.schedules) {
     if (new RegExp(`${s.name} \\(${s.id}\\).*(rounded to \\d+ hour)`).test(report)) continue;
     const mine = schedules.find((x) => x.name === s.name)!;
@@ -119,6 +123,23 @@ t.test('people, then plan and apply: PagerDuty\'s on-call answer at 30 instants 
   t.ok(someone > 300, `someone is on call at most of them (${someone})`);
   t.equal(compared, 11 * 30, 'eleven schedules carried exactly, 30 instants each');
   t.same(differing, [], 'Vigil has the same person on call as PagerDuty at every instant');
+
+  // a test alert to the imported organization pages the person PagerDuty has on call for the service's policy
+  const pdPolicy = pd.account.policies.find((p) => p.name === 'Payments escalation')!;
+  const pdService = pd.account.services.find((s) => s.escalation_policy.id === pdPolicy.id)!;
+  const when = '2027-03-15T03:30:00Z';
+  const onCall = await fetch(`${pd.url}/oncalls?since=${when}&until=${when}&schedule_ids[]=${pdPolicy.escalation_rules[0].targets[0].id}`, { headers: pdHeaders }).then((r) => r.json());
+  const expectedPerson = emailOf.get(onCall.oncalls[0].user.id);
+  vigil.clock.set(new Date(when));
+  const fired = await fetch(`${vigil.url}/webhooks/metric-dashboard/${org.webhookToken}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alertmanager([{ name: 'ImportedPage', service: String(pdService.name) }])),
+  });
+  t.equal(fired.status, 200, 'the test alert is accepted');
+  await runEscalations(vigil.running.services);
+  const alert = ((await key.get(`${CONFIG}/alerts?service=${encodeURIComponent(String(pdService.name))}`)).body.data as { id: string }[])[0]!;
+  const escalation = (await key.get(`${CONFIG}/alerts/${alert.id}/escalation`)).body.data[0];
+  t.ok(expectedPerson, 'PagerDuty has someone on call then');
+  t.same([...new Set(escalation.notifications.map((n: { email: string }) => n.email))], [expectedPerson], `the first step pages ${expectedPerson}, PagerDuty's on-call person`);
 
   // the source changes: a new override, a longer delay; importing again and planning shows only that
   pd.account.overrides.get('PS00001')!.push({ id: 'PO0099', start: '2027-01-19T08:00:00Z', end: '2027-01-19T20:00:00Z', user: { id: 'PU00006', type: 'user_reference' } });
