@@ -12,6 +12,7 @@
  * | escalations (rules by delay since the alert, notifyType, repeat) | `escalation_policies` |
  * | integrations owned by a team | `alert_routes` (service equals the integration's name) paging that team; REPORT.md: the Vigil URL |
  * | maintenance (/v1/maintenance) | REPORT.md only: a Vigil mute starts when it is made |
+ * | heartbeats (/v2/heartbeats) | `heartbeats` (REPORT.md: the ping URL each job calls instead) |
  *
  * A 429 is waited out for `X-RateLimit-Period-In-Sec`, the header Opsgenie's rate-limiting page documents (a
  * Retry-After, should one come, is honoured first). Where Opsgenie says more than Vigil can hold, the nearest
@@ -22,6 +23,7 @@ import { Expression, type HclEntry, type HclValue } from '../export/hcl-writer.t
 import { resourceType } from '../export/export.ts';
 import alertRoutes from '../resources/alert_routes.ts';
 import escalationPolicies, { MAX_REPEAT, MAX_STEPS } from '../resources/escalation_policies.ts';
+import heartbeats from '../resources/heartbeats.ts';
 import scheduleOverrides from '../resources/schedule_overrides.ts';
 import schedules from '../resources/schedules.ts';
 import teams from '../resources/teams.ts';
@@ -534,6 +536,34 @@ export async function importOpsgenie(options: OpsgenieOptions): Promise<ImportRe
       kind: 'maintenance', source: what, outcome: 'not carried', became: '',
       reason: `a Vigil mute starts when it is made and matches text, not ${rules || 'an Opsgenie integration or policy'}: at ${String(m.time?.startDate ?? 'its start')} mute the alerts it covers (alert_mutes, duration_minutes) for the window`,
     });
+  }
+
+  // heartbeats: Vigil's own, one ping URL each; Opsgenie expires one exactly at its interval (no grace)
+  const heartbeatBody = await api.get('/v2/heartbeats', {});
+  const heartbeatList = (heartbeatBody.data as Json | undefined)?.heartbeats;
+  if (!Array.isArray(heartbeatList) || heartbeatList.some((h) => h === null || typeof h !== 'object')) throw new ImportFailure(notDocumented(PRODUCT, 'GET /v2/heartbeats', 'no "data.heartbeats" list'));
+  for (const h of (heartbeatList as Json[]).sort((a, b) => cmp(String(a.name), String(b.name)))) {
+    const source = str(h, 'name', 'GET /v2/heartbeats');
+    const what = `${source} (heartbeat)`;
+    if (h.enabled === false) {
+      report.add({ kind: 'heartbeat', source: what, outcome: 'not carried', became: '', reason: 'it is disabled in Opsgenie' });
+      continue;
+    }
+    const unit = ({ minutes: 60, hours: 3600, days: 86_400 } as Record<string, number>)[String(h.intervalUnit)];
+    if (!unit || !Number.isInteger(h.interval)) throw new ImportFailure(notDocumented(PRODUCT, 'GET /v2/heartbeats', `heartbeat "${source}" has no interval in minutes, hours or days`));
+    const seconds = Number(h.interval) * unit;
+    const interval = Math.min(2_678_400, Math.max(30, seconds));
+    // a ping URL's last segment: letters, digits, '.', '_', '-'
+    const name = source.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 100) || 'heartbeat';
+    const notes = [
+      ...(name !== source ? [`named "${name}": a Vigil heartbeat's name is the last segment of its ping URL`] : []),
+      ...(interval !== seconds ? [`an interval of ${seconds} s is held as ${interval} s (Vigil: 30 s to 31 days)`] : []),
+    ];
+    const severity = ({ P1: 'critical', P2: 'high', P3: 'warning', P4: 'info', P5: 'info' } as Record<string, string>)[String(h.alertPriority ?? 'P3')] ?? 'warning';
+    const label = labels.take(heartbeats.name, name);
+    block(heartbeats.name, label, { name, interval_seconds: interval, grace_seconds: 0, severity });
+    report.senders.push({ source: what, sender: 'heartbeat ping', url: `<vigil>/webhooks/heartbeat/<token>/${name}`, note: `the job's ping to Opsgenie's /v2/heartbeats/${source}/ping goes here instead (GET or POST)` });
+    report.add({ kind: 'heartbeat', source: what, outcome: notes.length ? 'approximate' : 'carried', became: `${resourceType(heartbeats.name)}.${label}`, reason: notes.join('; ') || undefined });
   }
 
   const header = [

@@ -138,7 +138,14 @@ export function opsgenieAccount() {
     { id: uuid(10, 2), status: 'past', description: 'Past window', time: { type: 'schedule', startDate: '2026-12-01T06:00:00Z', endDate: '2026-12-01T07:30:00Z' }, rules: [] },
     { id: uuid(10, 3), status: 'active', description: 'Noisy policy', time: { type: 'indefinitely', startDate: '2027-01-05T06:00:00Z' }, rules: [{ state: 'disabled', entity: { id: uuid(11, 1), type: 'policy' } }] },
   ];
-  return { users, contacts, rules, steps, teams, members, schedules, overrides, policies, integrations, maintenance };
+  // /v2/heartbeats: one each of what carries exactly, a name no URL segment holds, an interval under Vigil's 30 s floor
+  // cannot be (Opsgenie's unit is at least minutes), and a disabled one
+  const heartbeats = [
+    { name: 'nightly-backup', description: 'the database dump', interval: 1, intervalUnit: 'days', enabled: true, expired: false, ownerTeam: { id: teams[0]!.id, name: teams[0]!.name }, alertMessage: 'nightly-backup is expired', alertTags: [], alertPriority: 'P2' },
+    { name: 'Watchdog prometheus', description: 'Alertmanager watchdog', interval: 5, intervalUnit: 'minutes', enabled: true, expired: false, alertMessage: 'Watchdog is expired', alertTags: [], alertPriority: 'P1' },
+    { name: 'old-cron', description: '', interval: 2, intervalUnit: 'hours', enabled: false, expired: true, alertMessage: 'old-cron is expired', alertTags: [], alertPriority: 'P3' },
+  ];
+  return { users, contacts, rules, steps, teams, members, schedules, overrides, policies, integrations, maintenance, heartbeats };
 }
 
 export type Account = ReturnType<typeof opsgenieAccount>;
@@ -272,6 +279,7 @@ export async function startOpsgenie(account: Account = opsgenieAccount()): Promi
     }
     if (path === '/v2/escalations') return send(res, 200, { data: account.policies });
     if (path === '/v2/integrations') return send(res, 200, { data: account.integrations });
+    if (path === '/v2/heartbeats') return send(res, 200, { data: { heartbeats: account.heartbeats } });
     if (path === '/v1/maintenance') {
       const type = url.searchParams.get('type');
       return send(res, 200, { data: type === 'non-expired' ? account.maintenance.filter((x) => x.status !== 'past') : type === 'past' ? account.maintenance.filter((x) => x.status === 'past') : account.maintenance });

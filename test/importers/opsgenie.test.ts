@@ -71,6 +71,12 @@ t.test('the import reads every page, waits out the 429 as Opsgenie asks, and giv
   ]) t.match(report, expected);
   t.match(report, /\| schedule \| 12 \| 8 \| 4 \| 0 \|/, 'twelve schedules read, each accounted for');
   t.match(report, /\| escalation policy \| 15 \| 7 \| 8 \| 0 \|/, 'fifteen escalations read, each accounted for');
+  t.match(report, /\| heartbeat \| 3 \| 1 \| 1 \| 1 \|/, 'three heartbeats read, each accounted for');
+  t.match(report, /Watchdog prometheus \(heartbeat\).*named "Watchdog-prometheus"/, 'a name no ping URL segment holds is renamed, and said');
+  t.match(report, /old-cron \(heartbeat\).*it is disabled in Opsgenie/);
+  t.match(report, /`<vigil>\/webhooks\/heartbeat\/<token>\/nightly-backup`/, 'the ping URL each job calls instead');
+  const backup = /resource "vigil_heartbeats" "nightly_backup" \{[^}]*\}/.exec(text['vigil.tf']!)?.[0] ?? '';
+  for (const line of [/grace_seconds += 0/, /interval_seconds += 86400/, /severity += "high"/]) t.match(backup, line, 'a day, no grace, P2 as high');
   const tf = text['vigil.tf']!;
   t.match(tf, /name {9}= "Nights"\s*participants = \[[^\]]*\]\s*restrictions = \[\s*\{\s*days = \["mon", "tue", "wed", "thu", "fri", "sat", "sun"\]\s*from = "00:00"\s*to {3}= "08:00"\s*\},\s*\{\s*days = \["mon", "tue", "wed", "thu", "fri", "sat", "sun"\]\s*from = "20:00"\s*to {3}= "00:00"/, 'a time of day past midnight (20:00 to 08:00) is cut at midnight');
 });
