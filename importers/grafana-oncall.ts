@@ -11,6 +11,7 @@
  * | escalation chains and their /escalation_policies | `escalation_policies` |
  * | integrations and their /routes | `alert_routes` paging a team whose policy is the route's chain |
  * | integrations | REPORT.md: the Vigil URL each sender points at instead |
+ * | an integration's heartbeat | REPORT.md only: the API gives its link, not its timeout; the ping URL to use |
  *
  * Where OnCall says more than Vigil can hold, the nearest translation is written and REPORT.md says what moved.
  */
@@ -453,6 +454,16 @@ export async function importGrafanaOnCall(options: GrafanaOnCallOptions): Promis
       report.senders.push({ source: iname, sender: String(i.type), url: sender.url, note: sender.note });
       report.add({ kind: 'integration', source: iname, outcome: 'carried', became: sender.url });
     } else report.add({ kind: 'integration', source: iname, outcome: 'not carried', became: '', reason: `${String(i.type)}: Vigil takes no alerts this way; point the sender at ${'<vigil>/v2/enqueue'}` });
+    // OnCall's API gives an integration's heartbeat as its link only, not its timeout: said, with the URL to ping instead
+    const heartbeat = i.heartbeat as Json | null | undefined;
+    if (heartbeat && typeof heartbeat.link === 'string') {
+      const ping = String(i.name).replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 100) || 'heartbeat';
+      report.senders.push({ source: `${iname} heartbeat`, sender: 'heartbeat ping', url: `<vigil>/webhooks/heartbeat/<token>/${ping}`, note: `what called ${heartbeat.link} calls this instead, once the heartbeat exists` });
+      report.add({
+        kind: 'heartbeat', source: `${iname} heartbeat`, outcome: 'not carried', became: '',
+        reason: `OnCall's API gives the heartbeat's link, not its timeout: create heartbeats "${ping}" with the interval OnCall's heartbeat settings show`,
+      });
+    }
     const own = (routesOf.get(id) ?? []).sort((a, b) => Number(!!a.is_the_last_route) - Number(!!b.is_the_last_route) || Number(a.position) - Number(b.position) || cmp(String(a.id), String(b.id)));
     own.forEach((r, n) => {
       const what = `${String(i.name)}: route ${r.is_the_last_route ? 'default' : `#${Number(r.position) + 1}`} (${String(r.id)})`;

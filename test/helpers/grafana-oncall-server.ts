@@ -138,6 +138,7 @@ export function onCallOrganization() {
     integrations.push({
       id, name, team_id: teams[i % 10]!.id, type, link: `https://oncall.example.com/integrations/v1/${type}/${id.toLowerCase()}/`, inbound_email: type === 'inbound_email' ? `${id.toLowerCase()}@inbound.oncall.example.com` : null,
       maintenance_mode: null, default_route: { id: `R${i}D`, escalation_chain_id: chains[i]!.id }, templates: {},
+      heartbeat: i % 5 === 2 ? { link: `https://oncall.example.com/integrations/v1/${type}/${id.toLowerCase()}/heartbeat/` } : null,
     });
     if (i % 4 === 0) routes.push({ id: `R${i}A`, integration_id: id, escalation_chain_id: i === 12 ? null : chains[(i + 5) % 15]!.id, routing_type: 'regex', routing_regex: 'severity.*critical', position: 0, is_the_last_route: false });
     routes.push({ id: `R${i}D`, integration_id: id, escalation_chain_id: chains[i]!.id, routing_type: 'regex', routing_regex: '.*', position: i % 4 === 0 ? 1 : 0, is_the_last_route: true });

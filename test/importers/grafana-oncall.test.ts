@@ -64,6 +64,9 @@ t.test('the import follows every next page, waits out the 429 as asked, and give
   ]) t.match(report, expected);
   t.match(report, /\| schedule \| 12 \| 8 \| 4 \| 0 \|/, 'twelve schedules read, each accounted for (the iCal one approximately, as layers following its feed)');
   t.notMatch(report, /Edge escalation \(F0007CHAN\).*schedule S0007SCHD is not carried/, 'the chain paging the iCal schedule keeps that step');
+  t.match(report, /\| heartbeat \| 3 \| 0 \| 0 \| 3 \|/, 'three integration heartbeats read, each accounted for');
+  t.match(report, /search \(C0002INTG\) heartbeat.*gives the heartbeat's link, not its timeout: create heartbeats "search"/, 'what to make instead is said');
+  t.match(report, /`<vigil>\/webhooks\/heartbeat\/<token>\/search`/, 'with the URL to ping');
 });
 
 t.test('people, then plan and apply: OnCall\'s final shifts at 30 instants per schedule are Vigil\'s on-call', async (t) => {
