@@ -104,6 +104,7 @@ t.test('two vigil serve processes, one SIGKILLed mid-paging: every escalation fi
 
   // B's passes (every second) take over what A had claimed (its transactions died with its connections)
   let asked = 0;
+  // a deadline for a stuck takeover, not a timing assumption: on a loaded 2-core machine B once took over 60 s
   await waitFor(async () => {
     if (Date.now() - asked < 1000) return false;
     asked = Date.now();
@@ -111,7 +112,7 @@ t.test('two vigil serve processes, one SIGKILLed mid-paging: every escalation fi
     if (pager.size < N || bridge.size < N) return false;
     const all = await escalations();
     return all.length === N && all.every(settled);
-  }, 'B to finish every escalation and record every page', 60_000).catch(async (error) => {
+  }, 'B to finish every escalation and record every page', 150_000).catch(async (error) => {
     const all = await escalations();
     t.comment(JSON.stringify(all.filter((e) => !settled(e)).slice(0, 5).map((e) => ({ title: e.title, state: e.state, n: e.notifications.map((x: any) => [x.method, x.status, x.reason]) }))));
     throw error;
