@@ -1,6 +1,6 @@
 /** The `vigil` CLI as a person runs it: a child process, its exit code and output. */
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMPILE_CACHE_ENV } from './compile-cache.ts';
@@ -27,4 +27,9 @@ export async function scratchFiles(prefix: string) {
     await writeFile(path, text);
     return path;
   };
+}
+
+/** Every file of a folder, by name (sorted), as text: what a command wrote, compared whole. */
+export async function folderFiles(dir: string): Promise<Record<string, string>> {
+  return Object.fromEntries(await Promise.all((await readdir(dir)).sort().map(async (f) => [f, await readFile(join(dir, f), 'utf8')] as const)));
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importGrafanaOnCall, PRODUCT } from '../../importers/grafana-oncall.ts';
 import { renderFiles } from '../../importers/core.ts';
-import { runCli } from '../helpers/cli.ts';
+import { folderFiles, runCli } from '../helpers/cli.ts';
 import { CONFIG, OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { ONCALL_TOKEN, startGrafanaOnCall } from '../helpers/grafana-oncall-server.ts';
 
@@ -27,7 +27,7 @@ const root = await mkdtemp(join(tmpdir(), 'vigil-import-'));
 const out = join(root, 'oncall');
 const importArgs = (dir = out, token = ONCALL_TOKEN) => ['import', 'grafana-oncall', '--url', oc.url, '--token', token, '--out', dir, '--as-of', AS_OF];
 const vigilCli = (args: string[]) => runCli(args, { VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN, VIGIL_API_KEY: key.token });
-const files = async (dir: string) => Object.fromEntries(await Promise.all((await readdir(dir)).sort().map(async (f) => [f, await readFile(join(dir, f), 'utf8')] as const)));
+const files = folderFiles;
 
 t.test('the import follows every next page, waits out the 429 as asked, and gives the same files twice', async (t) => {
   const waits: number[] = [];

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importOpsgenie, PRODUCT } from '../../importers/opsgenie.ts';
 import { renderFiles } from '../../importers/core.ts';
-import { runCli } from '../helpers/cli.ts';
+import { folderFiles, runCli } from '../helpers/cli.ts';
 import { CONFIG, OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { OG_KEY, startOpsgenie } from '../helpers/opsgenie-server.ts';
 
@@ -28,7 +28,7 @@ const root = await mkdtemp(join(tmpdir(), 'vigil-import-og-'));
 const out = join(root, 'og');
 const importArgs = (dir = out, token = OG_KEY) => ['import', 'opsgenie', '--url', og.url, '--token', token, '--out', dir, '--as-of', AS_OF];
 const vigilCli = (args: string[]) => runCli(args, { VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN, VIGIL_API_KEY: key.token });
-const files = async (dir: string) => Object.fromEntries(await Promise.all((await readdir(dir)).sort().map(async (f) => [f, await readFile(join(dir, f), 'utf8')] as const)));
+const files = folderFiles;
 
 t.test('the import reads every page, waits out the 429 as Opsgenie asks, and gives the same files twice', async (t) => {
   const waits: number[] = [];

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { importPagerDuty, PRODUCT } from '../../importers/pagerduty.ts';
 import { renderFiles } from '../../importers/core.ts';
 import { runEscalations } from '../../domain/paging/escalations.ts';
-import { runCli } from '../helpers/cli.ts';
+import { folderFiles, runCli } from '../helpers/cli.ts';
 import { alertmanager } from '../helpers/outbound.ts';
 import { CONFIG, OPERATOR_TOKEN, startVigil } from '../helpers/harness.ts';
 import { PD_TOKEN, startPagerDuty } from '../helpers/pagerduty-server.ts';
@@ -30,7 +30,7 @@ const out = join(root, 'pd');
 const importArgs = (dir = out, token = PD_TOKEN) => ['import', 'pagerduty', '--url', pd.url, '--token', token, '--out', dir, '--as-of', AS_OF];
 const vigilCli = (args: string[]) => runCli(args, { VIGIL_URL: vigil.url, VIGIL_ADMIN_TOKEN: OPERATOR_TOKEN, VIGIL_API_KEY: key.token });
 const writeText = async (file: string, text: string) => (await writeFile(file, text), file);
-const files = async (dir: string) => Object.fromEntries(await Promise.all((await readdir(dir)).sort().map(async (f) => [f, await readFile(join(dir, f), 'utf8')] as const)));
+const files = folderFiles;
 
 t.test('the import reads every page, waits out the 429 as asked, and gives the same files twice', async (t) => {
   const waits: number[] = [];
