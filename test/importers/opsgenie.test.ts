@@ -148,6 +148,7 @@ t.test('a source that refuses, fails or answers something else stops the import 
     ['a 500', () => (og.fault = { path: `/v2/schedules/${schedule}/overrides`, kind: '500' }), new RegExp(`^error: Opsgenie answered HTTP 500 to GET /v2/schedules/${schedule}/overrides\\.\\n$`)],
     ['malformed JSON', () => (og.fault = { path: '/v2/users', kind: 'malformed' }), /^error: Opsgenie answered GET \/v2\/users with something that is not JSON; is --url the Opsgenie API\?\n$/],
     ['another format', () => (og.fault = { path: '/v2/escalations', kind: 'undocumented' }), /^error: Opsgenie answered GET \/v2\/escalations in a form that is not its documented one \(no "data" list\)\.\n$/],
+    ['a heartbeat interval in another unit', () => { og.fault = null; og.account.heartbeats[0]!.intervalUnit = 'weeks'; }, /^error: Opsgenie answered GET \/v2\/heartbeats in a form that is not its documented one \(heartbeat "nightly-backup" has no interval in minutes, hours or days\)\.\n$/],
   ];
   for (const [what, arrange, sentence] of cases) {
     arrange();
@@ -159,6 +160,7 @@ t.test('a source that refuses, fails or answers something else stops the import 
     t.same((await readdir(root)).sort(), ['og'], `${what}: nothing half-written beside it`);
   }
   og.fault = null;
+  og.account.heartbeats[0]!.intervalUnit = 'days';
   const fresh = join(root, 'never');
   const refused = await runCli(importArgs(fresh, 'wrong-key'));
   t.equal(refused.code, 1);
