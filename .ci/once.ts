@@ -1,7 +1,8 @@
 /**
  * The test files CI runs in one of its two database runs, not both (.ci/once.json): files whose result does not
  * depend on the database underneath (a `vigil serve` on its own embedded database whatever the run, the package,
- * the image, the docs, checks of the served documents, code that opens no database). Every other file runs in both.
+ * the image, the docs, checks of the served documents, code that opens no database), and files that need what only
+ * PostgreSQL has (two processes on one database), which on PGlite would only skip. Every other file runs in both.
  *
  *   node .ci/once.ts files <run>     the test files of one run (PGlite, PostgreSQL), one a line, for `tap`
  */
