@@ -111,16 +111,17 @@ async function pipelineTransaction<T>(services: Services, organization: Organiza
     readStore(services).execute, policyQuery(services, organization.id, now), pairQuery(outboundQuery(services, organization.id), routesQuery(services, organization.id)),
   );
   for (let attempt = 1; ; attempt++) {
-    let paged = false;
+    const started: string[] = [];
     try {
       const committed = await inTransaction(services, async (store) => {
         const announce = new AlertAnnouncer(organization.id, outbound, now);
         const window = stormWindow(policy.settings, now);
         const alerts = new AlertStore(new WriteBatcher(store.execute), organization.id, now, window);
         // an investigation's job commits with its row (the same transaction)
-        const escalate = (alertId: string, incidentId: string | null, teams: readonly PagedTeam[]) => {
-          paged ||= teams.length > 0;
-          return startEscalations(services, store.execute, organization.id, alertId, incidentId, teams, now);
+        const escalate = async (alertId: string, incidentId: string | null, teams: readonly PagedTeam[]) => {
+          const effects = await startEscalations(services, store.execute, organization.id, alertId, incidentId, teams, now);
+          for (const e of effects) if (!e.detail.joined) started.push(String(e.detail.escalation_id));
+          return effects;
         };
         const run = new Ingestion(alerts, policy, window, now, (id) => enqueueInvestigation(services, store, id), announce, routes, by, escalate);
         const result = await work(run, store);
@@ -128,8 +129,8 @@ async function pipelineTransaction<T>(services: Services, organization: Organiza
         await announce.enqueue(services, store);
         return result;
       });
-      // a page's first step runs as the page commits, not at the next tick
-      if (paged) wakeEscalations(services);
+      // a page's first step runs as the page commits, not at the next pass
+      wakeEscalations(services, started);
       return committed;
     } catch (error) {
       if (!(error instanceof DeadlockException) || attempt >= DEADLOCK_RETRIES) throw error;

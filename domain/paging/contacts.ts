@@ -30,10 +30,11 @@ export const usable = (method: Row) => !VERIFIED_TYPES.includes(method.type as C
  */
 export async function contactPlan(
   source: Services | FamilyStore,
-  { organizationId, userId, urgency }: { organizationId: string; userId: string; urgency: Urgency },
+  { organizationId, userId, urgency, email: known }: { organizationId: string; userId: string; urgency: Urgency; email?: string },
 ): Promise<PlannedContact[]> {
   const store = 'execute' in source ? source : readStore(source);
-  const [user] = await store.execute('select email from users where id = ?', [userId]);
+  // the caller may know the member's email already (the escalation engine reads it with the user id)
+  const [user] = known ? [{ email: known }] : await store.execute('select email from users where id = ?', [userId]);
   if (!user) return [];
   const email = String(user.email).toLowerCase();
   const rules = await store.list(notificationRules, organizationId, { where: { email, urgency } });

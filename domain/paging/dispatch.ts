@@ -2,8 +2,8 @@
  * Sends the notification rows notify.ts wrote, through each contact method type's channel (channels/index.ts), with
  * the rules docs/paging.md states:
  *
- * - Due rows (`send_after` passed) are claimed with `FOR UPDATE SKIP LOCKED` and grouped per person and contact
- *   method: one message per group (a bundle row, paging_bundles).
+ * - Due rows (`send_after` passed) are grouped per person and contact method, each group claimed with `FOR UPDATE SKIP
+ *   LOCKED` under the person's lock in a transaction of its own: one message per group (a bundle row, paging_bundles).
  * - A row whose escalation stopped (acknowledged, resolved, muted) is recorded `cancelled` and never sent.
  * - Bundling: the first message to a person on a method goes out at once; rows that fall due within BUNDLE_SECONDS
  *   of the last message on that method wait until that window ends and go out together.
@@ -16,7 +16,9 @@
  * - Every attempt and its result is a `notified` effect on each alert of the message (its timeline and its incident's).
  */
 import { randomUUID } from 'node:crypto';
-import { inTransaction } from '../../engine/operations/context.ts';
+import { eachConcurrently } from '../../engine/concurrently.ts';
+import { inTransaction, readStore } from '../../engine/operations/context.ts';
+import { prepared } from '../../engine/persistence/sql.ts';
 import type { FamilyStore } from '../../engine/persistence/store.ts';
 import type { Services } from '../../engine/services.ts';
 import type { ContactType } from '../../resources/contact_methods.ts';
@@ -32,7 +34,10 @@ import { stopReason } from './stop.ts';
 export const BUNDLE_SECONDS = 5;
 /** A provider call not answered (recorded) within this long is taken as cut short by a crash: recorded `unknown`, never retried. */
 export const SENDING_TIMEOUT_SECONDS = 120;
-const CLAIM_LIMIT = 200;
+/** Groups (a person's method) one pass takes on; more wait for the next pass. */
+const GROUP_LIMIT = 1000;
+/** Groups sent at once: their transactions run side by side on the pool, and one slow provider holds up no one else. */
+const SENDERS = 4;
 
 export interface Claimed {
   escalation_id: string;
@@ -66,9 +71,13 @@ interface Deferred {
 }
 
 const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-const keyOf = (n: Claimed) => `${n.organization_id} ${n.email} ${n.method_key}`;
 const where = 'escalation_id = ? and step = ? and loop = ? and email = ? and method_key = ?';
 const idOf = (n: Claimed) => [n.escalation_id, n.step, n.loop, n.email, n.method_key];
+/** The rows' keys as one condition, so a group's rows change in one statement. */
+const whereRows = (rows: Claimed[]) => ({
+  sql: `(escalation_id, step, loop, email, method_key) in (${rows.map(() => '(?, ?, ?, ?, ?)').join(', ')})`,
+  params: rows.flatMap(idOf),
+});
 
 export function notified(n: Claimed, detail: Record<string, unknown>): PagingEffect {
   return {
@@ -114,9 +123,8 @@ async function attempt(channel: Channel, ctx: Parameters<Channel['send']>[0], ta
 /** Records a message's result on its bundle, its rows and each alert's timeline. */
 async function record(store: FamilyStore, now: Date, bundleId: string, rows: Claimed[], result: SendResult, summary: boolean): Promise<void> {
   await store.execute(`update ${BUNDLES} set status = ?, reason = ?, provider_id = ? where id = ?`, [result.status, result.reason ?? null, result.providerId ?? null, bundleId]);
-  for (const n of rows) {
-    await store.execute(`update ${NOTIFICATIONS} set status = ?, reason = ?, sent_at = ? where ${where}`, [result.status, result.reason ?? null, now, ...idOf(n)]);
-  }
+  const keys = whereRows(rows);
+  await store.execute(`update ${NOTIFICATIONS} set status = ?, reason = ?, sent_at = ? where ${keys.sql}`, [result.status, result.reason ?? null, now, ...keys.params]);
   await recordEffects(store.execute, now, rows.map((n) => notified(n, {
     status: result.status, bundle_id: bundleId, bundled: rows.length, ...(summary ? { summary: true } : {}),
     ...(result.reason ? { reason: result.reason } : {}), ...(result.providerId ? { provider_id: result.providerId } : {}),
@@ -149,7 +157,8 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
   const lastAt = last?.at ? new Date(last.at as string | Date) : null;
   if (lastAt && now.getTime() < lastAt.getTime() + BUNDLE_SECONDS * 1000) {
     const until = new Date(lastAt.getTime() + BUNDLE_SECONDS * 1000);
-    for (const n of live) await sql(`update ${NOTIFICATIONS} set send_after = ? where ${where}`, [until, ...idOf(n)]);
+    const keys = whereRows(live);
+    await sql(`update ${NOTIFICATIONS} set send_after = ? where ${keys.sql}`, [until, ...keys.params]);
     return null;
   }
   // the method's limit: held beyond it, then one summary when the window allows
@@ -161,12 +170,9 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
     );
     if (sent.length >= channel.limit.messages) {
       const until = new Date(new Date(sent[sent.length - channel.limit.messages]!.sent_at as string | Date).getTime() + channel.limit.perMinutes * 60_000);
-      const held: PagingEffect[] = [];
-      for (const n of live) {
-        await sql(`update ${NOTIFICATIONS} set status = 'limited', reason = 'limit', send_after = ? where ${where}`, [until, ...idOf(n)]);
-        if (n.status !== 'limited') held.push(notified(n, { status: 'limited', limit: channel.limit, until: until.toISOString() }));
-      }
-      await recordEffects(sql, now, held);
+      const keys = whereRows(live);
+      await sql(`update ${NOTIFICATIONS} set status = 'limited', reason = 'limit', send_after = ? where ${keys.sql}`, [until, ...keys.params]);
+      await recordEffects(sql, now, live.filter((n) => n.status !== 'limited').map((n) => notified(n, { status: 'limited', limit: channel.limit, until: until.toISOString() })));
       return null;
     }
   }
@@ -178,7 +184,13 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
     `insert into ${BUNDLES} (id, organization_id, user_id, email, method_key, channel, status, summary, sent_at) values (?, ?, ?, ?, ?, ?, 'sending', ?, ?)`,
     [bundleId, first.organization_id, first.user_id, first.email, first.method_key, type, summary, now],
   );
-  for (const n of live) await sql(`update ${NOTIFICATIONS} set bundle_id = ?, channel = ? where ${where}`, [bundleId, type, ...idOf(n)]);
+  const keys = whereRows(live);
+  // a message sent after the commit is `sending` until its answer is recorded; one sent here is recorded here
+  const sendingLater = channel && !channel.sendsInTransaction;
+  await sql(
+    `update ${NOTIFICATIONS} set bundle_id = ?, channel = ?${sendingLater ? `, status = 'sending', reason = null, sent_at = ?` : ''} where ${keys.sql}`,
+    [bundleId, type, ...(sendingLater ? [now] : []), ...keys.params],
+  );
   if (!channel) {
     await record(store, now, bundleId, live, { status: 'failed', reason: 'no_channel' }, summary);
     return null;
@@ -187,7 +199,6 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
     await record(store, now, bundleId, live, await attempt(channel, { services, store, now }, target, msg, services.log), summary);
     return null;
   }
-  for (const n of live) await sql(`update ${NOTIFICATIONS} set status = 'sending', reason = null, sent_at = ? where ${where}`, [now, ...idOf(n)]);
   await recordEffects(sql, now, live.map((n) => notified(n, { status: 'sending', bundle_id: bundleId, bundled: live.length, ...(summary ? { summary: true } : {}) })));
   return { channel, target, message: msg, rows: live };
 }
@@ -206,43 +217,62 @@ async function sweepUnknown(services: Services, now: Date): Promise<void> {
   });
 }
 
-/** Sends every due notification (the injected clock's now). Answers how many rows were taken on. */
-export async function sendBundles(services: Services): Promise<number> {
+/** A person's method with notifications due: what one message goes to. */
+interface GroupKey {
+  organization_id: string;
+  email: string;
+  method_key: string;
+}
+
+/**
+ * Sends every due notification (the injected clock's now), or with `only` those of the people and methods these
+ * escalations have due (a page's first step, sent as it commits; the pass sweeps and sends the rest). Each person's
+ * method is taken in a transaction of its own, SENDERS at once: one person's message never waits for another's,
+ * and a transaction holds one person's lock for as long as deciding their message takes. Answers how many rows were
+ * taken on.
+ */
+export async function sendBundles(services: Services, only?: readonly string[]): Promise<number> {
   const now = services.clock.now();
-  await sweepUnknown(services, now);
+  if (!only) await sweepUnknown(services, now);
+  // read without locks: each group's rows are claimed (and may be found gone) in its own transaction
+  const groups = (await readStore(services).execute(
+    `select distinct organization_id, email, method_key from ${NOTIFICATIONS}
+      where status in ('pending', 'limited') and send_after <= ?${only ? ` and escalation_id in (${only.map(() => '?').join(', ')})` : ''}
+      order by organization_id, email, method_key limit ${GROUP_LIMIT}`,
+    [now, ...(only ?? [])],
+  )) as unknown as GroupKey[];
   let taken = 0;
-  for (;;) {
-    const { count, deferred } = await inTransaction(services, async (store) => {
-      const rows = (await store.execute(
-        `select n.escalation_id, n.step, n.loop, n.email, n.method_key, n.organization_id, n.user_id, n.alert_id, n.incident_id, n.urgency, n.contact_type, n.address,
-                n.method_name, n.fallback, n.status, a.title, a.severity, e.subject_kind, e.subject_id
-           from ${NOTIFICATIONS} n join alerts a on a.organization_id = n.organization_id and a.id = n.alert_id join ${ESCALATIONS} e on e.id = n.escalation_id
-          where n.status in ('pending', 'limited') and n.send_after <= ?
-          order by n.organization_id, n.email, n.method_key, n.created_at
-          limit ${CLAIM_LIMIT}
-          for update of n skip locked`,
-        [now],
-      )) as unknown as Claimed[];
-      const stopped = new Map<string, string | null>();
-      for (const n of rows) if (!stopped.has(n.escalation_id)) stopped.set(n.escalation_id, await stopReason(store.execute, n));
-      const groups = new Map<string, Claimed[]>();
-      for (const n of rows) groups.set(keyOf(n), [...(groups.get(keyOf(n)) ?? []), n]);
-      const deferred: Deferred[] = [];
-      for (const group of groups.values()) {
-        const later = await dispatchGroup(services, store, now, group, stopped);
-        if (later) deferred.push(later);
-      }
-      return { count: rows.length, deferred };
-    });
-    // each provider call after its rows committed as `sending`, then its answer in a transaction of its own (an
-    // answer arriving after the sweep called it `unknown` is still recorded: the provider's word beats a guess)
-    await Promise.all(deferred.map(async (d) => {
-      const result = await attempt(d.channel, { services, now }, d.target, d.message, services.log);
-      await inTransaction(services, (store) => record(store, services.clock.now(), d.message.bundleId, d.rows, result, d.rows.some((n) => n.status === 'limited')));
-    }));
-    taken += count;
-    if (count < CLAIM_LIMIT) return taken;
+  await eachConcurrently(groups, SENDERS, async (group) => void (taken += await sendGroup(services, now, group)));
+  return taken;
+}
+
+/** One person's method: its due rows claimed under the person's lock, dispatched, and the message sent after the commit. */
+async function sendGroup(services: Services, now: Date, group: GroupKey): Promise<number> {
+  const { count, deferred } = await inTransaction(services, async (store) => {
+    // one transaction at a time decides for a person's method (two instances' passes, or a pass and a page's first
+    // step): the second sees the first's message and bundles, rather than both sending
+    await store.execute(prepared('select pg_advisory_xact_lock(hashtext(?))'), [`page ${group.organization_id} ${group.email} ${group.method_key}`]);
+    const rows = (await store.execute(
+      `select n.escalation_id, n.step, n.loop, n.email, n.method_key, n.organization_id, n.user_id, n.alert_id, n.incident_id, n.urgency, n.contact_type, n.address,
+              n.method_name, n.fallback, n.status, a.title, a.severity, e.subject_kind, e.subject_id
+         from ${NOTIFICATIONS} n join alerts a on a.organization_id = n.organization_id and a.id = n.alert_id join ${ESCALATIONS} e on e.id = n.escalation_id
+        where n.organization_id = ? and n.email = ? and n.method_key = ? and n.status in ('pending', 'limited') and n.send_after <= ?
+        order by n.created_at
+        for update of n skip locked`,
+      [group.organization_id, group.email, group.method_key, now],
+    )) as unknown as Claimed[];
+    if (!rows.length) return { count: 0, deferred: null };
+    const stopped = new Map<string, string | null>();
+    for (const n of rows) if (!stopped.has(n.escalation_id)) stopped.set(n.escalation_id, await stopReason(store.execute, n));
+    return { count: rows.length, deferred: await dispatchGroup(services, store, now, rows, stopped) };
+  });
+  // the provider call after its rows committed as `sending`, then its answer in a transaction of its own (an answer
+  // arriving after the sweep called it `unknown` is still recorded: the provider's word beats a guess)
+  if (deferred) {
+    const result = await attempt(deferred.channel, { services, now }, deferred.target, deferred.message, services.log);
+    await inTransaction(services, (store) => record(store, services.clock.now(), deferred.message.bundleId, deferred.rows, result, deferred.rows.some((n) => n.status === 'limited')));
   }
+  return count;
 }
 
 /** Cancels the notifications still waiting for an escalation that stopped (in the transaction that stops it). */

@@ -4,7 +4,8 @@
  * in one (so an incident escalates once, however many of its alerts page), else the alert. The team's policy is
  * snapshotted: its escalation_policies row, or the policy its old `escalation` list implies (`impliedPolicy`).
  *
- * Steps run in `runEscalations` (a periodic pass, and tests call it with the injected clock): due rows are claimed
+ * Steps run in `runEscalations` (each instance's pass, every second; a page's first step at once, `wakeEscalations`;
+ * tests call it with the injected clock): due rows are claimed
  * with `FOR UPDATE SKIP LOCKED` in a transaction that also runs the step — targets resolved at that moment
  * (a schedule: who is on call then, domain/oncall/on-call.ts; a team: its members then; an email: that member), each
  * person handed to notifyPerson (a row written before anything is sent), the step recorded, and the next deadline
@@ -16,8 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Row } from '../../engine/descriptor.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
-import { periodicPass } from '../../engine/jobs/periodic.ts';
-import type { JobHandler } from '../../engine/jobs/types.ts';
+import { localPass } from '../../engine/jobs/local-pass.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { jsonValue, type FamilyStore } from '../../engine/persistence/store.ts';
 import type { SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
@@ -39,7 +39,9 @@ import { stopReason } from './stop.ts';
 export const IMPLIED_STEP_MINUTES = 15;
 /** A repeat waits the last step's delay; when that is 0 (a one-step policy), this many minutes. */
 export const REPEAT_FALLBACK_MINUTES = 15;
-const CLAIM_LIMIT = 50;
+/** Escalations one transaction claims: small, so a pass's claimers (CLAIMERS at once) share a backlog evenly. */
+const CLAIM_LIMIT = 10;
+const CLAIMERS = 4;
 /** Steps one claim may run back to back (empty steps fall through at once); a bound against a policy of empty steps repeating. */
 const MAX_STEPS_PER_CLAIM = 200;
 
@@ -205,76 +207,75 @@ async function runDue(services: Services, store: FamilyStore, e: EscalationRow, 
   return effects;
 }
 
-/** One pass with the injected clock's now: claims every due escalation (in batches), runs its step, then sends due bundles. Answers the escalations run. */
-export async function runEscalations(services: Services): Promise<number> {
+/** One transaction: claims up to CLAIM_LIMIT due escalations (of `only`, when given), runs their steps, records the effects. Answers how many it claimed. */
+async function runBatch(services: Services, now: Date, only?: readonly string[]): Promise<number> {
+  return inTransaction(services, async (store) => {
+    const rows = await store.execute(
+      `select e.id, e.organization_id, e.subject_kind, e.subject_id, e.alert_id, e.team_id, e.policy, e.step, e.loop, e.next_at
+         from ${ESCALATIONS} e join organizations o on o.id = e.organization_id and not o.disabled
+        where e.state = 'active' and e.next_at <= ?${only ? ` and e.id in (${only.map(() => '?').join(', ')})` : ''}
+        order by e.next_at
+        limit ${CLAIM_LIMIT}
+        for update of e skip locked`,
+      [now, ...(only ?? [])],
+    );
+    const effects: PagingEffect[] = [];
+    for (const r of rows) {
+      const row = { ...r, policy: jsonValue(r.policy), next_at: new Date(r.next_at as string | Date) } as unknown as EscalationRow;
+      effects.push(...(await runDue(services, store, row, now)));
+    }
+    await recordEffects(store.execute, now, effects);
+    return rows.length;
+  });
+}
+
+/**
+ * One pass with the injected clock's now: every due escalation, claimed in batches by CLAIMERS transactions at once
+ * (a pass under load runs steps side by side on the pool, not one after another), then the due notifications sent.
+ * With `only`, just those escalations and their notifications (the first step of pages that just committed: no scan
+ * of the rest, no wait for a pass). Answers the escalations run.
+ */
+export async function runEscalations(services: Services, only?: readonly string[]): Promise<number> {
   const now = services.clock.now();
   let ran = 0;
-  for (;;) {
-    const claimed = await inTransaction(services, async (store) => {
-      const rows = await store.execute(
-        `select e.id, e.organization_id, e.subject_kind, e.subject_id, e.alert_id, e.team_id, e.policy, e.step, e.loop, e.next_at
-           from ${ESCALATIONS} e join organizations o on o.id = e.organization_id and not o.disabled
-          where e.state = 'active' and e.next_at <= ?
-          order by e.next_at
-          limit ${CLAIM_LIMIT}
-          for update of e skip locked`,
-        [now],
-      );
-      const effects: PagingEffect[] = [];
-      for (const r of rows) {
-        const row = { ...r, policy: jsonValue(r.policy), next_at: new Date(r.next_at as string | Date) } as unknown as EscalationRow;
-        effects.push(...(await runDue(services, store, row, now)));
-      }
-      await recordEffects(store.execute, now, effects);
-      return rows.length;
-    });
-    ran += claimed;
-    if (claimed < CLAIM_LIMIT) break;
+  if (only) {
+    for (let i = 0; i < only.length; i += CLAIM_LIMIT) ran += await runBatch(services, now, only.slice(i, i + CLAIM_LIMIT));
+    await sendBundles(services, only);
+    return ran;
   }
+  await Promise.all(Array.from({ length: CLAIMERS }, async () => {
+    for (;;) {
+      const claimed = await runBatch(services, now);
+      ran += claimed;
+      if (claimed < CLAIM_LIMIT) return;
+    }
+  }));
   await sendBundles(services);
   return ran;
 }
 
-export const ESCALATION_QUEUE = 'paging.escalations';
-/** Whether a pass is running in this process, and whether another was asked for meanwhile. */
-const waking = new WeakMap<Services, { again: boolean }>();
-
 /**
- * Runs a pass now, in this process, after a transaction that started escalations committed (the alert pipeline calls
- * it), so a new escalation's first step does not wait for the next tick. One pass at a time per process: asked while
- * one runs, one more follows it. A crash before it runs loses nothing: the step is still due for the next tick. Not
- * where passes are run by hand (tick 0: tests).
+ * Runs the first step of escalations a transaction just started (the alert pipeline calls it after the commit), in
+ * this process at once, so a new page does not wait for the next pass. Each call runs on its own; the rows it names
+ * are claimed as any pass claims them, so a pass that got there first leaves it nothing. A crash before it runs loses
+ * nothing: the step is still due for the next pass. Not where passes are run by hand (tick 0: tests).
  */
-export function wakeEscalations(services: Services): void {
-  if (services.config.checks?.tickSeconds === 0) return;
-  const state = waking.get(services);
-  if (state) {
-    state.again = true;
-    return;
-  }
-  const running = { again: false };
-  waking.set(services, running);
-  void (async () => {
-    try {
-      do {
-        running.again = false;
-        await runEscalations(services);
-      } while (running.again);
-    } catch (error) {
-      if (!services.outage.noted(error)) services.log.error({ code: (error as { code?: unknown })?.code }, 'an escalation pass after a page failed; the next tick runs it');
-    } finally {
-      waking.delete(services);
-    }
-  })();
+export function wakeEscalations(services: Services, started: readonly string[]): void {
+  if (services.config.checks?.tickSeconds === 0 || !started.length) return;
+  runEscalations(services, started).catch((error: unknown) => {
+    if (!services.outage.noted(error)) services.log.error({ code: (error as { code?: unknown })?.code }, 'the first step of a page failed; the next pass runs it');
+  });
 }
 
-/** seconds between passes when the deployment does not say (the checks' cadence) */
+/** seconds between this instance's passes when the deployment does not say (the checks' cadence) */
 const PASS_SECONDS = 1;
 
-const pass = periodicPass(ESCALATION_QUEUE, PASS_SECONDS, (services) => runEscalations(services));
-export const escalationJob: JobHandler = pass.job;
+const pass = localPass('paging.escalations', (services) => runEscalations(services));
 
-/** The module's start-up hook: seeds the pass at the checks' cadence (`VIGIL_CHECK_TICK_SECONDS`; 0: no passes, tests run them by hand). */
+/** The module's start-up hook: this instance's passes at the checks' cadence (`VIGIL_CHECK_TICK_SECONDS`; 0: none, tests run them by hand). */
 export function escalationPasses(services: Services): Promise<void> {
-  return pass.seed(services, services.config.checks?.tickSeconds === 0 ? 0 : PASS_SECONDS);
+  return pass.start(services, services.config.checks?.tickSeconds === 0 ? 0 : PASS_SECONDS);
 }
+
+/** The module's close hook: this instance's passes stop (one running finishes). */
+export const stopEscalationPasses = (services: Services): Promise<void> => pass.stop(services);

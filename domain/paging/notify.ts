@@ -40,7 +40,7 @@ export interface PersonPage {
 /** Records who is to be notified how and when for this step; false when the step already notified them (a step run again). */
 export async function notifyPerson(ctx: NotifyContext, page: PersonPage): Promise<boolean> {
   const plan: PlannedContact[] = page.userId
-    ? await contactPlan(ctx.store, { organizationId: page.organizationId, userId: page.userId, urgency: page.urgency })
+    ? await contactPlan(ctx.store, { organizationId: page.organizationId, userId: page.userId, urgency: page.urgency, email: page.email })
     : [];
   const usable = await setUp(ctx, page.organizationId, plan);
   if (!usable.length) usable.push({ contactMethod: { id: null, type: 'email', address: page.email, name: 'account email' }, delayMinutes: 0, fallback: plan.length ? 'not_configured' : 'no_rule' });

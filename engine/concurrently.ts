@@ -1,0 +1,8 @@
+/** Runs `work` on every item, at most `limit` at a time (a pool of workers taking the next item in order). */
+export async function eachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
