@@ -27,7 +27,9 @@ export async function scratchDatabase(): Promise<Scratch> {
   await admin(`create database ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
-  return { url: url.toString(), name, drop: () => admin(`drop database if exists ${name} with (force)`) };
+  // BENCH_KEEP_DATABASE=1 keeps it for a look afterwards (EXPLAIN ANALYZE on what the run left)
+  const drop = process.env.BENCH_KEEP_DATABASE ? async () => void process.stderr.write(`kept the scratch database ${name}\n`) : () => admin(`drop database if exists ${name} with (force)`);
+  return { url: url.toString(), name, drop };
 }
 
 export interface Child {
@@ -164,7 +166,7 @@ export async function rssBytes(pid: number): Promise<number | undefined> {
 }
 
 /** user + system CPU seconds of each process, from /proc (absent when unreadable). */
-async function cpuSeconds(pids: number[]): Promise<Map<number, number>> {
+export async function cpuSeconds(pids: number[]): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   for (const pid of pids) {
     try {

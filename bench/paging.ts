@@ -17,6 +17,9 @@
  * - webhook throughput with paging on vs off, in the same run: autocannon, new alerts, THROUGHPUT_SECONDS (10) each,
  *   against an organization whose alerts page (routes, policies, people) and one with none (the baseline: the same
  *   webhook, no paging); ratio ≥ 0.40.
+ * BENCH_PROFILE=1: each instance with --cpu-prof (bench/results/profiles; bench/profile-summary.ts reads them).
+ * - CPU per alert (instances, PostgreSQL's backends, this process) while the load runs and its first pages go out:
+ *   beside the machine's cores, it says whether the rate is within what the machine can do at all.
  * Writes bench/results/paging-<date>.json and paging-latest.md. Exits non-zero when the run is not valid (a webhook
  * not accepted, a page or a step missing); a missed goal is reported.
  */
@@ -27,7 +30,7 @@ import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { measure, runMain, withRun, writeResults } from './lib.ts';
+import { cpuSeconds, measure, runMain, withRun, writeResults } from './lib.ts';
 
 const arg = process.argv.indexOf('--seconds');
 const SECONDS = Number(arg > 0 ? process.argv[arg + 1] : process.env.BENCH_SECONDS ?? 60);
@@ -50,7 +53,8 @@ const stats = (values: number[]) => ({ n: values.length, p50: pct(values, 50), p
 
 /** `vigil serve` in a process of its own; resolves with its URL once it serves. */
 async function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [VIGIL, 'serve'], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${here('./results/profiles')}`] : [];
+  const child = spawn(process.execPath, [...profile, VIGIL, 'serve'], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const lines = createInterface({ input: child.stderr! });
   const url = await new Promise<string>((resolve, reject) => {
     lines.on('line', (line) => {
@@ -134,6 +138,17 @@ runMain(() => withRun(async ({ scratch, closers }) => {
   }
   process.stderr.write(`set-up done: ${PEOPLE} people; ${RATE} alerts/s for ${SECONDS} s\n`);
 
+  // CPU of the two instances and the database's backends while the alerts arrive and their first pages go out
+  const db = new pg.Client({ connectionString: scratch.url });
+  await db.connect();
+  closers.push(() => db.end());
+  const backends = async () => (await db.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [scratch.name])).rows.map((r) => r.pid as number);
+  const cpu = async () => {
+    const at = await cpuSeconds([a.child.pid!, b.child.pid!, ...(await backends())]);
+    return { at, self: process.cpuUsage() };
+  };
+  const cpuBefore = await cpu();
+
   // the load: RATE new alerts a second, to each instance in turn
   const total = Math.round(SECONDS * RATE);
   const sentAt = new Map<string, number>();
@@ -156,9 +171,17 @@ runMain(() => withRun(async ({ scratch, closers }) => {
   const sendSeconds = (Date.now() - start) / 1000;
   process.stderr.write(`${total} alerts sent in ${sendSeconds.toFixed(1)} s; waiting for every second step\n`);
 
-  const db = new pg.Client({ connectionString: scratch.url });
-  await db.connect();
-  closers.push(() => db.end());
+  // every first page (or 30 s more), then the CPU the load cost, per alert
+  const firstsBy = Date.now() + 30_000;
+  while (firstAt.size < total && Date.now() < firstsBy) await new Promise((resolve) => setTimeout(resolve, 200));
+  const cpuAfter = await cpu();
+  const perAlert = (pids: number[]) => (pids.reduce((sum, pid) => sum + (cpuAfter.at.get(pid) ?? 0) - (cpuBefore.at.get(pid) ?? 0), 0) * 1000) / total;
+  const self = process.cpuUsage(cpuBefore.self);
+  const cpuMsPerAlert = {
+    instances: perAlert([a.child.pid!, b.child.pid!]),
+    postgres: perAlert([...cpuAfter.at.keys()].filter((pid) => pid !== a.child.pid && pid !== b.child.pid)),
+    benchProcess: (self.user + self.system) / 1000 / total,
+  };
   const secondSteps = async () => Number((await db.query(`select count(distinct alert_id) as n from paging_notifications where organization_id = $1 and step = 1`, [paged.id])).rows[0].n);
   const deadline = Date.now() + (STEP_MINUTES * 60 + 60) * 1000;
   while ((await secondSteps()) < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -212,7 +235,7 @@ runMain(() => withRun(async ({ scratch, closers }) => {
   const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
   const json = {
     date: new Date().toISOString(), machine, instances: 2, people: PEOPLE, rate: RATE, seconds: SECONDS, alerts: total, sendSeconds, pages,
-    firstRequestMs: { atOnce: first99, bundled: stats(bundled) }, stepLatenessMs: late,
+    firstRequestMs: { atOnce: first99, bundled: stats(bundled) }, stepLatenessMs: late, cpuMsPerAlert,
     throughput: { off: { rps: off.rps, p99: off.p99 }, on: { rps: on.rps, p99: on.p99 }, ratio }, goals, failures,
   };
   const bundledStats = stats(bundled);
@@ -220,6 +243,9 @@ runMain(() => withRun(async ({ scratch, closers }) => {
     `${RATE} alerts/s for ${SECONDS} s (${total} alerts, sent in ${sendSeconds.toFixed(1)} s); ${pages} page requests at the receiver.\n\n` +
     `| goal | target | measured | met |\n|---|---|---|---|\n${goals.map((g) => `| ${g.name} | ${g.target} | ${g.measured} | ${g.met ? 'yes' : 'no'} |`).join('\n')}\n\n` +
     `Alerts that fell in their person's 5-second bundle window (sent with the next message, by design): first request p50 ${bundledStats.p50} ms, p99 ${bundledStats.p99} ms (n ${bundledStats.n}).\n\n` +
+    `CPU per alert while the alerts arrived and their first pages went out (from /proc): the two instances ${cpuMsPerAlert.instances.toFixed(1)} ms, ` +
+    `PostgreSQL's backends ${cpuMsPerAlert.postgres.toFixed(1)} ms, this process (load and receiver) ${cpuMsPerAlert.benchProcess.toFixed(1)} ms; the machine has ${os.cpus().length * 1000} ms a second, ` +
+    `${(RATE * (cpuMsPerAlert.instances + cpuMsPerAlert.postgres + cpuMsPerAlert.benchProcess)).toFixed(0)} of them asked for at ${RATE} alerts a second.\n\n` +
     `Webhook throughput (new alerts, 16 connections, ${THROUGHPUT_SECONDS} s each, instance A): paging off ${off.rps.toFixed(0)} req/s (p99 ${off.p99} ms), paging on ${on.rps.toFixed(0)} req/s (p99 ${on.p99} ms).\n` +
     (failures.length ? `\nNot valid:\n${failures.map((f) => `- ${f}`).join('\n')}\n` : '');
   process.stdout.write(md);
