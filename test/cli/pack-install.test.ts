@@ -77,7 +77,8 @@ t.test('npm pack, npm install -g, and the installed vigil runs outside the check
 const w = new Worker(${JSON.stringify(worker)});
 w.on('message', (m) => { process.stdout.write(JSON.stringify(m.png ? { png: Buffer.from(m.png).toString('base64') } : m)); w.terminate(); });
 w.postMessage({ id: 1, spec: ${JSON.stringify(spec)}, png: { scale: 2 } });`;
-  const drawn = JSON.parse((await run(process.execPath, ['--input-type=module', '-e', script], { cwd: folder, env, maxBuffer: 16 * 1024 * 1024 })).stdout) as { png?: string; error?: string };
+  writeFileSync(join(scratch, 'draw.mjs'), script);
+  const drawn = JSON.parse((await run(process.execPath, [join(scratch, 'draw.mjs')], { cwd: folder, env, maxBuffer: 16 * 1024 * 1024 })).stdout) as { png?: string; error?: string };
   t.notOk(drawn.error, 'the installed worker draws a PNG');
   const png = decodePng(Buffer.from(drawn.png ?? '', 'base64'));
   t.equal(png.width, 1200);
