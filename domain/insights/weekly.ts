@@ -70,6 +70,9 @@ export function weekBefore(now: number): { from: number; to: number; week: strin
 
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
+/** A membership `p` listed by team `t` (its `member_emails`): a person listed who left the organization has none. */
+const LISTED = 't.organization_id = p.organization_id and t.member_emails @> jsonb_build_array(p.email)';
+
 /** Who a summary is for: the organization's admins, or one team's members. */
 export type Audience = { organization: string } & ({ team: null } | { team: { id: string; name: string } });
 
@@ -84,7 +87,7 @@ export async function runWeeklyInsights(services: Services): Promise<number> {
   const settings = tableName(services.registry.family(organizationSettings));
   const teamTable = `"${tableName(services.registry.family(teams))}"`;
   const claimed = (team: string) => `exists (select 1 from insights_weekly_mails m where m.organization_id = o.id and m.team_id = ${team} and m.week = ?)`;
-  const hasMember = 'exists (select 1 from memberships p where p.organization_id = t.organization_id and t.member_emails @> jsonb_build_array(p.email))';
+  const hasMember = `exists (select 1 from memberships p where ${LISTED})`;
   // the organizations with a summary left to mail this week, with the teams that have one
   const orgs = await readStore(services).execute(
     `select * from (
@@ -117,8 +120,7 @@ async function mailSummary(services: Services, org: string, audience: Audience, 
     const people = team === undefined
       ? await store.execute("select email from memberships where organization_id = ? and role = 'org_admin' order by email", [org])
       : await store.execute(
-        `select p.email from memberships p join "${tableName(services.registry.family(teams))}" t on t.organization_id = p.organization_id and t.member_emails @> jsonb_build_array(p.email)
-          where t.organization_id = ? and t.id = ? order by p.email`,
+        `select p.email from memberships p join "${tableName(services.registry.family(teams))}" t on ${LISTED} where t.organization_id = ? and t.id = ? order by p.email`,
         [org, team],
       );
     if (!people.length) return false;
