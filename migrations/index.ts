@@ -38,6 +38,7 @@ import { Migration20261129015109_console_session_confined } from './Migration202
 import { Migration20261129024613_insights_weekly_mails } from './Migration20261129024613_insights_weekly_mails.ts';
 import { Migration20261129024903_schedule_calendars } from './Migration20261129024903_schedule_calendars.ts';
 import { Migration20261129024933_insights_weekly_email } from './Migration20261129024933_insights_weekly_email.ts';
+import { Migration20261129045045_insights_weekly_mails_team } from './Migration20261129045045_insights_weekly_mails_team.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261129024613_insights_weekly_mails', class: Migration20261129024613_insights_weekly_mails },
   { name: 'Migration20261129024903_schedule_calendars', class: Migration20261129024903_schedule_calendars },
   { name: 'Migration20261129024933_insights_weekly_email', class: Migration20261129024933_insights_weekly_email },
+  { name: 'Migration20261129045045_insights_weekly_mails_team', class: Migration20261129045045_insights_weekly_mails_team },
 ];

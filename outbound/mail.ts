@@ -7,7 +7,7 @@ import type { Services } from '../engine/services.ts';
 import type { SqlExecutor as Sql } from '../engine/persistence/store.ts';
 import { DIRECT_MAIL_QUEUE, sealMail, type DirectMail } from './email/direct.ts';
 
-export type { DirectMail } from './email/direct.ts';
+export type { DirectMail, MailImage } from './email/direct.ts';
 
 /** Whether this instance can mail: outgoing mail is configured and the direct-mail job is served. */
 export const canSendMail = (services: Services) => Boolean(services.config.email?.smtpUrl) && services.jobs?.queues.includes(DIRECT_MAIL_QUEUE) === true;

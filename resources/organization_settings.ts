@@ -27,7 +27,7 @@ export default defineFamily({
     incident_severity_floor: Type.Union([Type.Literal('critical'), Type.Literal('high')], { default: 'critical' }),
     monthly_ai_budget_usd: Type.Union([Type.Number({ minimum: 1 }), Type.Null()], { default: null, description: 'null means no budget' }),
     ai_budget_warn_percent: Type.Integer({ minimum: 1, maximum: 100, default: 80 }),
-    insights_weekly_email: Type.Boolean({ default: true, description: 'every Monday, mail the organization admins the insights of the week that ended (plans with insights)' }),
+    insights_weekly_email: Type.Boolean({ default: true, description: 'every Monday, mail the insights of the week that ended, with their charts, to the organization admins (the whole organization) and to each team\'s members (that team) (plans with insights); false turns every one off' }),
     restrict_domain_signups: Type.Boolean({ default: false, description: 'needs a user token to change' }),
     social_joins_enabled: Type.Boolean({ default: true, description: 'needs a user token to change' }),
     updated_at: Type.String({ format: 'date-time', readOnly: true, description: 'when a change was last stored; the organization\'s creation time until the first change' }),

@@ -1,4 +1,4 @@
-/** Insights: how on call is going, as figures over a range (get_insights; docs/insights.md). Reads the alerts' and on call's rows; mails the week's figures to admins every Monday. */
+/** Insights: how on call is going, as figures over a range (get_insights; docs/insights.md). Reads the alerts' and on call's rows; mails the week's figures every Monday, with their charts, to the admins and to each team. */
 import type { Module } from '../../engine/module.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
 import schedules from '../../resources/schedules.ts';
@@ -7,6 +7,6 @@ import { seedWeeklyInsights, WeeklyMailEntity, weeklyInsightsJob } from './weekl
 
 export const insightsModule: Module = {
   name: 'insights', families: [schedules, scheduleOverrides], operations: [getInsights],
-  // the weekly mail to each organization's admins (weekly.ts)
+  // the weekly mail to each organization's admins and each team's members (weekly.ts)
   entities: [WeeklyMailEntity], jobs: [weeklyInsightsJob], onStart: seedWeeklyInsights,
 };

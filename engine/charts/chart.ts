@@ -14,6 +14,11 @@ export interface BarChart {
   data: readonly Record<string, string | number>[];
   width?: number;
   height?: number;
+  /**
+   * The whole picture's width, axes, legend and padding included, the plot narrowed to fit (overrides `width`): a
+   * mail's image is shown at a fixed width, so its text is drawn at the size it was laid out in.
+   */
+  outerWidth?: number;
 }
 
 /** Colours that keep 3:1 against white and each other's neighbours (Okabe–Ito, for colour-blind readers). */
@@ -25,8 +30,9 @@ export function vegaLiteSpec(chart: BarChart): Record<string, unknown> {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: chart.title,
     description: chart.description,
-    width: chart.width ?? 560,
+    width: chart.outerWidth ?? chart.width ?? 560,
     height: chart.height ?? 220,
+    ...(chart.outerWidth ? { autosize: { type: 'fit-x', contains: 'padding' } } : {}),
     background: 'white',
     data: { values: chart.data.map((d) => ({ ...d })) },
     mark: { type: 'bar' },

@@ -2,7 +2,8 @@
  * Issue 22: the package people install. `npm pack` (which bundles at prepack) → `npm install -g` into a scratch
  * prefix → the installed `vigil` runs from a folder outside the checkout on Node 24: --help, --version, `vigil serve`
  * on the embedded database answering /healthz and /readyz, and `vigil plan` against it (the HCL reader loads from
- * the installed package). The install takes the dependencies from the local npm cache when it holds them
+ * the installed package); the installed chart worker draws a mail's PNG with its text (resvg's native module and the
+ * font package found from dist/). The install takes the dependencies from the local npm cache when it holds them
  * (--prefer-offline) and from the npm registry otherwise: on a machine that reaches neither, this test fails.
  */
 import { execFile } from 'node:child_process';
@@ -14,6 +15,8 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { client } from '../helpers/harness.ts';
 import { serveProcess } from '../helpers/serve-process.ts';
+import { decodePng, inkIn } from '../helpers/png.ts';
+import { vegaLiteSpec } from '../../engine/charts/chart.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
@@ -66,5 +69,19 @@ t.test('npm pack, npm install -g, and the installed vigil runs outside the check
   const plan = await run(vigil, ['plan', 'vigil.tf', '--url', served.url], { cwd: folder, env: { ...env, VIGIL_API_KEY: key! } });
   t.match(plan.stdout, /no change/i, 'vigil plan reads the file and compares it with the organization');
   t.equal(await served.stop(), 0, 'SIGTERM: exit 0');
+
+  // the weekly mail's pictures: dist/chart-worker.js as installed, asked for a PNG as the service asks it
+  const spec = vegaLiteSpec({ title: 'Alert fires by day', description: 'x', x: { field: 'day', title: 'Day' }, y: { field: 'fires', title: 'Fires' }, data: [{ day: 'Mon', fires: 2 }], outerWidth: 600 });
+  const worker = join(prefix, 'lib', 'node_modules', 'vigil', 'dist', 'chart-worker.js');
+  const script = `import { Worker } from 'node:worker_threads';
+const w = new Worker(${JSON.stringify(worker)});
+w.on('message', (m) => { process.stdout.write(JSON.stringify(m.png ? { png: Buffer.from(m.png).toString('base64') } : m)); w.terminate(); });
+w.postMessage({ id: 1, spec: ${JSON.stringify(spec)}, png: { scale: 2 } });`;
+  writeFileSync(join(scratch, 'draw.mjs'), script);
+  const drawn = JSON.parse((await run(process.execPath, [join(scratch, 'draw.mjs')], { cwd: folder, env, maxBuffer: 16 * 1024 * 1024 })).stdout) as { png?: string; error?: string };
+  t.notOk(drawn.error, 'the installed worker draws a PNG');
+  const png = decodePng(Buffer.from(drawn.png ?? '', 'base64'));
+  t.equal(png.width, 1200);
+  t.ok(inkIn(png, 0, 0, png.width, 40) > 300, 'its title drawn in the font the package ships');
   t.same(readdirSync(folder).sort(), ['data', 'vigil.tf'], 'nothing written outside DATA_DIR but the test\'s own file');
 });

@@ -1,6 +1,6 @@
 /**
  * A real SMTP server (smtp-server) on 127.0.0.1 that keeps every message it accepts, decoded enough to read:
- * envelope, headers, subject, the text and HTML parts. It can require a login and refuse the next messages
+ * envelope, headers, subject, the text and HTML parts, and the other parts (inline images) as bytes with their headers. It can require a login and refuse the next messages
  * (a reply code of the test's choosing), to test failures and recovery.
  */
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,18 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** every part that is neither the text nor the HTML (multipart/related's images), decoded */
+  attachments: Attachment[];
   raw: string;
+}
+
+export interface Attachment {
+  contentType: string;
+  /** the Content-ID without its angle brackets; '' when none */
+  cid: string;
+  /** Content-Disposition as sent (inline; filename=…) */
+  disposition: string;
+  content: Buffer;
 }
 
 export interface Smtp {
@@ -61,15 +72,21 @@ function decodeWords(value: string): string {
     kind.toLowerCase() === 'b' ? Buffer.from(text, 'base64').toString('utf8') : decodeBody(text.replace(/_/g, ' '), 'quoted-printable'));
 }
 
-/** The text and HTML parts of a message (single part or multipart/alternative). */
-function parts(headers: Record<string, string>, body: string): { text: string; html: string } {
+/** The text and HTML parts of a message (single part, or nested multipart: alternative, related, mixed), and the others. */
+function parts(headers: Record<string, string>, body: string): { text: string; html: string; attachments: Attachment[] } {
   const type = headers['content-type'] ?? 'text/plain';
   const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
   if (!boundary) {
-    const decoded = decodeBody(body, headers['content-transfer-encoding']);
-    return type.startsWith('text/html') ? { text: '', html: decoded } : { text: decoded, html: '' };
+    const encoding = headers['content-transfer-encoding'];
+    if (!type.startsWith('text/')) {
+      const content = (encoding ?? '').toLowerCase() === 'base64' ? Buffer.from(body.replace(/\s+/g, ''), 'base64') : Buffer.from(body, 'latin1');
+      const cid = (headers['content-id'] ?? '').replace(/^<|>$/g, '');
+      return { text: '', html: '', attachments: [{ contentType: type.split(';')[0]!.trim(), cid, disposition: headers['content-disposition'] ?? '', content }] };
+    }
+    const decoded = decodeBody(body, encoding);
+    return type.startsWith('text/html') ? { text: '', html: decoded, attachments: [] } : { text: decoded, html: '', attachments: [] };
   }
-  const found = { text: '', html: '' };
+  const found = { text: '', html: '', attachments: [] as Attachment[] };
   for (const chunk of body.split(`--${boundary}`).slice(1)) {
     if (chunk.startsWith('--')) break;
     const at = chunk.indexOf('\r\n\r\n');
@@ -78,6 +95,7 @@ function parts(headers: Record<string, string>, body: string): { text: string; h
     const inner = parts(h, chunk.slice(at + 4).replace(/\r\n$/, ''));
     found.text ||= inner.text;
     found.html ||= inner.html;
+    found.attachments.push(...inner.attachments);
   }
   return found;
 }
@@ -85,8 +103,8 @@ function parts(headers: Record<string, string>, body: string): { text: string; h
 export function parseMail(raw: string, from: string, to: string[]): Mail {
   const at = raw.indexOf('\r\n\r\n');
   const headers = splitHeaders(raw.slice(0, at));
-  const { text, html } = parts(headers, raw.slice(at + 4));
-  return { from, to, headers, subject: decodeWords(headers.subject ?? ''), text, html, raw };
+  const { text, html, attachments } = parts(headers, raw.slice(at + 4));
+  return { from, to, headers, subject: decodeWords(headers.subject ?? ''), text, html, attachments, raw };
 }
 
 export async function startSmtp(options: { auth?: { user: string; pass: string } } = {}): Promise<Smtp> {

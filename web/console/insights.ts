@@ -2,12 +2,13 @@
  * `/insights`: how on call is going (`get_insights`), with the range and filters in the URL so a view can be linked:
  * `from` and `to` are UTC days (`to` included) or instants, `team_id`, `service`, `source`, `severity` as the API
  * takes them. The timings are a table; fires by day, the noisiest alerts, pages by person and hours on call are
- * charts drawn on the server as SVG (engine/charts), each with its title, axis titles and the table of its values
+ * charts (domain/insights/charts.ts, the weekly mail's too) drawn on the server as SVG (engine/charts), each with its title, axis titles and the table of its values
  * under it, so the page needs no script and a screen reader reads the same numbers.
  */
 import { renderChart, type BarChart } from '../../engine/charts/render.ts';
 import { html, htmlText, raw, type Html } from '../../engine/html.ts';
 import { hasFeature } from '../../engine/plans.ts';
+import { dayOf, insightsCharts } from '../../domain/insights/charts.ts';
 import { getInsights } from '../../domain/insights/operation.ts';
 import type { Insights } from '../../domain/insights/schema.ts';
 import type { Row } from '../../engine/descriptor.ts';
@@ -28,8 +29,6 @@ function instant(value: string | undefined, end: boolean): string | undefined {
   const start = Date.parse(`${value}T00:00:00Z`);
   return Number.isNaN(start) ? value : new Date(start + (end ? DAY : 0)).toISOString();
 }
-
-const dayOf = (iso: string, end: boolean) => new Date(Date.parse(iso) - (end ? DAY : 0)).toISOString().slice(0, 10);
 
 /** Seconds as people read a wait: "45 s", "12 min", "2 h 5 min"; blank when unknown. */
 export function duration(seconds: number | null): string {
@@ -71,27 +70,16 @@ export const insightsScreen: Screen = async (services, { session, ctx }) => {
   const org = session.caller.organization;
   const recentOnly = !hasFeature(org.plan, org.features, 'insights_history');
   const a = data.alerts;
+  const drawn = insightsCharts(data);
   const charts = await Promise.all([
-    figure('volume', {
-      title: 'Alert fires by day', description: `Fires per UTC day from ${dayOf(data.from, false)} to ${dayOf(data.to, true)}: ${a.fires} in all.`,
-      x: { field: 'day', title: 'Day (UTC)' }, y: { field: 'fires', title: 'Fires' }, data: data.volume_by_day,
-    }, html`<table><caption>Fires by day</caption><thead><tr><th scope="col">Day (UTC)</th><th scope="col">Fires</th></tr></thead><tbody>${data.volume_by_day.map((v) => html`<tr><td>${v.day}</td><td>${String(v.fires)}</td></tr>`)}</tbody></table>`),
-    figure('noisiest', {
-      title: 'Noisiest alerts', description: 'The alerts that fired most in the range, by fires.',
-      x: { field: 'title', title: 'Alert' }, y: { field: 'fires', title: 'Fires' }, data: data.noisiest.map((n) => ({ title: n.title, fires: n.fires })),
-    }, html`<table><caption>Noisiest alerts</caption><thead><tr><th scope="col">Alert</th><th scope="col">Fingerprint</th><th scope="col">Service</th><th scope="col">Fires</th></tr></thead><tbody>${data.noisiest.map((n) => html`<tr><td>${n.title}</td><td><code>${n.fingerprint}</code></td><td>${n.service ?? ''}</td><td>${String(n.fires)}</td></tr>`)}</tbody></table>`),
-    figure('pages', {
-      title: 'Pages by person', description: 'Pages each person received, split into working hours, off hours and the night in their schedule\'s time zone.',
-      x: { field: 'email', title: 'Person' }, y: { field: 'pages', title: 'Pages' },
-      series: { field: 'when', title: 'When', order: ['working hours', 'off hours', 'night'] },
-      data: data.pages_by_person.flatMap((p) => [
-        { email: p.email, when: 'working hours', pages: p.working_hours }, { email: p.email, when: 'off hours', pages: p.off_hours }, { email: p.email, when: 'night', pages: p.night },
-      ]),
-    }, html`<table><caption>Pages by person</caption><thead><tr><th scope="col">Person</th><th scope="col">Working hours</th><th scope="col">Off hours</th><th scope="col">Night</th><th scope="col">Total</th></tr></thead><tbody>${data.pages_by_person.map((p) => html`<tr><td>${p.email}</td><td>${String(p.working_hours)}</td><td>${String(p.off_hours)}</td><td>${String(p.night)}</td><td>${String(p.total)}</td></tr>`)}</tbody></table>`),
-    figure('oncall', {
-      title: 'Hours on call', description: 'Hours each person was on call in the range, from the schedules.',
-      x: { field: 'email', title: 'Person' }, y: { field: 'hours', title: 'Hours on call' }, data: data.on_call.map((o) => ({ email: o.email, hours: o.hours_on_call })),
-    }, html`<table><caption>Hours on call and pages</caption><thead><tr><th scope="col">Person</th><th scope="col">Hours on call</th><th scope="col">Pages</th></tr></thead><tbody>${data.on_call.map((o) => html`<tr><td>${o.email}</td><td>${String(o.hours_on_call)}</td><td>${String(o.pages)}</td></tr>`)}</tbody></table>`),
+    figure('volume', drawn.volume,
+      html`<table><caption>Fires by day</caption><thead><tr><th scope="col">Day (UTC)</th><th scope="col">Fires</th></tr></thead><tbody>${data.volume_by_day.map((v) => html`<tr><td>${v.day}</td><td>${String(v.fires)}</td></tr>`)}</tbody></table>`),
+    figure('noisiest', drawn.noisiest,
+      html`<table><caption>Noisiest alerts</caption><thead><tr><th scope="col">Alert</th><th scope="col">Fingerprint</th><th scope="col">Service</th><th scope="col">Fires</th></tr></thead><tbody>${data.noisiest.map((n) => html`<tr><td>${n.title}</td><td><code>${n.fingerprint}</code></td><td>${n.service ?? ''}</td><td>${String(n.fires)}</td></tr>`)}</tbody></table>`),
+    figure('pages', drawn.pages,
+      html`<table><caption>Pages by person</caption><thead><tr><th scope="col">Person</th><th scope="col">Working hours</th><th scope="col">Off hours</th><th scope="col">Night</th><th scope="col">Total</th></tr></thead><tbody>${data.pages_by_person.map((p) => html`<tr><td>${p.email}</td><td>${String(p.working_hours)}</td><td>${String(p.off_hours)}</td><td>${String(p.night)}</td><td>${String(p.total)}</td></tr>`)}</tbody></table>`),
+    figure('oncall', drawn.oncall,
+      html`<table><caption>Hours on call and pages</caption><thead><tr><th scope="col">Person</th><th scope="col">Hours on call</th><th scope="col">Pages</th></tr></thead><tbody>${data.on_call.map((o) => html`<tr><td>${o.email}</td><td>${String(o.hours_on_call)}</td><td>${String(o.pages)}</td></tr>`)}</tbody></table>`),
   ]);
   const body = html`<h1>Insights</h1>
 <p class="muted">From ${data.from} to ${data.to} (UTC), beside ${data.previous.from} to ${data.previous.to}.${recentOnly ? ' Your plan shows the last 7 days.' : ''} The same figures: <code>GET /api/v1/config/insights</code>.</p>

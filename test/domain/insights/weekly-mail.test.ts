@@ -2,7 +2,8 @@
  * The weekly insights mail, through a real SMTP server on 127.0.0.1 (test/helpers/smtp.ts), its pass run by hand
  * with the injected clock: the ISO week that ended is mailed once to each organization admin (not to members, not
  * to an organization whose plan has no insights), however many passes run at once; its figures are get_insights'
- * over that week; a hostile alert title arrives escaped; the next week is mailed again.
+ * over that week, its charts inline as PNG parts; a hostile alert title arrives escaped; the next week is mailed
+ * again. Teams' summaries and the pictures' content: weekly-team-mail.test.ts.
  */
 import t from 'tap';
 import { person } from '../../helpers/console.ts';
@@ -78,6 +79,10 @@ t.test('the week that ended is mailed once to each admin, with get_insights\' fi
   t.notMatch(mail.html, /<script>/, 'the alert title is not markup');
   t.ok(mail.html.includes('&#60;script&#62;alert(1)&#60;/script&#62; &#38; &#34;Disk&#34;'), 'it is text, every character escaped');
   t.match(mail.html, /href="http[^"]*\/insights\?from=2026-03-09&#38;to=2026-03-15"/, 'a link to the Insights page over the same days');
+  const shown = [...mail.html.matchAll(/<img src="cid:([^"]+)"/g)].map((m) => m[1]);
+  t.same(shown, ['fires-by-day-2026-W11@insights.vigil', 'noisiest-alerts-2026-W11@insights.vigil'], 'the charts of its figures inline (no page this week: no pages chart)');
+  t.same(mail.attachments.map((a) => [a.cid, a.contentType]), shown.map((cid) => [cid, 'image/png']), 'each a PNG part of the message under its Content-ID');
+  t.match(mail.text, /You receive this because you are an admin of .+ in Vigil\. You can turn the weekly mail off/, 'the plain text part stays, its footer saying why');
 });
 
 t.test('the next week is mailed again; an organization that turned the mail off gets none', async (t) => {
