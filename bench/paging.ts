@@ -219,11 +219,14 @@ runMain(() => withRun(async ({ scratch, closers }) => {
     url: `${a.url}${path}`, method: 'POST' as const, headers: HEADERS, connections: 16,
     requests: [{ method: 'POST' as const, setupRequest: (req: object) => ({ ...req, body: alertBody(`tp-${n++}`, `s${n % PEOPLE}`) }) }],
   });
-  const off = await measure('webhook, paging off', options(quiet.path), THROUGHPUT_SECONDS, 2);
-  const on = await measure('webhook, paging on', options(paged.path), THROUGHPUT_SECONDS, 2);
+  // CPU counted for instance A (the one the requests reach) and every backend of the database
+  const probe = { server: a.child.pid!, postgres: backends };
+  const off = await measure('webhook, paging off', options(quiet.path), THROUGHPUT_SECONDS, 2, probe);
+  const on = await measure('webhook, paging on', options(paged.path), THROUGHPUT_SECONDS, 2, probe);
   for (const m of [off, on]) if (m.non2xx || m.errors) failures.push(`${m.name}: ${m.non2xx} non-2xx, ${m.errors} errors`);
   const ratio = on.rps / off.rps;
 
+  const cpuText = (m: typeof off) => (m.cpuMsPerRequest ? `${m.cpuMsPerRequest.server.toFixed(1)} + ${m.cpuMsPerRequest.postgres.toFixed(1)} ms` : 'not measured');
   const first99 = stats(atOnce);
   const late = stats(lateness);
   const goals = [
@@ -236,7 +239,7 @@ runMain(() => withRun(async ({ scratch, closers }) => {
   const json = {
     date: new Date().toISOString(), machine, instances: 2, people: PEOPLE, rate: RATE, seconds: SECONDS, alerts: total, sendSeconds, pages,
     firstRequestMs: { atOnce: first99, bundled: stats(bundled) }, stepLatenessMs: late, cpuMsPerAlert,
-    throughput: { off: { rps: off.rps, p99: off.p99 }, on: { rps: on.rps, p99: on.p99 }, ratio }, goals, failures,
+    throughput: { off: { rps: off.rps, p99: off.p99, cpuMsPerRequest: off.cpuMsPerRequest }, on: { rps: on.rps, p99: on.p99, cpuMsPerRequest: on.cpuMsPerRequest }, ratio }, goals, failures,
   };
   const bundledStats = stats(bundled);
   const md = `# Paging benchmark (${json.date})\n\n${machine}. Two \`vigil serve\` instances on one PostgreSQL database; ${PEOPLE} people; ` +
@@ -246,7 +249,8 @@ runMain(() => withRun(async ({ scratch, closers }) => {
     `CPU per alert while the alerts arrived and their first pages went out (from /proc): the two instances ${cpuMsPerAlert.instances.toFixed(1)} ms, ` +
     `PostgreSQL's backends ${cpuMsPerAlert.postgres.toFixed(1)} ms, this process (load and receiver) ${cpuMsPerAlert.benchProcess.toFixed(1)} ms; the machine has ${os.cpus().length * 1000} ms a second, ` +
     `${(RATE * (cpuMsPerAlert.instances + cpuMsPerAlert.postgres + cpuMsPerAlert.benchProcess)).toFixed(0)} of them asked for at ${RATE} alerts a second.\n\n` +
-    `Webhook throughput (new alerts, 16 connections, ${THROUGHPUT_SECONDS} s each, instance A): paging off ${off.rps.toFixed(0)} req/s (p99 ${off.p99} ms), paging on ${on.rps.toFixed(0)} req/s (p99 ${on.p99} ms).\n` +
+    `Webhook throughput (new alerts, 16 connections, ${THROUGHPUT_SECONDS} s each, instance A): paging off ${off.rps.toFixed(0)} req/s (p99 ${off.p99} ms), paging on ${on.rps.toFixed(0)} req/s (p99 ${on.p99} ms); ` +
+    `CPU per request (instance A + PostgreSQL): paging off ${cpuText(off)}, paging on ${cpuText(on)}.\n` +
     (failures.length ? `\nNot valid:\n${failures.map((f) => `- ${f}`).join('\n')}\n` : '');
   process.stdout.write(md);
   return writeResults(RESULTS, 'paging', stamp, json, md, failures);
