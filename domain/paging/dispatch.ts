@@ -60,6 +60,9 @@ export interface Claimed {
   subject_kind: 'alert' | 'incident';
   subject_id: string;
   bundle_id?: string | null;
+  /** read with the claim: the alert's status (the stop check of an alert's escalation), the last message on this method */
+  alert_status?: string | null;
+  last_sent_at?: Date | string | null;
 }
 
 /** A message handed to a channel after its rows commit. */
@@ -122,7 +125,7 @@ async function attempt(channel: Channel, ctx: Parameters<Channel['send']>[0], ta
 
 /** Records a message's result on its bundle, its rows and each alert's timeline. */
 async function record(store: FamilyStore, now: Date, bundleId: string, rows: Claimed[], result: SendResult, summary: boolean): Promise<void> {
-  await store.execute(`update ${BUNDLES} set status = ?, reason = ?, provider_id = ? where id = ?`, [result.status, result.reason ?? null, result.providerId ?? null, bundleId]);
+  await store.execute(prepared(`update ${BUNDLES} set status = ?, reason = ?, provider_id = ? where id = ?`), [result.status, result.reason ?? null, result.providerId ?? null, bundleId]);
   const keys = whereRows(rows);
   await store.execute(`update ${NOTIFICATIONS} set status = ?, reason = ?, sent_at = ? where ${keys.sql}`, [result.status, result.reason ?? null, now, ...keys.params]);
   await recordEffects(store.execute, now, rows.map((n) => notified(n, {
@@ -153,8 +156,7 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
   const type = first.contact_type as ContactType;
   const channel = channelFor(type);
   // bundling: a message on this method less than BUNDLE_SECONDS ago holds the group until its window ends
-  const [last] = await sql(`select max(sent_at) as at from ${BUNDLES} where organization_id = ? and email = ? and method_key = ?`, [first.organization_id, first.email, first.method_key]);
-  const lastAt = last?.at ? new Date(last.at as string | Date) : null;
+  const lastAt = first.last_sent_at ? new Date(first.last_sent_at) : null;
   if (lastAt && now.getTime() < lastAt.getTime() + BUNDLE_SECONDS * 1000) {
     const until = new Date(lastAt.getTime() + BUNDLE_SECONDS * 1000);
     const keys = whereRows(live);
@@ -181,7 +183,7 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
   const target: ContactTarget = { id: first.method_key === ACCOUNT_METHOD ? null : first.method_key, type, address: first.address ?? first.email, name: first.method_name ?? 'account email' };
   const msg = message(services, live, bundleId, summary, now);
   await sql(
-    `insert into ${BUNDLES} (id, organization_id, user_id, email, method_key, channel, status, summary, sent_at) values (?, ?, ?, ?, ?, ?, 'sending', ?, ?)`,
+    prepared(`insert into ${BUNDLES} (id, organization_id, user_id, email, method_key, channel, status, summary, sent_at) values (?, ?, ?, ?, ?, ?, 'sending', ?, ?)`),
     [bundleId, first.organization_id, first.user_id, first.email, first.method_key, type, summary, now],
   );
   const keys = whereRows(live);
@@ -253,17 +255,20 @@ async function sendGroup(services: Services, now: Date, group: GroupKey): Promis
     // step): the second sees the first's message and bundles, rather than both sending
     await store.execute(prepared('select pg_advisory_xact_lock(hashtext(?))'), [`page ${group.organization_id} ${group.email} ${group.method_key}`]);
     const rows = (await store.execute(
-      `select n.escalation_id, n.step, n.loop, n.email, n.method_key, n.organization_id, n.user_id, n.alert_id, n.incident_id, n.urgency, n.contact_type, n.address,
-              n.method_name, n.fallback, n.status, a.title, a.severity, e.subject_kind, e.subject_id
+      prepared(`select n.escalation_id, n.step, n.loop, n.email, n.method_key, n.organization_id, n.user_id, n.alert_id, n.incident_id, n.urgency, n.contact_type, n.address,
+              n.method_name, n.fallback, n.status, a.title, a.severity, e.subject_kind, e.subject_id, a.status as alert_status,
+              (select max(b.sent_at) from ${BUNDLES} b where b.organization_id = n.organization_id and b.email = n.email and b.method_key = n.method_key) as last_sent_at
          from ${NOTIFICATIONS} n join alerts a on a.organization_id = n.organization_id and a.id = n.alert_id join ${ESCALATIONS} e on e.id = n.escalation_id
         where n.organization_id = ? and n.email = ? and n.method_key = ? and n.status in ('pending', 'limited') and n.send_after <= ?
         order by n.created_at
-        for update of n skip locked`,
+        for update of n skip locked`),
       [group.organization_id, group.email, group.method_key, now],
     )) as unknown as Claimed[];
     if (!rows.length) return { count: 0, deferred: null };
     const stopped = new Map<string, string | null>();
-    for (const n of rows) if (!stopped.has(n.escalation_id)) stopped.set(n.escalation_id, await stopReason(store.execute, n));
+    for (const n of rows) {
+      if (!stopped.has(n.escalation_id)) stopped.set(n.escalation_id, await stopReason(store.execute, n, n.subject_kind === 'alert' && n.subject_id === n.alert_id ? n.alert_status : undefined));
+    }
     return { count: rows.length, deferred: await dispatchGroup(services, store, now, rows, stopped) };
   });
   // the provider call after its rows committed as `sending`, then its answer in a transaction of its own (an answer

@@ -20,7 +20,7 @@ import { inTransaction } from '../../engine/operations/context.ts';
 import { localPass } from '../../engine/jobs/local-pass.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { jsonValue, type FamilyStore } from '../../engine/persistence/store.ts';
-import type { SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
+import { prepared, type SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
 import type { Services } from '../../engine/services.ts';
 import escalationPolicies, { type PolicyStep, type PolicyTarget } from '../../resources/escalation_policies.ts';
 import scheduleOverrides from '../../resources/schedule_overrides.ts';
@@ -118,6 +118,9 @@ interface EscalationRow {
   step: number;
   loop: number;
   next_at: Date;
+  /** the escalation's alert as the claim read it: its status (the stop check of an alert's escalation) and severity */
+  alert_status: string | null;
+  alert_severity: string | null;
 }
 
 /** The people a target names at `at` (emails, lowercased): a schedule's on-call person, a team's members, a member. */
@@ -143,10 +146,7 @@ async function resolveTarget(services: Services, sql: Sql, organizationId: strin
  * The page's urgency, which chooses the person's notification rules: high for an alert of severity critical or high
  * (as its route set it, else as its source did), low for warning and info.
  */
-async function urgencyOf(sql: Sql, e: EscalationRow): Promise<'high' | 'low'> {
-  const [alert] = await sql('select coalesce(severity_override, severity) as severity from alerts where organization_id = ? and id = ?', [e.organization_id, e.alert_id]);
-  return alert && ['critical', 'high'].includes(String(alert.severity)) ? 'high' : 'low';
-}
+const urgencyOf = (e: EscalationRow): 'high' | 'low' => (['critical', 'high'].includes(String(e.alert_severity)) ? 'high' : 'low');
 
 /** Runs the claimed escalation's due step(s), in the claim's transaction; answers its effects. */
 async function runDue(services: Services, store: FamilyStore, e: EscalationRow, now: Date): Promise<PagingEffect[]> {
@@ -154,8 +154,8 @@ async function runDue(services: Services, store: FamilyStore, e: EscalationRow, 
   const effects: PagingEffect[] = [];
   const effect = (kind: PagingEffect['kind'], detail: Record<string, unknown>) => effects.push({ organizationId: e.organization_id, alertId: e.alert_id, kind, detail: { escalation_id: e.id, ...detail } });
   const save = (fields: { step: number; loop: number; next_at: Date | null; state: string; reason: string | null }) =>
-    sql(`update ${ESCALATIONS} set step = ?, loop = ?, next_at = ?, state = ?, reason = ?, updated_at = ? where id = ?`, [fields.step, fields.loop, fields.next_at, fields.state, fields.reason, now, e.id]);
-  const stop = await stopReason(sql, e);
+    sql(prepared(`update ${ESCALATIONS} set step = ?, loop = ?, next_at = ?, state = ?, reason = ?, updated_at = ? where id = ?`), [fields.step, fields.loop, fields.next_at, fields.state, fields.reason, now, e.id]);
+  const stop = await stopReason(sql, e, e.subject_kind === 'alert' && e.subject_id === e.alert_id ? e.alert_status : undefined);
   if (stop) {
     effect('escalation_stopped', { reason: stop, step: e.step, loop: e.loop });
     await save({ step: e.step, loop: e.loop, next_at: null, state: 'stopped', reason: stop });
@@ -163,7 +163,7 @@ async function runDue(services: Services, store: FamilyStore, e: EscalationRow, 
     return effects;
   }
   const incidentId = e.subject_kind === 'incident' ? e.subject_id : null;
-  const urgency = await urgencyOf(sql, e);
+  const urgency = urgencyOf(e);
   const steps = e.policy.steps;
   let { step, loop } = e;
   let due = e.next_at;
@@ -211,8 +211,10 @@ async function runDue(services: Services, store: FamilyStore, e: EscalationRow, 
 async function runBatch(services: Services, now: Date, only?: readonly string[]): Promise<number> {
   return inTransaction(services, async (store) => {
     const rows = await store.execute(
-      `select e.id, e.organization_id, e.subject_kind, e.subject_id, e.alert_id, e.team_id, e.policy, e.step, e.loop, e.next_at
+      `select e.id, e.organization_id, e.subject_kind, e.subject_id, e.alert_id, e.team_id, e.policy, e.step, e.loop, e.next_at,
+              a.status as alert_status, coalesce(a.severity_override, a.severity) as alert_severity
          from ${ESCALATIONS} e join organizations o on o.id = e.organization_id and not o.disabled
+         left join alerts a on a.organization_id = e.organization_id and a.id = e.alert_id
         where e.state = 'active' and e.next_at <= ?${only ? ` and e.id in (${only.map(() => '?').join(', ')})` : ''}
         order by e.next_at
         limit ${CLAIM_LIMIT}

@@ -6,7 +6,7 @@
  * The rows are sent by dispatch.ts (bundled per person and method, limited, through each type's channel).
  */
 import type { FamilyStore } from '../../engine/persistence/store.ts';
-import type { SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
+import { prepared, type SqlExecutor as Sql } from '../../engine/persistence/sql.ts';
 import type { Services } from '../../engine/services.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import teamMembers from '../../resources/team_members.ts';
@@ -47,8 +47,8 @@ export async function notifyPerson(ctx: NotifyContext, page: PersonPage): Promis
   let added = false;
   for (const { contactMethod: m, delayMinutes, fallback } of usable) {
     const rows = await ctx.store.execute(
-      `insert into ${NOTIFICATIONS} (escalation_id, step, loop, email, method_key, organization_id, user_id, alert_id, incident_id, urgency, contact_type, address, method_name, fallback, status, send_after, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) on conflict do nothing returning escalation_id`,
+      prepared(`insert into ${NOTIFICATIONS} (escalation_id, step, loop, email, method_key, organization_id, user_id, alert_id, incident_id, urgency, contact_type, address, method_name, fallback, status, send_after, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) on conflict do nothing returning escalation_id`),
       [page.escalationId, page.stepIndex, page.loop, page.email, m.id ?? ACCOUNT_METHOD, page.organizationId, page.userId, page.alertId, page.incidentId, page.urgency,
         m.type, m.address, m.name, fallback ?? null, new Date(ctx.now.getTime() + delayMinutes * 60_000), ctx.now],
     );
