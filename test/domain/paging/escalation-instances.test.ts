@@ -97,4 +97,14 @@ t.test('200 escalations, two instances, one dying mid-claim: every step once', {
   t.equal(mentions(bob).size, N);
   const rows = await a.running.services.db.em.getConnection().execute(`select state, count(*)::int as n from paging_escalations group by state`);
   t.same(rows, [{ state: 'done', n: N }], 'every escalation ran to its end');
+  // bundling held across instances: a person's messages on a method are at least a bundle window apart, never two
+  // from two instances deciding at once (dispatch.ts takes the person's lock)
+  const bundles = await a.running.services.db.em.getConnection().execute(`select email, method_key, sent_at from paging_bundles order by email, method_key, sent_at`);
+  const close: string[] = [];
+  bundles.forEach((m, i) => {
+    const before = bundles[i - 1];
+    if (before && before.email === m.email && before.method_key === m.method_key && new Date(m.sent_at).getTime() - new Date(before.sent_at).getTime() < 5_000) close.push(`${m.email} at ${m.sent_at}`);
+  });
+  t.ok(bundles.length >= 2, 'messages were sent');
+  t.same(close, [], 'no two messages to one person on one method inside 5 seconds');
 });
