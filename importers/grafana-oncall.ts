@@ -24,7 +24,7 @@ import scheduleOverrides from '../resources/schedule_overrides.ts';
 import schedules from '../resources/schedules.ts';
 import teams from '../resources/teams.ts';
 import { cmp, ImportFailure, Labels, notDocumented, Report, RestSource, UniqueNames, type FetchOptions, type ImportResult, type Person } from './core.ts';
-import { restrictionWindows } from './pagerduty.ts';
+import { restrictionWindows } from './restrictions.ts';
 
 export const PRODUCT = 'Grafana OnCall';
 type Json = Record<string, any>;

@@ -28,7 +28,7 @@ import scheduleOverrides from '../resources/schedule_overrides.ts';
 import schedules from '../resources/schedules.ts';
 import teams from '../resources/teams.ts';
 import { cmp, ImportFailure, Labels, notDocumented, Report, RestSource, retryAfterMs, type FetchOptions, type ImportResult, type Person } from './core.ts';
-import { restrictionWindows } from './pagerduty.ts';
+import { restrictionWindows } from './restrictions.ts';
 
 export const PRODUCT = 'Opsgenie';
 type Json = Record<string, any>;
