@@ -307,7 +307,7 @@ export async function importGrafanaOnCall(options: GrafanaOnCallOptions): Promis
         if (interval > 1) shiftNotes.push(`every ${interval} weeks for ${duration} s: the weeks between have the shift too`);
       } else if (duration > period * interval) shiftNotes.push(`a shift of ${duration} s, longer than its ${interval} ${frequency} turn: turns cannot overlap in Vigil`);
       if (duration % 60) shiftNotes.push(`a duration of ${duration} s is rounded to the minute`);
-      const { windows } = pdRestrictions.length ? restrictionWindows(pdRestrictions, 'GET /on_call_shifts/') : { windows: null };
+      const { windows } = pdRestrictions.length ? restrictionWindows(PRODUCT, pdRestrictions, 'GET /on_call_shifts/') : { windows: null };
       if (shiftZone !== zone) shiftNotes.push(`the shift's zone ${shiftZone} differs from the schedule's: its hours are taken in ${zone}`);
       const layer: Json = { name: shiftName, participants, rotation: { unit, length: Math.min(1000, interval) }, handoff: localText(start.toZonedDateTime(shiftZone).withTimeZone(zone).toPlainDateTime()) };
       if (sh.until) {

@@ -423,7 +423,7 @@ export async function importOpsgenie(options: OpsgenieOptions): Promise<ImportRe
       const unit = r.type === 'hourly' ? 'hourly' : r.type === 'daily' ? 'daily' : r.type === 'weekly' ? 'weekly' : null;
       if (!unit || !Number.isInteger(length) || length < 1) throw new ImportFailure(notDocumented(PRODUCT, call, `rotation ${String(r.id)} of type ${String(r.type)} and length ${String(r.length)}`));
       const restrictions = restrictionsOf(r.timeRestriction, call);
-      const { windows } = restrictionWindows(restrictions, call);
+      const { windows } = restrictionWindows(PRODUCT, restrictions, call);
       if (windows && windows.length > 20) throw new ImportFailure(`schedule ${name} rotation "${rotationName}" has time restrictions Vigil cannot hold in 20 windows.`);
       const start = str(r, 'startDate', call);
       const layer: Json = { name: rotationName, participants: unique, rotation: { unit, length: Math.min(1000, length) }, handoff: localOf(start, zone, call) };

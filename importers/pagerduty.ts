@@ -254,7 +254,7 @@ export async function importPagerDuty(options: PagerDutyOptions): Promise<Import
       if (!Number.isFinite(turn) || turn <= 0) throw new ImportFailure(notDocumented(PRODUCT, call, 'a layer without rotation_turn_length_seconds'));
       const { rotation, exact } = rotationOf(turn);
       if (!exact) notes.push(`layer "${layerName}": a turn of ${turn} seconds is not a whole number of hours; rounded to ${rotation.length} ${rotation.unit === 'hourly' ? 'hour(s)' : rotation.unit === 'daily' ? 'day(s)' : 'week(s)'}`);
-      const { windows, rounded } = restrictionWindows((Array.isArray(l.restrictions) ? l.restrictions : []) as Json[], call);
+      const { windows, rounded } = restrictionWindows(PRODUCT, (Array.isArray(l.restrictions) ? l.restrictions : []) as Json[], call);
       if (rounded) notes.push(`layer "${layerName}": restriction times with seconds are rounded to the minute`);
       if (windows && windows.length > 20) throw new ImportFailure(`schedule ${name} layer "${layerName}" has restrictions Vigil cannot hold in 20 windows.`);
       const start = str(l, 'rotation_virtual_start', call);

@@ -4,7 +4,6 @@
  */
 import { WEEKDAYS } from '../resources/schedules.ts';
 import { cmp, ImportFailure, notDocumented } from './core.ts';
-const PRODUCT = 'PagerDuty';
 
 type Json = Record<string, any>;
 
@@ -17,22 +16,23 @@ interface Window { days: string[]; from: string; to: string }
  * PagerDuty's restrictions (daily: a time of day and a duration; weekly: a day, a time and a duration, possibly
  * several days long) as Vigil windows: the union of the restrictions over the week, cut at each midnight, one window
  * per day piece, pieces with the same hours grouped. Adjacent windows are joined by the schedule (domain/oncall),
- * so the cut loses nothing. Seconds are rounded to the minute.
+ * so the cut loses nothing. Seconds are rounded to the minute. A restriction not of this shape stops the import,
+ * naming `product` and the call it came from.
  */
-export function restrictionWindows(restrictions: readonly Json[], call: string): { windows: Window[] | null; rounded: boolean } {
+export function restrictionWindows(product: string, restrictions: readonly Json[], call: string): { windows: Window[] | null; rounded: boolean } {
   const covered = new Uint8Array(WEEK_MINUTES);
   let rounded = false;
   for (const r of restrictions) {
     const time = /^(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(String(r.start_time_of_day ?? ''));
     const duration = Number(r.duration_seconds);
-    if (!time || !Number.isFinite(duration) || duration <= 0) throw new ImportFailure(notDocumented(PRODUCT, call, 'a restriction without start_time_of_day or duration_seconds'));
+    if (!time || !Number.isFinite(duration) || duration <= 0) throw new ImportFailure(notDocumented(product, call, 'a restriction without start_time_of_day or duration_seconds'));
     if ((time[3] && time[3] !== '00') || duration % 60 !== 0) rounded = true;
     const startOfDay = Number(time[1]) * 60 + Math.round(Number(time[2]) + Number(time[3] ?? 0) / 60);
     const minutes = Math.min(WEEK_MINUTES, Math.round(duration / 60));
     const starts = r.type === 'weekly_restriction'
       ? [((Number(r.start_day_of_week) - 1) * 1440 + startOfDay)]
       : r.type === 'daily_restriction' ? [0, 1, 2, 3, 4, 5, 6].map((d) => d * 1440 + startOfDay) : null;
-    if (!starts || starts.some((s) => !Number.isInteger(s) || s < 0 || s >= WEEK_MINUTES + 1440)) throw new ImportFailure(notDocumented(PRODUCT, call, `a restriction of type ${String(r.type)}`));
+    if (!starts || starts.some((s) => !Number.isInteger(s) || s < 0 || s >= WEEK_MINUTES + 1440)) throw new ImportFailure(notDocumented(product, call, `a restriction of type ${String(r.type)}`));
     for (const s of starts) for (let m = 0; m < minutes; m++) covered[(s + m) % WEEK_MINUTES] = 1;
   }
   if (covered.every((c) => c === 1)) return { windows: null, rounded };
