@@ -208,6 +208,8 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
 /** Rows left `sending` by an instance that stopped mid-call: `unknown`, never called again. */
 async function sweepUnknown(services: Services, now: Date): Promise<void> {
   const before = new Date(now.getTime() - SENDING_TIMEOUT_SECONDS * 1000);
+  // almost always none: looked for without a transaction
+  if (!(await readStore(services).execute(`select 1 from ${BUNDLES} where status = 'sending' and sent_at < ? limit 1`, [before])).length) return;
   await inTransaction(services, async (store) => {
     const bundles = await store.execute(`update ${BUNDLES} set status = 'unknown', reason = 'no_answer_recorded' where status = 'sending' and sent_at < ? returning id`, [before]);
     if (!bundles.length) return;
@@ -220,29 +222,29 @@ async function sweepUnknown(services: Services, now: Date): Promise<void> {
 }
 
 /** A person's method with notifications due: what one message goes to. */
-interface GroupKey {
+export interface GroupKey {
   organization_id: string;
   email: string;
   method_key: string;
 }
 
 /**
- * Sends every due notification (the injected clock's now), or with `only` those of the people and methods these
- * escalations have due (a page's first step, sent as it commits; the pass sweeps and sends the rest). Each person's
- * method is taken in a transaction of its own, SENDERS at once: one person's message never waits for another's,
- * and a transaction holds one person's lock for as long as deciding their message takes. Answers how many rows were
- * taken on.
+ * Sends every due notification (the injected clock's now), or with `only` those of these people's methods (a page's
+ * first step, sent as it commits; the pass sweeps and sends the rest). Each person's method is taken in a transaction
+ * of its own, SENDERS at once: one person's message never waits for another's, and a transaction holds one person's
+ * lock for as long as deciding their message takes. Answers how many rows were taken on.
  */
-export async function sendBundles(services: Services, only?: readonly string[]): Promise<number> {
+export async function sendBundles(services: Services, only?: readonly GroupKey[]): Promise<number> {
   const now = services.clock.now();
   if (!only) await sweepUnknown(services, now);
   // read without locks: each group's rows are claimed (and may be found gone) in its own transaction
-  const groups = (await readStore(services).execute(
-    `select distinct organization_id, email, method_key from ${NOTIFICATIONS}
-      where status in ('pending', 'limited') and send_after <= ?${only ? ` and escalation_id in (${only.map(() => '?').join(', ')})` : ''}
-      order by organization_id, email, method_key limit ${GROUP_LIMIT}`,
-    [now, ...(only ?? [])],
-  )) as unknown as GroupKey[];
+  const groups = only
+    ? [...new Map(only.map((g) => [`${g.organization_id} ${g.email} ${g.method_key}`, g])).values()]
+    : ((await readStore(services).execute(
+      `select distinct organization_id, email, method_key from ${NOTIFICATIONS} where status in ('pending', 'limited') and send_after <= ?
+        order by organization_id, email, method_key limit ${GROUP_LIMIT}`,
+      [now],
+    )) as unknown as GroupKey[]);
   let taken = 0;
   await eachConcurrently(groups, SENDERS, async (group) => void (taken += await sendGroup(services, now, group)));
   return taken;

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Row } from '../../engine/descriptor.ts';
-import { inTransaction } from '../../engine/operations/context.ts';
+import { inTransaction, readStore } from '../../engine/operations/context.ts';
 import { localPass } from '../../engine/jobs/local-pass.ts';
 import { tableName } from '../../engine/persistence/entities.ts';
 import { jsonValue, type FamilyStore } from '../../engine/persistence/store.ts';
@@ -31,7 +31,7 @@ import { loadCalendars } from '../oncall/calendar.ts';
 import { followsCalendar } from '../oncall/operations.ts';
 import { ESCALATIONS } from './escalation-entities.ts';
 import { recordEffects, type PagingEffect } from './effects.ts';
-import { cancelPending, sendBundles } from './dispatch.ts';
+import { cancelPending, sendBundles, type GroupKey } from './dispatch.ts';
 import { membersOf, notifyPerson } from './notify.ts';
 import { stopReason } from './stop.ts';
 
@@ -148,8 +148,8 @@ async function resolveTarget(services: Services, sql: Sql, organizationId: strin
  */
 const urgencyOf = (e: EscalationRow): 'high' | 'low' => (['critical', 'high'].includes(String(e.alert_severity)) ? 'high' : 'low');
 
-/** Runs the claimed escalation's due step(s), in the claim's transaction; answers its effects. */
-async function runDue(services: Services, store: FamilyStore, e: EscalationRow, now: Date): Promise<PagingEffect[]> {
+/** Runs the claimed escalation's due step(s), in the claim's transaction; answers its effects, and adds to `sendNow` the people's methods it made due at once. */
+async function runDue(services: Services, store: FamilyStore, e: EscalationRow, now: Date, sendNow: GroupKey[]): Promise<PagingEffect[]> {
   const sql = store.execute;
   const effects: PagingEffect[] = [];
   const effect = (kind: PagingEffect['kind'], detail: Record<string, unknown>) => effects.push({ organizationId: e.organization_id, alertId: e.alert_id, kind, detail: { escalation_id: e.id, ...detail } });
@@ -174,9 +174,10 @@ async function runDue(services: Services, store: FamilyStore, e: EscalationRow, 
     const members = await membersOf(services, sql, e.organization_id, people);
     const reached = people.filter((p) => members.has(p));
     for (const email of reached) {
-      await notifyPerson({ services, store, now }, {
+      const methods = await notifyPerson({ services, store, now }, {
         organizationId: e.organization_id, userId: members.get(email) ?? null, email, alertId: e.alert_id, incidentId, urgency, stepIndex: step, loop, escalationId: e.id,
       });
+      for (const method_key of methods) sendNow.push({ organization_id: e.organization_id, email, method_key });
     }
     effect('escalation_step', {
       step, loop, targets: current?.targets ?? [], people: reached, ...(reached.length ? {} : { empty: true }),
@@ -208,7 +209,9 @@ async function runDue(services: Services, store: FamilyStore, e: EscalationRow, 
 }
 
 /** One transaction: claims up to CLAIM_LIMIT due escalations (of `only`, when given), runs their steps, records the effects. Answers how many it claimed. */
-async function runBatch(services: Services, now: Date, only?: readonly string[]): Promise<number> {
+async function runBatch(services: Services, now: Date, only?: readonly string[]): Promise<{ claimed: number; due: GroupKey[] }> {
+  // a pass that finds nothing due opens no transaction (it runs every second on every instance)
+  if (!only && !(await readStore(services).execute(`select 1 from ${ESCALATIONS} where state = 'active' and next_at <= ? limit 1`, [now])).length) return { claimed: 0, due: [] };
   return inTransaction(services, async (store) => {
     const rows = await store.execute(
       `select e.id, e.organization_id, e.subject_kind, e.subject_id, e.alert_id, e.team_id, e.policy, e.step, e.loop, e.next_at,
@@ -222,36 +225,47 @@ async function runBatch(services: Services, now: Date, only?: readonly string[])
       [now, ...(only ?? [])],
     );
     const effects: PagingEffect[] = [];
+    const due: GroupKey[] = [];
     for (const r of rows) {
       const row = { ...r, policy: jsonValue(r.policy), next_at: new Date(r.next_at as string | Date) } as unknown as EscalationRow;
-      effects.push(...(await runDue(services, store, row, now)));
+      effects.push(...(await runDue(services, store, row, now, due)));
     }
     await recordEffects(store.execute, now, effects);
-    return rows.length;
+    return { claimed: rows.length, due };
   });
 }
 
 /**
  * One pass with the injected clock's now: every due escalation, claimed in batches by CLAIMERS transactions at once
  * (a pass under load runs steps side by side on the pool, not one after another), then the due notifications sent.
- * With `only`, just those escalations and their notifications (the first step of pages that just committed: no scan
- * of the rest, no wait for a pass). Answers the escalations run.
+ * With `only`, just those escalations, and then the people and methods their steps made due at once (the first step
+ * of pages that just committed: no scan of the rest, no wait for a pass). Answers the escalations run.
  */
 export async function runEscalations(services: Services, only?: readonly string[]): Promise<number> {
   const now = services.clock.now();
   let ran = 0;
   if (only) {
-    for (let i = 0; i < only.length; i += CLAIM_LIMIT) ran += await runBatch(services, now, only.slice(i, i + CLAIM_LIMIT));
-    await sendBundles(services, only);
+    const due: GroupKey[] = [];
+    for (let i = 0; i < only.length; i += CLAIM_LIMIT) {
+      const batch = await runBatch(services, now, only.slice(i, i + CLAIM_LIMIT));
+      ran += batch.claimed;
+      due.push(...batch.due);
+    }
+    await sendBundles(services, due);
     return ran;
   }
-  await Promise.all(Array.from({ length: CLAIMERS }, async () => {
-    for (;;) {
-      const claimed = await runBatch(services, now);
-      ran += claimed;
-      if (claimed < CLAIM_LIMIT) return;
-    }
-  }));
+  // one batch first: most passes find nothing or a few due; a full batch means a backlog, shared by CLAIMERS at once
+  const first = await runBatch(services, now);
+  ran += first.claimed;
+  if (first.claimed === CLAIM_LIMIT) {
+    await Promise.all(Array.from({ length: CLAIMERS }, async () => {
+      for (;;) {
+        const { claimed } = await runBatch(services, now);
+        ran += claimed;
+        if (claimed < CLAIM_LIMIT) return;
+      }
+    }));
+  }
   await sendBundles(services);
   return ran;
 }

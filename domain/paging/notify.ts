@@ -37,14 +37,17 @@ export interface PersonPage {
   escalationId: string;
 }
 
-/** Records who is to be notified how and when for this step; false when the step already notified them (a step run again). */
-export async function notifyPerson(ctx: NotifyContext, page: PersonPage): Promise<boolean> {
+/**
+ * Records who is to be notified how and when for this step. Answers the method keys of the rows it wrote that are due
+ * at once (none when the step already notified them: a step run again), which a page's first step sends straight away.
+ */
+export async function notifyPerson(ctx: NotifyContext, page: PersonPage): Promise<string[]> {
   const plan: PlannedContact[] = page.userId
     ? await contactPlan(ctx.store, { organizationId: page.organizationId, userId: page.userId, urgency: page.urgency, email: page.email })
     : [];
   const usable = await setUp(ctx, page.organizationId, plan);
   if (!usable.length) usable.push({ contactMethod: { id: null, type: 'email', address: page.email, name: 'account email' }, delayMinutes: 0, fallback: plan.length ? 'not_configured' : 'no_rule' });
-  let added = false;
+  const due: string[] = [];
   for (const { contactMethod: m, delayMinutes, fallback } of usable) {
     const rows = await ctx.store.execute(
       prepared(`insert into ${NOTIFICATIONS} (escalation_id, step, loop, email, method_key, organization_id, user_id, alert_id, incident_id, urgency, contact_type, address, method_name, fallback, status, send_after, created_at)
@@ -52,9 +55,9 @@ export async function notifyPerson(ctx: NotifyContext, page: PersonPage): Promis
       [page.escalationId, page.stepIndex, page.loop, page.email, m.id ?? ACCOUNT_METHOD, page.organizationId, page.userId, page.alertId, page.incidentId, page.urgency,
         m.type, m.address, m.name, fallback ?? null, new Date(ctx.now.getTime() + delayMinutes * 60_000), ctx.now],
     );
-    added ||= rows.length > 0;
+    if (rows.length && delayMinutes === 0) due.push(m.id ?? ACCOUNT_METHOD);
   }
-  return added;
+  return due;
 }
 
 /**
