@@ -13,6 +13,8 @@ export interface Received {
   answered: number;
   /** when it arrived (Date.now()) */
   at: number;
+  /** the sender's port (socketOwner in socket-owner.ts tells which process sent it) */
+  remotePort: number;
 }
 
 /** What to do with one request: a status, `hang` (never answer), a redirect, or a status with the request's headers echoed as the body. */
@@ -59,7 +61,7 @@ export async function startReceiver(fallback: Behaviour = 200): Promise<Receiver
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const behaviour = receiver.paths.get(req.url ?? '/') ?? (receiver.script.length ? receiver.script.shift()! : receiver.fallback);
-      const received: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: 0, at: Date.now() };
+      const received: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: 0, at: Date.now(), remotePort: req.socket.remotePort ?? 0 };
       receiver.requests.push(received);
       if (behaviour === 'hang') {
         hanging.add(res);
