@@ -72,6 +72,7 @@ const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) a
 
 /** A membership `p` listed by team `t` (its `member_emails`): a person listed who left the organization has none. */
 const LISTED = 't.organization_id = p.organization_id and t.member_emails @> jsonb_build_array(p.email)';
+const teamsTable = (services: Services) => `"${tableName(services.registry.family(teams))}"`;
 
 /** Who a summary is for: the organization's admins, or one team's members. */
 export type Audience = { organization: string } & ({ team: null } | { team: { id: string; name: string } });
@@ -85,14 +86,13 @@ export async function runWeeklyInsights(services: Services): Promise<number> {
   const now = services.clock.now();
   const { from, to, week } = weekBefore(now.getTime());
   const settings = tableName(services.registry.family(organizationSettings));
-  const teamTable = `"${tableName(services.registry.family(teams))}"`;
   const claimed = (team: string) => `exists (select 1 from insights_weekly_mails m where m.organization_id = o.id and m.team_id = ${team} and m.week = ?)`;
   const hasMember = `exists (select 1 from memberships p where ${LISTED})`;
   // the organizations with a summary left to mail this week, with the teams that have one
   const orgs = await readStore(services).execute(
     `select * from (
        select o.id, o.name, o.plan, o.features, not ${claimed('?')} as whole,
-              coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name) order by t.name) from ${teamTable} t
+              coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name) order by t.name) from ${teamsTable(services)} t
                          where t.organization_id = o.id and ${hasMember} and not ${claimed('t.id')}), '[]') as teams
          from organizations o
         where o.disabled = false and not exists (select 1 from "${settings}" s where s.organization_id = o.id and s.insights_weekly_email = false)
@@ -120,7 +120,7 @@ async function mailSummary(services: Services, org: string, audience: Audience, 
     const people = team === undefined
       ? await store.execute("select email from memberships where organization_id = ? and role = 'org_admin' order by email", [org])
       : await store.execute(
-        `select p.email from memberships p join "${tableName(services.registry.family(teams))}" t on ${LISTED} where t.organization_id = ? and t.id = ? order by p.email`,
+        `select p.email from memberships p join ${teamsTable(services)} t on ${LISTED} where t.organization_id = ? and t.id = ? order by p.email`,
         [org, team],
       );
     if (!people.length) return false;

@@ -269,7 +269,7 @@ async function sendGroup(services: Services, now: Date, group: GroupKey): Promis
     if (!rows.length) return { count: 0, deferred: null };
     const stopped = new Map<string, string | null>();
     for (const n of rows) {
-      if (!stopped.has(n.escalation_id)) stopped.set(n.escalation_id, await stopReason(store.execute, n, n.subject_kind === 'alert' && n.subject_id === n.alert_id ? n.alert_status : undefined));
+      if (!stopped.has(n.escalation_id)) stopped.set(n.escalation_id, await stopReason(store.execute, n));
     }
     return { count: rows.length, deferred: await dispatchGroup(services, store, now, rows, stopped) };
   });

@@ -155,7 +155,7 @@ async function runDue(services: Services, store: FamilyStore, e: EscalationRow, 
   const effect = (kind: PagingEffect['kind'], detail: Record<string, unknown>) => effects.push({ organizationId: e.organization_id, alertId: e.alert_id, kind, detail: { escalation_id: e.id, ...detail } });
   const save = (fields: { step: number; loop: number; next_at: Date | null; state: string; reason: string | null }) =>
     sql(prepared(`update ${ESCALATIONS} set step = ?, loop = ?, next_at = ?, state = ?, reason = ?, updated_at = ? where id = ?`), [fields.step, fields.loop, fields.next_at, fields.state, fields.reason, now, e.id]);
-  const stop = await stopReason(sql, e, e.subject_kind === 'alert' && e.subject_id === e.alert_id ? e.alert_status : undefined);
+  const stop = await stopReason(sql, e);
   if (stop) {
     effect('escalation_stopped', { reason: stop, step: e.step, loop: e.loop });
     await save({ step: e.step, loop: e.loop, next_at: null, state: 'stopped', reason: stop });

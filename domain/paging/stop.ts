@@ -8,6 +8,9 @@ export interface EscalationSubject {
   organization_id: string;
   subject_kind: 'alert' | 'incident';
   subject_id: string;
+  /** the alert the caller read with its rows, and its status then (saves the read when it is the subject) */
+  alert_id?: string;
+  alert_status?: string | null;
 }
 
 /** Why an escalation whose subject is an alert of this status stops, or null while it fires (no alert: resolved). */
@@ -15,13 +18,10 @@ export function alertStop(status: unknown): string | null {
   return status === 'firing' ? null : status === 'acknowledged' ? 'acknowledged' : status === 'muted' ? 'muted' : 'resolved';
 }
 
-/**
- * Why the escalation stops, or null while its subject still needs someone. `alertStatus`: the subject alert's status
- * as the caller already read it (with the rows it claimed), saving the read.
- */
-export async function stopReason(sql: Sql, e: EscalationSubject, alertStatus?: unknown): Promise<string | null> {
+/** Why the escalation stops, or null while its subject still needs someone. */
+export async function stopReason(sql: Sql, e: EscalationSubject): Promise<string | null> {
   if (e.subject_kind === 'alert') {
-    if (alertStatus !== undefined) return alertStop(alertStatus);
+    if (e.alert_status !== undefined && e.alert_id === e.subject_id) return alertStop(e.alert_status);
     const [alert] = await sql(prepared('select status from alerts where organization_id = ? and id = ?'), [e.organization_id, e.subject_id]);
     return alertStop(alert?.status);
   }
