@@ -66,8 +66,10 @@ export interface ServeOptions {
   trustedProxies?: number;
   /** whether this instance works jobs (default true); false serves HTTP only and still enqueues */
   runWorkers?: boolean;
-  /** seconds between polls of an idle job queue (default 2; at least 0.5) */
+  /** seconds between looks for due jobs (default 2; at least 0.5) */
   jobPollSeconds?: number;
+  /** seconds between a job worker's own polls while notifications work (default 30; tests make it longer) */
+  jobBackstopSeconds?: number;
   /**
    * the per-credential request limit of the configuration API and the agent-tool endpoint (engine/http/rate-limit.ts),
    * built once the services exist (its store may log and close with them); absent, requests are not limited
@@ -285,7 +287,7 @@ async function start(options: ServeOptions, modules: readonly Module[], db: Data
     if (lifecycle.closing) res.setHeader('Connection', 'close');
     return handle(req, res);
   });
-  if (options.runWorkers !== false) await jobs.work(services, { pollSeconds: options.jobPollSeconds ?? 2 });
+  if (options.runWorkers !== false) await jobs.work(services, { pollSeconds: options.jobPollSeconds ?? 2, backstopSeconds: options.jobBackstopSeconds });
   for (const m of modules) await m.onStart?.(services);
   lifecycle.ready = true;
 

@@ -97,6 +97,20 @@ t.test('a job sent wakes its queue\'s workers when it commits, and a backlog dra
   t.equal(slow.runs.length, 12, 'every job of the backlog ran once');
 });
 
+t.test('a job that starts later and a retry after its delay run when due: the instance\'s one look wakes their workers, whose own poll is ten minutes', async (t) => {
+  // nothing notifies when a delayed job's time comes: without the look for due jobs these would wait the 600-s poll
+  const later = recordingHandlers(['test.later', 'test.retried'], { fail: (run) => run.queue === 'test.retried' && run.retryCount === 0 });
+  const looking = await startVigil({ families: [], modules: [], jobs: later.handlers, jobBackstopSeconds: 600 });
+  t.teardown(() => looking.close());
+  const { services: s } = looking.running;
+  const delayed = await s.jobs.send('test.later', { n: 1 }, { startAfter: 1 });
+  const retried = await s.jobs.send('test.retried', { n: 2 }, { retryDelay: 1 });
+  await waitFor(() => later.runs.some((r) => r.id === delayed), 'the delayed job', 120_000);
+  await waitFor(() => later.runs.some((r) => r.id === retried), 'the retry', 120_000);
+  t.same(later.attempts.filter((r) => r.id === retried).map((r) => r.retryCount), [0, 1], 'the first attempt failed and the retry ran after its delay');
+  t.equal(later.runs.filter((r) => r.id === delayed).length, 1, 'the delayed job ran once');
+});
+
 t.test('a send to a queue without a handler is refused', async (t) => {
   await t.rejects(services.jobs.send('test.nobody', {}), /No handler works job queue test\.nobody/);
   t.ok(['test.flaky', 'test.plain'].every((q) => services.jobs.queues.includes(q)), 'the queues of the handlers given are known');

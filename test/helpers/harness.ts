@@ -145,8 +145,10 @@ export async function startVigil(
     /** job handlers beside (or replacing, by queue) the modules' */
     jobs?: JobHandler[];
     runWorkers?: boolean;
-    /** seconds between an idle queue's polls (default 0.5, the shortest pg-boss allows) */
+    /** seconds between looks for due jobs (default 0.5, the shortest pg-boss allows) */
     jobPollSeconds?: number;
+    /** seconds between a job worker's own polls while notifications work (engine default 30) */
+    jobBackstopSeconds?: number;
     /** a database kept after `close` (the caller drops it); tables come from the migrations then, so a restart finds them */
     storage?: Storage;
     /** the platform AI provider (VIGIL_AI_*) and price table (VIGIL_AI_PRICES) */
@@ -232,6 +234,7 @@ export async function startVigil(
     schema: options.storage ? 'migrations' : 'entities',
     // the shortest poll pg-boss allows, so a job that starts later (a retry, a delay) is picked up within a second
     jobPollSeconds: options.jobPollSeconds ?? 0.5,
+    jobBackstopSeconds: options.jobBackstopSeconds,
   });
   if (watch) watch.watchSeals(running.services.secrets);
   const operator = client(running.url, OPERATOR_TOKEN);
