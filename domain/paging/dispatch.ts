@@ -205,6 +205,14 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
   return { channel, target, message: msg, rows: live };
 }
 
+/** A select list's `sends`: whether sendBundles has anything to do (a notification due, or a call left `sending` past its timeout). */
+export function sendsDue(now: Date): { sql: string; params: Date[] } {
+  return {
+    sql: `(exists (select 1 from ${NOTIFICATIONS} where status in ('pending', 'limited') and send_after <= ?) or exists (select 1 from ${BUNDLES} where status = 'sending' and sent_at < ?)) as sends`,
+    params: [now, new Date(now.getTime() - SENDING_TIMEOUT_SECONDS * 1000)],
+  };
+}
+
 /** Rows left `sending` by an instance that stopped mid-call: `unknown`, never called again. */
 async function sweepUnknown(services: Services, now: Date): Promise<void> {
   const before = new Date(now.getTime() - SENDING_TIMEOUT_SECONDS * 1000);

@@ -31,7 +31,7 @@ import { loadCalendars } from '../oncall/calendar.ts';
 import { followsCalendar } from '../oncall/operations.ts';
 import { ESCALATIONS } from './escalation-entities.ts';
 import { recordEffects, type PagingEffect } from './effects.ts';
-import { cancelPending, sendBundles, type GroupKey } from './dispatch.ts';
+import { cancelPending, sendBundles, sendsDue, type GroupKey } from './dispatch.ts';
 import { membersOf, notifyPerson } from './notify.ts';
 import { stopReason } from './stop.ts';
 
@@ -210,8 +210,6 @@ async function runDue(services: Services, store: FamilyStore, e: EscalationRow, 
 
 /** One transaction: claims up to CLAIM_LIMIT due escalations (of `only`, when given), runs their steps, records the effects. Answers how many it claimed. */
 async function runBatch(services: Services, now: Date, only?: readonly string[]): Promise<{ claimed: number; due: GroupKey[] }> {
-  // a pass that finds nothing due opens no transaction (it runs every second on every instance)
-  if (!only && !(await readStore(services).execute(`select 1 from ${ESCALATIONS} where state = 'active' and next_at <= ? limit 1`, [now])).length) return { claimed: 0, due: [] };
   return inTransaction(services, async (store) => {
     const rows = await store.execute(
       `select e.id, e.organization_id, e.subject_kind, e.subject_id, e.alert_id, e.team_id, e.policy, e.step, e.loop, e.next_at,
@@ -254,8 +252,13 @@ export async function runEscalations(services: Services, only?: readonly string[
     await sendBundles(services, due);
     return ran;
   }
-  // one batch first: most passes find nothing or a few due; a full batch means a backlog, shared by CLAIMERS at once
-  const first = await runBatch(services, now);
+  // a pass runs every second on every instance and almost always finds nothing: one read says whether anything is
+  // due, and a pass with nothing opens no transaction
+  const sends = sendsDue(now);
+  const [due] = await readStore(services).execute(`select exists (select 1 from ${ESCALATIONS} where state = 'active' and next_at <= ?) as steps, ${sends.sql}`, [now, ...sends.params]);
+  if (!due?.steps && !due?.sends) return 0;
+  // one batch first: most passes find a few due; a full batch means a backlog, shared by CLAIMERS at once
+  const first = due.steps ? await runBatch(services, now) : { claimed: 0 };
   ran += first.claimed;
   if (first.claimed === CLAIM_LIMIT) {
     await Promise.all(Array.from({ length: CLAIMERS }, async () => {
