@@ -90,16 +90,26 @@ interface Target {
 
 type Tried = { ok: true; content: string; usage: AiAnswer['usage'] } | { ok: false; reason: string };
 
-export async function complete(services: Services, request: CompleteRequest, now: Date): Promise<AiAnswer> {
-  const organizationId = request.organization.id;
+/** The organization's AI settings and enabled providers, and whether the deployment's platform provider may be used; throws `no_provider` when nothing could be asked. */
+async function providersFor(services: Services, organizationId: string) {
   const [settings, rows] = await Promise.all([readAiSettings(services, organizationId), enabledProviders(services, organizationId)]);
-  const platform = services.config.ai;
-  const platformAllowed = !settings.own_providers_only && Boolean(platform?.baseUrl);
+  const platformAllowed = !settings.own_providers_only && Boolean(services.config.ai?.baseUrl);
   if (rows.length === 0 && !platformAllowed) {
     throw new AiUnavailable('no_provider', settings.own_providers_only
       ? 'No AI provider can be used: own_providers_only is on and the organization has no enabled AI provider. Add or enable one (ai_providers), or turn own_providers_only off.'
       : 'No AI provider can be used: the organization has no enabled AI provider and this deployment has no platform provider (VIGIL_AI_BASE_URL).');
   }
+  return { settings, rows, platformAllowed };
+}
+
+/** Throws AiUnavailable (`no_provider`) when `complete` could ask no provider: checked before gathering what only an answer would use. */
+export async function requireProvider(services: Services, organizationId: string): Promise<void> {
+  await providersFor(services, organizationId);
+}
+
+export async function complete(services: Services, request: CompleteRequest, now: Date): Promise<AiAnswer> {
+  const organizationId = request.organization.id;
+  const { settings, rows, platformAllowed } = await providersFor(services, organizationId);
   const redactor = settings.anonymization_enabled ? (request.redactor ?? new Redactor()) : null;
   const messages = redactor ? request.messages.map((m) => ({ ...m, content: redactor.redact(m.content) })) : request.messages;
   const attempts: AttemptReport[] = [];

@@ -17,7 +17,7 @@ import type { Job, JobHandler } from '../../engine/jobs/types.ts';
 import { inTransaction } from '../../engine/operations/context.ts';
 import type { Services } from '../../engine/services.ts';
 import type { SqlExecutor } from '../../engine/persistence/store.ts';
-import { AiUnavailable, complete, type AiAnswer, type ChatMessage } from './client.ts';
+import { AiUnavailable, complete, requireProvider, type AiAnswer, type ChatMessage } from './client.ts';
 import { gatherEvidence, type Evidence } from './evidence.ts';
 import { readAiSettings } from './providers.ts';
 import { Redactor } from './redact.ts';
@@ -144,6 +144,8 @@ export async function runInvestigation(services: Services, investigationId: stri
   const claimed = await claim(services, investigationId, started);
   if (!claimed) return 'not_claimed';
   try {
+    // a deployment with no AI provider fails every investigation: say so before reading the evidence
+    await requireProvider(services, claimed.organization_id);
     const evidence = claimed.alert_id ? await gatherEvidence(services, claimed.organization_id, claimed.alert_id, claimed.storm_id, started) : null;
     if (!evidence) {
       await finish(services, investigationId, { failure: 'The alert this investigation was requested for no longer exists.' }, services.clock.now());
