@@ -50,8 +50,11 @@ export interface ServeOptions {
   modules?: readonly Module[];
   /** the committed migrations, run on start (bin/ hands in migrations/index.ts, as it hands in the registry) */
   migrations?: readonly MigrationObject[];
-  /** `entities` creates tables straight from the descriptors (tests of families not yet in a migration) */
-  schema?: 'migrations' | 'entities';
+  /**
+   * `entities` creates tables straight from the descriptors (tests of families not yet in a migration); `present`:
+   * the database already holds exactly those tables (a test's copy of a template made from them)
+   */
+  schema?: 'migrations' | 'entities' | 'present';
   /** how long an API-key lookup is reused in this process (ms; 0 turns it off) */
   authCacheMs?: number;
   /** PostgreSQL: statements marked with prepared() are prepared on each connection (engine/persistence/prepared.ts); default true */
@@ -95,7 +98,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const modules = options.modules ?? [];
   checkModules(modules);
   checkModuleFamilies(modules, options.registry);
-  if (options.schema !== 'entities' && !options.migrations?.length) throw new Error('serve runs the migrations it is handed: give `migrations` (bin/ hands in migrations/index.ts), or schema: \'entities\'.');
+  if ((options.schema ?? 'migrations') === 'migrations' && !options.migrations?.length) throw new Error('serve runs the migrations it is handed: give `migrations` (bin/ hands in migrations/index.ts), or schema: \'entities\'.');
   // the embedded database serves one process: refuse a second one before it opens the files (data-dir-lock.ts)
   const dirLock = lockDataDir(options.databaseUrl ? 'memory://' : (options.dataDir ?? DEFAULT_DATA_DIR));
   try {
@@ -143,7 +146,7 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
 /** Tables (from the migrations, or the entities for tests) and the secret box; a key that cannot open the stored secrets stops the start. */
 async function prepareDatabase(options: ServeOptions, db: Database): Promise<SecretBox> {
   if (options.schema === 'entities') await db.schema.create();
-  else await migrate(db);
+  else if (options.schema !== 'present') await migrate(db);
   return new SecretBox(await secretKey(db, options.secretKey).catch(async (error: unknown) => {
     await db.close();
     throw error;

@@ -22,8 +22,11 @@ import type { CheckOptions } from '../../domain/checks/options.ts';
 import type { NotifyOptions } from '../../outbound/tick.ts';
 import type { RateLimit } from '../../engine/rate-limit/limits.ts';
 import { readSettings, type Settings } from '../../bin/env.ts';
+import { modules as serviceModules } from '../../bin/modules.ts';
 import { serviceOptions } from '../../bin/serve.ts';
-import { freshDataDir } from './pglite-template.ts';
+import { allEntities } from '../../engine/persistence/entities.ts';
+import { freshDataDir, type SchemaTemplate } from './pglite-template.ts';
+import { schemaTemplate, templateDatabase } from './schema-template.ts';
 
 export interface Answer {
   status: number;
@@ -60,13 +63,15 @@ export function client(base: string, token?: string) {
   };
 }
 
-export async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+/** A scratch PostgreSQL database (with DATABASE_URL), empty or a copy of `schema`'s template (schema-template.ts). */
+export async function scratchDatabase(schema?: SchemaTemplate): Promise<{ url: string; drop(): Promise<void> } | undefined> {
   const base = process.env.DATABASE_URL;
   if (!base) return undefined;
   const name = `vigil_test_${randomBytes(6).toString('hex')}`;
+  const template = schema ? ` template ${await templateDatabase(base, schema)}` : '';
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
@@ -185,9 +190,15 @@ export async function startVigil(
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
   const watch = options.log ? null : new LogWatch();
   watch?.remember(OPERATOR_TOKEN);
-  const scratch = options.storage ? { url: options.storage.databaseUrl, drop: async () => {} } : await scratchDatabase();
+  // the service's own families and modules (bin/serve.ts's), unless the test gives its own
+  const registry = createRegistry(options.families ?? familiesWith(options.extraFamilies));
+  const modules = modulesWith(options.modules ?? serviceModules(), options.jobs);
+  // a new database starts with its tables, copied from a template made once for exactly these entities
+  // (schema-template.ts), unless the test keeps its database across restarts: that one runs the migrations
+  const schema = options.storage ? undefined : await schemaTemplate(allEntities(registry.families, modules.flatMap((m) => m.entities ?? [])));
+  const scratch = options.storage ? { url: options.storage.databaseUrl, drop: async () => {} } : await scratchDatabase(schema);
   // PGlite: a copy of an initialised cluster rather than memory://, where every start pays initdb (pglite-template.ts)
-  const local = options.storage || scratch?.url ? undefined : await freshDataDir();
+  const local = options.storage || scratch?.url ? undefined : await freshDataDir(schema);
   // the service starts from bin/serve.ts's options for the settings a deployment would give (readSettings of an
   // empty environment, with the test's values), and the test's own parts replaced:
   // on PostgreSQL the tests count rate limits in the shared table, so that store is proven too;
@@ -227,11 +238,11 @@ export async function startVigil(
   const running = await serve({
     ...service,
     ...(options.webhookSources ? { config: { ...service.config, webhookSources: options.webhookSources } } : {}),
-    registry: options.families || options.extraFamilies ? createRegistry(options.families ?? familiesWith(options.extraFamilies)) : service.registry,
-    modules: modulesWith(options.modules ?? service.modules, options.jobs),
+    registry,
+    modules,
     clock,
     log: options.log ?? watch!.log,
-    schema: options.storage ? 'migrations' : 'entities',
+    schema: options.storage ? 'migrations' : 'present',
     // the shortest poll pg-boss allows, so a job that starts later (a retry, a delay) is picked up within a second
     jobPollSeconds: options.jobPollSeconds ?? 0.5,
     jobBackstopSeconds: options.jobBackstopSeconds,
