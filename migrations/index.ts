@@ -39,6 +39,7 @@ import { Migration20261129024613_insights_weekly_mails } from './Migration202611
 import { Migration20261129024903_schedule_calendars } from './Migration20261129024903_schedule_calendars.ts';
 import { Migration20261129024933_insights_weekly_email } from './Migration20261129024933_insights_weekly_email.ts';
 import { Migration20261129045045_insights_weekly_mails_team } from './Migration20261129045045_insights_weekly_mails_team.ts';
+import { Migration20261129090847_paging_notifications_by_person } from './Migration20261129090847_paging_notifications_by_person.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261122014024', class: Migration20261122014024 },
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261129024903_schedule_calendars', class: Migration20261129024903_schedule_calendars },
   { name: 'Migration20261129024933_insights_weekly_email', class: Migration20261129024933_insights_weekly_email },
   { name: 'Migration20261129045045_insights_weekly_mails_team', class: Migration20261129045045_insights_weekly_mails_team },
+  { name: 'Migration20261129090847_paging_notifications_by_person', class: Migration20261129090847_paging_notifications_by_person },
 ];

@@ -82,7 +82,8 @@ export const NotificationEntity = new EntitySchema<any>({
     /** the notifications sent as one message share it (a paging_bundles row) */
     bundle_id: { ...uuid, nullable: true },
   },
-  indexes: [{ properties: ['status', 'send_after'] }, { properties: ['organization_id', 'alert_id'] }, { properties: ['bundle_id'] }],
+  // (organization_id, email, method_key): a person's method's due rows, claimed per group (dispatch.ts), in a table of every page
+  indexes: [{ properties: ['status', 'send_after'] }, { properties: ['organization_id', 'alert_id'] }, { properties: ['bundle_id'] }, { properties: ['organization_id', 'email', 'method_key', 'send_after'] }],
 });
 
 /**
