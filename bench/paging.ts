@@ -70,6 +70,34 @@ async function serve(env: Record<string, string>): Promise<{ url: string; child:
   return { url, child };
 }
 
+type StatementFigures = { connectionsOpened: number; calls: number; execMs: number; top: { query: string; calls: number; execMs: number }[] };
+
+/** Counts PostgreSQL's statements in database `name` from now (null figures when pg_stat_statements is not loaded). */
+async function statementCounter(db: pg.Client, name: string): Promise<{ read(alerts: number): Promise<StatementFigures | null> }> {
+  const sessions = async () => Number((await db.query('select sessions from pg_stat_database where datname = $1', [name])).rows[0]?.sessions ?? 0);
+  const loaded = await db.query('create extension if not exists pg_stat_statements').then(() => db.query('select pg_stat_statements_reset()')).then(() => true, () => false);
+  const opened = await sessions();
+  return {
+    async read(alerts) {
+      if (!loaded) return null;
+      const { rows } = await db.query(
+        `select query, calls::float8 as calls, total_exec_time as ms from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1 order by total_exec_time desc`, [name],
+      );
+      const per = (n: number) => Math.round((n / alerts) * 100) / 100;
+      return {
+        connectionsOpened: (await sessions()) - opened,
+        calls: per(rows.reduce((sum, r) => sum + r.calls, 0)),
+        execMs: per(rows.reduce((sum, r) => sum + r.ms, 0)),
+        top: rows.slice(0, 12).map((r) => ({ query: String(r.query).replace(/\s+/g, ' ').slice(0, 140), calls: per(r.calls), execMs: per(r.ms) })),
+      };
+    },
+  };
+}
+
+const statementText = (f: StatementFigures) =>
+  `PostgreSQL per alert (pg_stat_statements, the same window): ${f.calls} statements, ${f.execMs} ms executing; ${f.connectionsOpened} connections opened in the window. ` +
+  `The most time:\n\n| ms / alert | calls / alert | statement |\n|---|---|---|\n${f.top.map((t) => `| ${t.execMs} | ${t.calls} | \`${t.query.replace(/\|/g, '\\|')}\` |`).join('\n')}`;
+
 async function call(url: string, method: string, token: string, body?: unknown, expect = [200, 201]): Promise<any> {
   const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
@@ -184,6 +212,9 @@ runMain(() => withRun(async ({ scratch, closers }) => {
     const at = await cpuSeconds([a.child.pid!, b.child.pid!, ...(await backends())]);
     return { at, self: process.cpuUsage() };
   };
+  // where PostgreSQL's time goes, when the server loads pg_stat_statements (shared_preload_libraries): statements
+  // per alert and their execution time, and the connections opened meanwhile (each new backend plans afresh)
+  const statements = await statementCounter(db, scratch.name);
   const cpuBefore = await cpu();
 
   // the measured load
@@ -194,6 +225,7 @@ runMain(() => withRun(async ({ scratch, closers }) => {
   // every first page (or 30 s more), then the CPU the load cost, per alert
   await until(() => firstPaged('bench') >= total, 30_000);
   const cpuAfter = await cpu();
+  const statementsPerAlert = await statements.read(total);
   const perAlert = (pids: number[]) => (pids.reduce((sum, pid) => sum + (cpuAfter.at.get(pid) ?? 0) - (cpuBefore.at.get(pid) ?? 0), 0) * 1000) / total;
   const self = process.cpuUsage(cpuBefore.self);
   const cpuMsPerAlert = {
@@ -258,7 +290,7 @@ runMain(() => withRun(async ({ scratch, closers }) => {
   const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
   const json = {
     date: new Date().toISOString(), machine, instances: 2, people: PEOPLE, rate: RATE, seconds: SECONDS, alerts: total, sendSeconds, pages,
-    firstRequestMs: { atOnce: first99, bundled: stats(bundled) }, stepLatenessMs: late, cpuMsPerAlert,
+    firstRequestMs: { atOnce: first99, bundled: stats(bundled) }, stepLatenessMs: late, cpuMsPerAlert, statementsPerAlert,
     throughput: { off: { rps: off.rps, p99: off.p99, cpuMsPerRequest: off.cpuMsPerRequest }, on: { rps: on.rps, p99: on.p99, cpuMsPerRequest: on.cpuMsPerRequest }, ratio }, goals, failures,
   };
   const bundledStats = stats(bundled);
@@ -269,6 +301,7 @@ runMain(() => withRun(async ({ scratch, closers }) => {
     `CPU per alert while the alerts arrived and their first pages went out (from /proc): the two instances ${cpuMsPerAlert.instances.toFixed(1)} ms, ` +
     `PostgreSQL's backends ${cpuMsPerAlert.postgres.toFixed(1)} ms, this process (load and receiver) ${cpuMsPerAlert.benchProcess.toFixed(1)} ms; the machine has ${os.cpus().length * 1000} ms a second, ` +
     `${(RATE * (cpuMsPerAlert.instances + cpuMsPerAlert.postgres + cpuMsPerAlert.benchProcess)).toFixed(0)} of them asked for at ${RATE} alerts a second.\n\n` +
+    (statementsPerAlert ? `${statementText(statementsPerAlert)}\n\n` : '') +
     `Webhook throughput (new alerts, 16 connections, ${THROUGHPUT_SECONDS} s each, instance A): paging off ${off.rps.toFixed(0)} req/s (p99 ${off.p99} ms), paging on ${on.rps.toFixed(0)} req/s (p99 ${on.p99} ms); ` +
     `CPU per request (instance A + PostgreSQL): paging off ${cpuText(off)}, paging on ${cpuText(on)}.\n` +
     (failures.length ? `\nNot valid:\n${failures.map((f) => `- ${f}`).join('\n')}\n` : '');
