@@ -33,7 +33,7 @@ export interface WorkOptions {
 
 /**
  * While a queue's NOTIFY works, a worker's own poll is only a backstop against a lost notification (pg-boss's
- * default); the instance's one look every `pollSeconds` (readyQueues) wakes the workers whose jobs came due.
+ * default); the instance's one look every `pollSeconds` (#wakeReady) wakes the workers whose jobs came due.
  */
 const NOTIFY_BACKSTOP_SECONDS = 30;
 
