@@ -1,10 +1,11 @@
 /**
  * Two `vigil serve` processes on one PostgreSQL database, paging in flight, one of them SIGKILLed: the other finishes
- * every escalation, and the local receivers count every page once. 100 alerts each page one person on two webhook
+ * every escalation, and the local receivers count every page once. 200 alerts (200 escalations, as the paging issue's
+ * proof asks) each page one person on two webhook
  * methods (two local receivers, test/helpers/receiver.ts); the first alert's page hangs at the pager's receiver, and
  * the instance that made that call ("A": found by its socket, test/helpers/socket-owner.ts, since either instance's
- * pass may take a new page) gets 49 more alerts (their notifications held by the 5-second bundle window that page
- * opened) and is SIGKILLed in that provider call; the other 50 arrive at B, which runs and sends everything A left. Checked at the receivers: no page twice for the same alert and method;
+ * pass may take a new page) gets 99 more alerts (their notifications held by the 5-second bundle window that page
+ * opened) and is SIGKILLed in that provider call; the other 100 arrive at B, which runs and sends everything A left. Checked at the receivers: no page twice for the same alert and method;
  * every page arrived, except one whose row A had committed `sending` and then died before the request left (the
  * documented at-most-once window, docs/decisions.md: recorded `unknown`, never sent again), which is counted and named.
  * The escalation rows say every escalation is done. Real clock, real processes: PostgreSQL only (the embedded
@@ -19,7 +20,7 @@ import { serveProcess, type ServeProcess } from '../../helpers/serve-process.ts'
 import { socketOwner } from '../../helpers/socket-owner.ts';
 
 const OPERATOR = 'paging-sigkill-operator-token-of-32-characters';
-const N = 100;
+const N = 200;
 const skip = process.env.DATABASE_URL ? false : 'PostgreSQL only (set DATABASE_URL): two vigil serve processes need a database both reach';
 
 t.test('two vigil serve processes, one SIGKILLed mid-paging: every escalation finishes, no page lost or sent twice', { skip }, async (t) => {
@@ -67,7 +68,7 @@ t.test('two vigil serve processes, one SIGKILLed mid-paging: every escalation fi
     t.equal(res.status, 200);
   };
   // A's first page (one alert) hangs at the pager's receiver: A is killed in the middle of that provider call, after it
-  // took 49 more alerts whose steps it ran or left due, their notifications held by the 5-second bundle window the
+  // took 99 more alerts whose steps it ran or left due, their notifications held by the 5-second bundle window the
   // first page opened: B must run and send all of those
   receiver.script.push('hang');
   await fire(a.url, names.slice(0, 1));
