@@ -4,8 +4,8 @@
  * bench/results/<date>.md (and latest.md, a copy) and <date>.json. Scenarios, in this order (bench/scenarios/):
  * read, update, create, delete, create-key, list (config.ts), mcp (mcp.ts), alerts-repeats, alerts-new (alerts.ts),
  * board-create, board-repeats (board.ts), export (export.ts), then oncall: the on-call computations in process
- * (bench/oncall.ts in a child of its own, each beside its bare baseline; issue 36); the full run ends with bench/paging.ts
- * (two `vigil serve` instances paging, its own paging-<date>.json and paging-latest.md; BENCH_PAGING=off skips it). update, create and delete also take turns with one
+ * (bench/oncall.ts in a child of its own, each beside its bare baseline; issue 36); the full run ends with bench/idle.ts
+ * (an idle `vigil serve`'s CPU a second, its own idle-latest.md) and bench/paging.ts (two `vigil serve` instances paging, its own paging-<date>.json and paging-latest.md; BENCH_PAGING=off skips it). update, create and delete also take turns with one
  * bare insert, the floor of any write (issue 23). One Vigil child (bench/servers/vigil-webhooks.ts) serves them all; each bare
  * server runs only during its scenarios. Exits non-zero only when something failed to run (a non-2xx answer,
  * a refused body, a failed table check, a crash); a missed goal is reported, not an error.
@@ -279,11 +279,14 @@ async function main(): Promise<number> {
     process.stdout.write(`Wrote ${RESULTS}${name}.json and ${full ? `${name}.md, ` : ''}${latest}\n`);
     const missed = scored.filter((g) => !g.met);
     if (missed.length) process.stdout.write(`Goals missed: ${missed.map((g) => `${g.name} (${g.measured})`).join('; ')}\n`);
-    // the full run ends with the paging benchmark (bench/paging.ts: two instances of its own, its own report); BENCH_PAGING=off skips it
-    if (full && process.env.BENCH_PAGING !== 'off') {
-      const code = await new Promise<number | null>((resolve) => spawn(process.execPath, [here('./paging.ts')], { stdio: 'inherit' }).once('exit', resolve));
-      if (code !== 0) failures.push(`paging: bench/paging.ts exited ${code} (bench/results/paging-latest.md)`);
-    }
+    // the full run ends with the idle service's CPU (bench/idle.ts) and the paging benchmark (bench/paging.ts: two
+    // instances of its own), each with its own report; BENCH_PAGING=off skips the paging one
+    const child = async (name: string) => {
+      const code = await new Promise<number | null>((resolve) => spawn(process.execPath, [here(`./${name}.ts`)], { stdio: 'inherit' }).once('exit', resolve));
+      if (code !== 0) failures.push(`${name}: bench/${name}.ts exited ${code} (bench/results/${name}-latest.md)`);
+    };
+    if (full) await child('idle');
+    if (full && process.env.BENCH_PAGING !== 'off') await child('paging');
     if (!failures.length) return 0;
     process.stderr.write(`The run is not valid:\n  ${failures.join('\n  ')}\n`);
     return 1;
