@@ -205,21 +205,27 @@ async function dispatchGroup(services: Services, store: FamilyStore, now: Date, 
   return { channel, target, message: msg, rows: live };
 }
 
+/** A notification due to be sent (its parameter: now). */
+const DUE = `status in ('pending', 'limited') and send_after <= ?`;
+/** A bundle whose provider call was never answered (its parameter: staleBefore(now)). */
+const LEFT_SENDING = `status = 'sending' and sent_at < ?`;
+const staleBefore = (now: Date) => new Date(now.getTime() - SENDING_TIMEOUT_SECONDS * 1000);
+
 /** A select list's `sends`: whether sendBundles has anything to do (a notification due, or a call left `sending` past its timeout). */
 export function sendsDue(now: Date): { sql: string; params: Date[] } {
   return {
-    sql: `(exists (select 1 from ${NOTIFICATIONS} where status in ('pending', 'limited') and send_after <= ?) or exists (select 1 from ${BUNDLES} where status = 'sending' and sent_at < ?)) as sends`,
-    params: [now, new Date(now.getTime() - SENDING_TIMEOUT_SECONDS * 1000)],
+    sql: `(exists (select 1 from ${NOTIFICATIONS} where ${DUE}) or exists (select 1 from ${BUNDLES} where ${LEFT_SENDING})) as sends`,
+    params: [now, staleBefore(now)],
   };
 }
 
 /** Rows left `sending` by an instance that stopped mid-call: `unknown`, never called again. */
 async function sweepUnknown(services: Services, now: Date): Promise<void> {
-  const before = new Date(now.getTime() - SENDING_TIMEOUT_SECONDS * 1000);
+  const before = staleBefore(now);
   // almost always none: looked for without a transaction
-  if (!(await readStore(services).execute(`select 1 from ${BUNDLES} where status = 'sending' and sent_at < ? limit 1`, [before])).length) return;
+  if (!(await readStore(services).execute(`select 1 from ${BUNDLES} where ${LEFT_SENDING} limit 1`, [before])).length) return;
   await inTransaction(services, async (store) => {
-    const bundles = await store.execute(`update ${BUNDLES} set status = 'unknown', reason = 'no_answer_recorded' where status = 'sending' and sent_at < ? returning id`, [before]);
+    const bundles = await store.execute(`update ${BUNDLES} set status = 'unknown', reason = 'no_answer_recorded' where ${LEFT_SENDING} returning id`, [before]);
     if (!bundles.length) return;
     const ids = bundles.map((b) => String(b.id));
     const rows = (await store.execute(
@@ -249,7 +255,7 @@ export async function sendBundles(services: Services, only?: readonly GroupKey[]
   const groups = only
     ? [...new Map(only.map((g) => [`${g.organization_id} ${g.email} ${g.method_key}`, g])).values()]
     : ((await readStore(services).execute(
-      `select distinct organization_id, email, method_key from ${NOTIFICATIONS} where status in ('pending', 'limited') and send_after <= ?
+      `select distinct organization_id, email, method_key from ${NOTIFICATIONS} where ${DUE}
         order by organization_id, email, method_key limit ${GROUP_LIMIT}`,
       [now],
     )) as unknown as GroupKey[]);
