@@ -8,13 +8,12 @@
  * (the least a service that notices its database going away pays). Reported as CPU milliseconds a second and as the
  * ratio to the baseline. Writes bench/results/idle-<date>.json and idle-latest.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, observer, runMain, scratchDatabase, writeResults, BARE_APPLICATION } from './lib.ts';
+import { cpuSeconds, observer, runMain, scratchDatabase, spawnServing, writeResults, BARE_APPLICATION } from './lib.ts';
 
 const arg = process.argv.indexOf('--seconds');
 const SECONDS = Number(arg > 0 ? process.argv[arg + 1] : process.env.BENCH_SECONDS ?? 20);
@@ -42,19 +41,7 @@ const server = http.createServer((req, res) => res.end('ok')).listen(0, '127.0.0
 `;
 
 /** Starts a process and resolves once it says where it serves. */
-async function started(args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], cwd: here('..') });
-  const lines = createInterface({ input: child.stderr! });
-  let said = '';
-  await new Promise<void>((resolve, reject) => {
-    lines.on('line', (line) => {
-      said += `${line}\n`;
-      if (/serving at /.test(line)) resolve();
-    });
-    lines.on('close', () => reject(new Error(`exited before serving:\n${said}`)));
-  });
-  return child;
-}
+const started = async (args: string[], env: Record<string, string>): Promise<ChildProcess> => (await spawnServing(args, env)).child;
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;

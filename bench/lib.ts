@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import autocannon, { type Options, type Result } from 'autocannon';
 import pg from 'pg';
 
@@ -276,6 +277,26 @@ export function transportFailures(measured: Measured[]): string[] {
   return measured
     .filter((m) => m.non2xx > 0 || m.errors > 0 || m.mismatches > 0 || m.warmupNon2xx > 0 || m.warmupErrors > 0 || m.warmupMismatches > 0 || m.ok === 0)
     .map((m) => `${m.name}: ${m.ok} 2xx, ${m.non2xx} non-2xx (${JSON.stringify(m.statusCodes)}), ${m.errors} errors, ${m.mismatches} refused bodies; warm-up ${m.warmupNon2xx} non-2xx, ${m.warmupErrors} errors, ${m.warmupMismatches} refused bodies`);
+}
+
+/**
+ * Node running `args` in a process of its own, resolved once its stderr says `serving at <url>` (as `vigil serve` does);
+ * rejected with what it said when it exits first. Unlike startChild, for processes that print no JSON line.
+ */
+export async function spawnServing(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  // from the checkout's root, where an inline script (`-e`) finds the project's packages
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  const lines = createInterface({ input: child.stderr! });
+  let said = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.on('line', (line) => {
+      said += `${line}\n`;
+      const match = /serving at (\S+)/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+    lines.on('close', () => reject(new Error(`${args.join(' ')} exited before serving:\n${said}`)));
+  });
+  return { url, child };
 }
 
 /** The application_name of the bare servers' pools: how their PostgreSQL backends are told from Vigil's. */

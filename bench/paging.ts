@@ -24,14 +24,13 @@
  * Writes bench/results/paging-<date>.json and paging-latest.md. Exits non-zero when the run is not valid (a webhook
  * not accepted, a page or a step missing); a missed goal is reported.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { cpuSeconds, measure, runMain, withRun, writeResults } from './lib.ts';
+import { cpuSeconds, measure, runMain, spawnServing, withRun, writeResults } from './lib.ts';
 
 const arg = process.argv.indexOf('--seconds');
 const SECONDS = Number(arg > 0 ? process.argv[arg + 1] : process.env.BENCH_SECONDS ?? 60);
@@ -54,20 +53,9 @@ const pct = (values: number[], p: number) => {
 const stats = (values: number[]) => ({ n: values.length, p50: pct(values, 50), p99: pct(values, 99), max: values.length ? Math.max(...values) : NaN });
 
 /** `vigil serve` in a process of its own; resolves with its URL once it serves. */
-async function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${here('./results/profiles')}`] : [];
-  const child = spawn(process.execPath, [...profile, VIGIL, 'serve'], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const lines = createInterface({ input: child.stderr! });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const match = /serving at (\S+)/.exec(line);
-      if (match) resolve(match[1]!);
-    });
-    let said = '';
-    lines.on('line', (line) => void (said += `${line}\n`));
-    lines.on('close', () => reject(new Error(`vigil serve exited before serving:\n${said}`)));
-  });
-  return { url, child };
+  return spawnServing([...profile, VIGIL, 'serve'], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', VIGIL_BOOTSTRAP: 'off', ...env });
 }
 
 type StatementFigures = { connectionsOpened: number; calls: number; execMs: number; top: { query: string; calls: number; execMs: number }[] };
