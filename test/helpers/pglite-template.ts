@@ -9,7 +9,7 @@
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 
@@ -109,7 +109,7 @@ function schemaTemplate(schema: SchemaTemplate): Promise<string> {
 /** Schema templates no test used for STALE_MS, and half-built ones of processes that died. */
 function removeStale(): void {
   for (const name of readdirSync(ROOT)) {
-    if (!name.startsWith(`${TEMPLATE.slice(ROOT.length + 1)}-schema-`)) continue;
+    if (!name.startsWith(`${basename(TEMPLATE)}-schema-`)) continue;
     const path = join(ROOT, name);
     try {
       if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });

@@ -29,10 +29,12 @@ export async function schemaTemplate(entities: EntitySchema[]): Promise<SchemaTe
   return {
     key,
     async build(target) {
-      const db = await openDatabase(target.startsWith('postgres') ? { databaseUrl: target, entities, migrations: [] } : { dataDir: target, entities, migrations: [] });
+      // a PostgreSQL URL, or a PGlite data directory
+      const databaseUrl = target.startsWith('postgres') ? target : undefined;
+      const db = await openDatabase({ databaseUrl, dataDir: databaseUrl ? undefined : target, entities, migrations: [] });
       try {
         await db.schema.create();
-        const boss = await openBoss(db, target.startsWith('postgres') ? target : undefined);
+        const boss = await openBoss(db, databaseUrl);
         await boss.start();
         await boss.stop({ graceful: false, close: true });
       } finally {
